@@ -1,0 +1,28 @@
+"""The domain's error tree. The CLI maps every :class:`AboristError` to one line on
+stderr and a non-zero exit.
+
+::
+
+    AboristError
+     ├── InputError        a missing or unreadable file, an empty question, malformed JSON
+     ├── CorpusError       ingest or shard problems
+     └── ModelError        the model server failed or answered something unusable
+"""
+
+from __future__ import annotations
+
+
+class AboristError(Exception):
+    """Root of every error the domain raises."""
+
+
+class InputError(AboristError, ValueError):
+    """User input that cannot be used as given."""
+
+
+class CorpusError(AboristError):
+    """A shard is missing, corrupt, or cannot be built."""
+
+
+class ModelError(AboristError):
+    """The model endpoint was unreachable, timed out, or answered unusably."""

@@ -1,0 +1,1 @@
+"""The Q&A pipeline: retrieval, clients, verifier, repair, rendering (seed map 000)."""

@@ -1,0 +1,1 @@
+"""Click command-line layers: parse arguments, call one service function, print."""

@@ -1,0 +1,263 @@
+"""`aborist-ledger`: create, list, verify, checkpoint and prove the ledger.
+
+The database comes from ``--db URL``, else ``ABORIST_DB_URL``, else SQLite at
+``$ABORIST_HOME/ledger.db`` (``ABORIST_HOME`` defaults to ``./.aborist``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from typing import Any, TypeVar
+
+import click
+
+from aborist import __version__
+from aborist.settings import load_settings
+from ledger.engine import ledger_engine, parse_url, sqlite_path
+from ledger.errors import LedgerError
+from ledger.store import Ledger
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def db_option(f: F) -> F:
+    return click.option(
+        "--db",
+        "db_url",
+        metavar="URL",
+        help="Ledger database URL (default: $ABORIST_DB_URL, else SQLite under $ABORIST_HOME).",
+    )(f)
+
+
+def json_option(f: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")(f)
+
+
+def resolve_url(db_url: str | None) -> str:
+    return load_settings(db_url=db_url).ledger_url()
+
+
+@contextmanager
+def clean_errors() -> Iterator[None]:
+    """Library errors become one line on stderr and exit 1, never a traceback."""
+    try:
+        yield
+    except LedgerError as e:
+        raise click.ClickException(str(e)) from e
+
+
+@contextmanager
+def open_ledger(db_url: str | None) -> Iterator[Ledger]:
+    with clean_errors():
+        lg = Ledger.open(resolve_url(db_url))
+        try:
+            yield lg
+        finally:
+            lg.close()
+
+
+def emit_json(obj: Any) -> None:
+    click.echo(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="aborist-ledger")
+def cli() -> None:
+    """Inspect and audit aborist's append-only, hash-chained ledger.
+
+    Example: aborist-ledger migrate && aborist-ledger verify
+    """
+
+
+@cli.command()
+@db_option
+def migrate(db_url: str | None) -> None:
+    """Create the ledger schema, or upgrade it to the latest revision.
+
+    Example: aborist-ledger migrate --db postgresql+psycopg://postgres@127.0.0.1/test
+    """
+    from ledger.migrate import upgrade
+
+    with clean_errors():
+        url = parse_url(resolve_url(db_url))
+        path = sqlite_path(url)
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise click.ClickException(f"cannot create {path.parent}: {e.strerror}") from e
+        engine = ledger_engine(url)
+        try:
+            from ledger.store import translate_errors
+
+            with translate_errors(url.render_as_string(hide_password=True)):
+                before, after = upgrade(engine)
+        finally:
+            engine.dispose()
+    where = url.render_as_string(hide_password=True)
+    if before == after:
+        click.echo(f"{where}: schema already at {after}")
+    else:
+        click.echo(f"{where}: schema upgraded from {before or 'empty'} to {after}")
+
+
+@cli.command()
+@db_option
+@click.option("--stream", help="Only events of this stream.")
+@click.option("--since", type=click.IntRange(min=0), default=0, help="Only events after this seq.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N events.")
+@click.option("--type", "types", multiple=True, help="Only events of this type (repeatable).")
+@json_option
+def events(
+    db_url: str | None,
+    stream: str | None,
+    since: int,
+    limit: int | None,
+    types: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """List events in ledger order.
+
+    Example: aborist-ledger events --stream shard:handbook --limit 5
+    """
+    with open_ledger(db_url) as lg, clean_errors():
+        rows = lg.read(gt=since, limit=limit, stream=stream, types=list(types) or None)
+    if as_json:
+        emit_json({"events": [dict(r.to_dict(), payload=r.data) for r in rows]})
+        return
+    for r in rows:
+        click.echo(
+            f"{r.seq:>8}  {r.recorded_at}  {r.stream}#{r.stream_seq}  {r.type}"
+            f"  {r.hash[:16]}  {_abbrev(r.payload)}"
+        )
+    if not rows:
+        click.echo("no events", err=True)
+
+
+def _abbrev(payload: str, width: int = 80) -> str:
+    return payload if len(payload) <= width else payload[: width - 1] + "…"
+
+
+@cli.command()
+@db_option
+@json_option
+def verify(db_url: str | None, as_json: bool) -> None:
+    """Recompute every hash and link; exit 1 naming the first bad seq.
+
+    Checks payload hashes, event hashes, prev_hash links, gapless seq and stream
+    positions, every blob against its address, and every recorded checkpoint root.
+
+    Example: aborist-ledger verify --json
+    """
+    from ledger.verify import verify_ledger
+
+    with open_ledger(db_url) as lg, clean_errors():
+        report = verify_ledger(lg)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        c = report.chain
+        if c.failure is not None:
+            click.echo(f"FAIL chain at {c.failure.message()}")
+        else:
+            click.echo(f"ok   chain: {c.events_checked} events, head {c.head_seq} {c.head_hash}")
+        if report.blob_failure:
+            b = report.blob_failure
+            click.echo(f"FAIL blob {b['blob']}: bytes hash to {b['found']}")
+        else:
+            click.echo(f"ok   blobs: {report.blobs_checked} match their hashes")
+        if report.checkpoint_failure:
+            f = report.checkpoint_failure
+            click.echo(
+                f"FAIL checkpoint {f['tree_size']}: expected {f['expected']}, found {f['found']}"
+            )
+        elif c.ok:
+            click.echo(f"ok   checkpoints: {report.checkpoints_checked} roots match")
+    sys.exit(0 if report.ok else 1)
+
+
+@cli.command()
+@db_option
+@json_option
+def checkpoint(db_url: str | None, as_json: bool) -> None:
+    """Record the current tree size and Merkle root, and print them.
+
+    Keep the printed root somewhere the ledger's operators cannot edit: a later
+    consistency proof against it shows history was only appended to.
+
+    Example: aborist-ledger checkpoint --json > checkpoint.json
+    """
+    from ledger.proofs import checkpoint as make_checkpoint
+
+    with open_ledger(db_url) as lg, clean_errors():
+        cp = make_checkpoint(lg)
+    if as_json:
+        emit_json(cp.to_dict())
+    else:
+        click.echo(f"tree_size {cp.tree_size}\nroot      {cp.root}\ncreated   {cp.created_at}")
+
+
+@cli.command()
+@db_option
+@click.argument("seq", type=click.IntRange(min=1), required=False)
+@click.option("--size", type=click.IntRange(min=1), help="Tree size (default: latest checkpoint).")
+@click.option(
+    "--consistency",
+    nargs=2,
+    type=click.IntRange(min=1),
+    metavar="SIZE1 SIZE2",
+    help="Print a consistency proof between two tree sizes instead.",
+)
+@json_option
+def prove(
+    db_url: str | None,
+    seq: int | None,
+    size: int | None,
+    consistency: tuple[int, int] | None,
+    as_json: bool,
+) -> None:
+    """Print an inclusion proof for event SEQ, or a consistency proof.
+
+    Example: aborist-ledger prove 42 --json; aborist-ledger prove --consistency 10 42
+    """
+    from ledger.proofs import prove_consistency, prove_inclusion
+
+    if consistency and seq is not None:
+        raise click.UsageError("give either SEQ or --consistency SIZE1 SIZE2, not both")
+    if not consistency and seq is None:
+        raise click.UsageError("give SEQ, or --consistency SIZE1 SIZE2")
+    with open_ledger(db_url) as lg, clean_errors():
+        if consistency:
+            cproof = prove_consistency(lg, consistency[0], consistency[1])
+            data = cproof.to_dict()
+        else:
+            assert seq is not None
+            iproof = prove_inclusion(lg, seq, size)
+            data = iproof.to_dict()
+    if as_json:
+        emit_json(data)
+        return
+    for key, value in data.items():
+        if key in ("proof", "proof_base64"):
+            continue
+        click.echo(f"{key:<12} {value}")
+    click.echo("proof")
+    for p in data["proof"]:
+        click.echo(f"  {p}")
+    if not data["verified"]:
+        raise click.ClickException("the proof does not verify against the root")
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
+
+
+__all__ = ["cli", "main"]

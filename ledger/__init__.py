@@ -1,0 +1,1 @@
+"""A generic append-only, hash-chained event store (knows nothing of questions)."""

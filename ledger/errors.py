@@ -1,0 +1,53 @@
+"""The ledger's error tree. Every driver error is translated into one of these in
+:mod:`ledger.store` (one place), so callers never see SQLAlchemy or psycopg types.
+
+::
+
+    LedgerError
+     ├── PayloadError          payload not representable as RFC 8785 JSON, or bad stream name
+     ├── ConfigurationError    malformed database URL or option
+     ├── UnavailableError      database cannot be reached or opened
+     ├── NotMigratedError      schema missing or behind; run `aborist-ledger migrate`
+     ├── ConcurrencyError      expected stream position is stale; nothing was written
+     ├── ImmutabilityError     an UPDATE / DELETE / TRUNCATE was refused by the triggers
+     ├── BlobNotFoundError     no blob with that hash
+     └── ProofError            a Merkle proof was requested for impossible sizes
+"""
+
+from __future__ import annotations
+
+
+class LedgerError(Exception):
+    """Root of every error the ledger raises."""
+
+
+class PayloadError(LedgerError, ValueError):
+    """The event (payload, stream, type) cannot be recorded as given."""
+
+
+class ConfigurationError(LedgerError):
+    """A database URL or option is malformed."""
+
+
+class UnavailableError(LedgerError):
+    """The database server or file cannot be reached or opened."""
+
+
+class NotMigratedError(LedgerError):
+    """The database has no ledger schema, or an older one."""
+
+
+class ConcurrencyError(LedgerError):
+    """An append expected a stream position that is no longer current."""
+
+
+class ImmutabilityError(LedgerError):
+    """The database refused to change or remove a recorded row."""
+
+
+class BlobNotFoundError(LedgerError, KeyError):
+    """No blob is stored under the requested hash."""
+
+
+class ProofError(LedgerError, ValueError):
+    """A proof was requested for sizes or indices the tree does not have."""

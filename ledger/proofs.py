@@ -1,0 +1,153 @@
+"""Checkpoints and proofs over the ledger's event hashes (RFC 9162 §2.1).
+
+The Merkle tree's entries are the raw 32-byte event hashes in ``seq`` order, so a
+checkpoint ``(tree_size, root)`` commits to the first ``tree_size`` events, and a
+consistency proof between two checkpoints shows the later one extends the earlier one:
+history was only appended to.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+from ledger import merkle
+from ledger.errors import ProofError
+from ledger.store import Checkpoint, Ledger
+
+__all__ = [
+    "ConsistencyProof",
+    "InclusionProof",
+    "checkpoint",
+    "prove_consistency",
+    "prove_inclusion",
+    "tree_root",
+]
+
+
+def _b64(items: list[bytes]) -> list[str]:
+    return [base64.b64encode(x).decode("ascii") for x in items]
+
+
+@dataclass(frozen=True, slots=True)
+class InclusionProof:
+    seq: int
+    event_hash: str
+    leaf_index: int
+    leaf_hash: str
+    tree_size: int
+    root: str
+    proof: list[str]  # hex
+    checkpointed: bool
+
+    def verify(self) -> bool:
+        return merkle.verify_inclusion(
+            bytes.fromhex(self.leaf_hash),
+            self.leaf_index,
+            self.tree_size,
+            [bytes.fromhex(p) for p in self.proof],
+            bytes.fromhex(self.root),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "event_hash": self.event_hash,
+            "leaf_index": self.leaf_index,
+            "leaf_hash": self.leaf_hash,
+            "tree_size": self.tree_size,
+            "root": self.root,
+            "proof": self.proof,
+            "proof_base64": _b64([bytes.fromhex(p) for p in self.proof]),
+            "checkpointed": self.checkpointed,
+            "verified": self.verify(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ConsistencyProof:
+    size1: int
+    size2: int
+    root1: str
+    root2: str
+    proof: list[str]
+
+    def verify(self) -> bool:
+        return merkle.verify_consistency(
+            self.size1,
+            self.size2,
+            [bytes.fromhex(p) for p in self.proof],
+            bytes.fromhex(self.root1),
+            bytes.fromhex(self.root2),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "size1": self.size1,
+            "size2": self.size2,
+            "root1": self.root1,
+            "root2": self.root2,
+            "proof": self.proof,
+            "proof_base64": _b64([bytes.fromhex(p) for p in self.proof]),
+            "verified": self.verify(),
+        }
+
+
+def tree_root(hashes: list[bytes]) -> str:
+    return merkle.merkle_root(hashes).hex()
+
+
+def checkpoint(ledger: Ledger) -> Checkpoint:
+    """Record a checkpoint of the whole ledger as it is now."""
+    hashes = ledger.event_hashes()
+    return ledger.record_checkpoint(len(hashes), tree_root(hashes))
+
+
+def _size_or_checkpoint(ledger: Ledger, size: int | None) -> tuple[int, bool]:
+    recorded = {cp.tree_size: cp for cp in ledger.checkpoints()}
+    if size is None:
+        if not recorded:
+            raise ProofError("no checkpoint recorded yet; run `aborist-ledger checkpoint`")
+        return max(recorded), True
+    return size, size in recorded
+
+
+def prove_inclusion(ledger: Ledger, seq: int, size: int | None = None) -> InclusionProof:
+    """Inclusion proof for event ``seq`` in the tree of ``size`` events (default: the
+    latest checkpoint)."""
+    tree_size, checkpointed = _size_or_checkpoint(ledger, size)
+    if tree_size < 1:
+        raise ProofError(f"tree size must be at least 1, not {tree_size}")
+    if not 1 <= seq <= tree_size:
+        raise ProofError(f"event {seq} is not in a tree of {tree_size} events")
+    hashes = ledger.event_hashes(tree_size)
+    if len(hashes) < tree_size:
+        raise ProofError(f"the ledger has {len(hashes)} events, fewer than {tree_size}")
+    proof = merkle.inclusion_proof(hashes, seq - 1, tree_size)
+    return InclusionProof(
+        seq=seq,
+        event_hash=hashes[seq - 1].hex(),
+        leaf_index=seq - 1,
+        leaf_hash=merkle.leaf_hash(hashes[seq - 1]).hex(),
+        tree_size=tree_size,
+        root=tree_root(hashes),
+        proof=[p.hex() for p in proof],
+        checkpointed=checkpointed,
+    )
+
+
+def prove_consistency(ledger: Ledger, size1: int, size2: int) -> ConsistencyProof:
+    if not 1 <= size1 <= size2:
+        raise ProofError(f"consistency needs 1 <= SIZE1 <= SIZE2, got {size1} and {size2}")
+    hashes = ledger.event_hashes(size2)
+    if len(hashes) < size2:
+        raise ProofError(f"the ledger has {len(hashes)} events, fewer than {size2}")
+    proof = merkle.consistency_proof(hashes, size1, size2)
+    return ConsistencyProof(
+        size1=size1,
+        size2=size2,
+        root1=tree_root(hashes[:size1]),
+        root2=tree_root(hashes),
+        proof=[p.hex() for p in proof],
+    )

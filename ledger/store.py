@@ -1,0 +1,458 @@
+"""The event store: append (atomic, optimistic per stream, gapless global order), read,
+blobs, checkpoints, and projections folded in the same transaction as the append.
+
+Global order is decided under one lock per backend, held only for the few statements that
+read the head and insert: SQLite's database write lock (``BEGIN IMMEDIATE``), and on
+PostgreSQL a transaction-level advisory lock (``pg_advisory_xact_lock``), released at
+commit. Payloads are canonicalized and validated *before* the lock is taken.
+
+Every driver error is translated into :mod:`ledger.errors` in :func:`translate_errors`,
+the one place where SQLAlchemy and DBAPI exceptions are looked at.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from sqlalchemy import Connection, Engine, text
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
+
+from ledger.canonical import sha256_hex
+from ledger.engine import describe_url, ledger_engine, parse_url, sqlite_path
+from ledger.envelope import GENESIS_HASH, NewEvent, RecordedEvent, event_hash, validate_stream
+from ledger.errors import (
+    BlobNotFoundError,
+    ConcurrencyError,
+    ImmutabilityError,
+    LedgerError,
+    NotMigratedError,
+    PayloadError,
+    UnavailableError,
+)
+from ledger.migrate import current_revision, head_revision
+
+__all__ = ["Checkpoint", "Ledger", "Projection", "translate_errors", "utc_now"]
+
+# Arbitrary constant naming the ledger's append lock among PostgreSQL advisory locks.
+PG_APPEND_LOCK_KEY = 0x61626F72  # "abor"
+
+_EVENT_COLUMNS = (
+    "seq, event_id, stream, stream_seq, type, type_version, recorded_at, "
+    "payload, payload_hash, prev_hash, hash"
+)
+
+
+def utc_now() -> str:
+    """RFC 3339 UTC timestamp with microseconds, e.g. ``2026-11-29T19:35:33.123456Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class Projection(Protocol):
+    """A read model folded from events inside the append transaction."""
+
+    name: str
+
+    def apply(self, conn: Connection, events: Sequence[RecordedEvent]) -> None: ...
+
+    def reset(self, conn: Connection) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    tree_size: int
+    root: str
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tree_size": self.tree_size, "root": self.root, "created_at": self.created_at}
+
+
+@contextmanager
+def translate_errors(where: str) -> Iterator[None]:
+    """Map driver errors to :class:`LedgerError` subclasses; ``where`` names the database."""
+    try:
+        yield
+    except LedgerError:
+        raise
+    except IntegrityError as e:
+        msg = str(e.orig)
+        if "append-only" in msg:
+            raise ImmutabilityError(f"{where}: {_first_line(msg)}") from e
+        if "stream" in msg and "stream_seq" in msg or "uq_events_stream_position" in msg:
+            raise ConcurrencyError(
+                f"{where}: another writer appended to the stream first; nothing was written"
+            ) from e
+        raise LedgerError(f"{where}: integrity error: {_first_line(msg)}") from e
+    except (OperationalError, ProgrammingError) as e:
+        msg = str(e.orig)
+        low = msg.lower()
+        if "append-only" in low:
+            raise ImmutabilityError(f"{where}: {_first_line(msg)}") from e
+        if "no such table" in low or ("relation" in low and "does not exist" in low):
+            raise NotMigratedError(
+                f"{where} has no ledger schema; run `aborist-ledger migrate`"
+            ) from e
+        raise UnavailableError(f"{where}: {_first_line(msg)}") from e
+    except DBAPIError as e:
+        raise UnavailableError(f"{where}: {_first_line(str(e.orig))}") from e
+
+
+def _first_line(msg: str) -> str:
+    return msg.strip().splitlines()[0] if msg.strip() else "database error"
+
+
+class Ledger:
+    """An append-only, hash-chained event store over one SQLAlchemy engine."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        projections: Sequence[Projection] = (),
+        clock: Callable[[], str] = utc_now,
+        check_schema: bool = True,
+    ) -> None:
+        self.engine = engine
+        self.where = describe_url(engine.url)
+        self.projections = list(projections)
+        self._clock = clock
+        self._reader = engine.execution_options(sqlite_begin="DEFERRED")
+        self._pg = engine.dialect.name == "postgresql"
+        ph = "%s" if self._pg else "?"
+        self._insert_sql = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES ({', '.join([ph] * 11)})"
+        self._stream_pos_sql = f"SELECT MAX(stream_seq) FROM events WHERE stream = {ph}"
+        self._ph = ph
+        if check_schema:
+            self.check_schema()
+
+    @classmethod
+    def open(
+        cls,
+        url: str | URL,
+        *,
+        sqlite_synchronous: str = "FULL",
+        projections: Sequence[Projection] = (),
+        clock: Callable[[], str] = utc_now,
+        check_schema: bool = True,
+    ) -> Ledger:
+        """Open an existing, migrated ledger (see :func:`ledger.migrate.upgrade`)."""
+        parsed = parse_url(url)
+        path = sqlite_path(parsed)
+        if check_schema and path is not None and not path.exists():
+            raise NotMigratedError(
+                f"no ledger at {path}; run `aborist-ledger migrate` to create it"
+            )
+        engine = ledger_engine(parsed, sqlite_synchronous=sqlite_synchronous)
+        try:
+            return cls(engine, projections=projections, clock=clock, check_schema=check_schema)
+        except BaseException:
+            engine.dispose()
+            raise
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- schema -------------------------------------------------------------------------
+
+    def check_schema(self) -> None:
+        """Raise :class:`NotMigratedError` unless the schema is at the head revision."""
+        with translate_errors(self.where), self._reader.connect() as conn:
+            found = current_revision(conn)
+        head = head_revision()
+        if found is None:
+            raise NotMigratedError(
+                f"{self.where} has no ledger schema; run `aborist-ledger migrate`"
+            )
+        if found != head:
+            raise NotMigratedError(
+                f"{self.where} is at schema revision {found}, expected {head}; "
+                "run `aborist-ledger migrate`"
+            )
+
+    # -- append -------------------------------------------------------------------------
+
+    def append(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_stream_seq: int | None = None,
+        blobs: Sequence[bytes] = (),
+    ) -> list[RecordedEvent]:
+        """Append ``events`` to ``stream`` atomically, with their ``blobs``.
+
+        ``expected_stream_seq`` is the stream's current last position as the caller knows
+        it (0 for a new stream); if another writer moved it, :class:`ConcurrencyError` is
+        raised and nothing is written. All payloads are validated first, so a bad event
+        in a batch writes nothing.
+        """
+        validate_stream(stream)
+        if not events:
+            raise PayloadError("append needs at least one event")
+        prepared = []
+        for ev in events:
+            payload = ev.canonical_payload()
+            event_id = ev.event_id or str(uuid.uuid4())
+            prepared.append((ev, payload, sha256_hex(payload.encode("utf-8")), event_id))
+        blob_rows = [(sha256_hex(b), len(b), b) for b in blobs]
+
+        with translate_errors(self.where), self.engine.begin() as conn:
+            if self._pg:
+                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(%s)", (PG_APPEND_LOCK_KEY,))
+            head = conn.exec_driver_sql(
+                "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+            ).first()
+            seq, prev = (int(head[0]), str(head[1])) if head else (0, GENESIS_HASH)
+            pos = conn.exec_driver_sql(self._stream_pos_sql, (stream,)).scalar()
+            stream_seq = int(pos or 0)
+            if expected_stream_seq is not None and expected_stream_seq != stream_seq:
+                raise ConcurrencyError(
+                    f"stream {stream!r} is at position {stream_seq}, expected "
+                    f"{expected_stream_seq}; nothing was written"
+                )
+            rows = []
+            recorded: list[RecordedEvent] = []
+            for ev, payload, payload_hash, event_id in prepared:
+                seq += 1
+                stream_seq += 1
+                recorded_at = self._clock()
+                h = event_hash(
+                    seq=seq,
+                    event_id=event_id,
+                    stream=stream,
+                    stream_seq=stream_seq,
+                    type=ev.type,
+                    type_version=ev.type_version,
+                    recorded_at=recorded_at,
+                    payload_hash=payload_hash,
+                    prev_hash=prev,
+                )
+                rec = RecordedEvent(
+                    seq, event_id, stream, stream_seq, ev.type, ev.type_version,
+                    recorded_at, payload, payload_hash, prev, h,
+                )  # fmt: skip
+                recorded.append(rec)
+                rows.append(
+                    (seq, event_id, stream, stream_seq, ev.type, ev.type_version,
+                     recorded_at, payload, payload_hash, prev, h)
+                )  # fmt: skip
+                prev = h
+            if blob_rows:
+                self._insert_blobs(conn, blob_rows)
+            if len(rows) == 1:
+                conn.exec_driver_sql(self._insert_sql, rows[0])
+            else:
+                conn.exec_driver_sql(self._insert_sql, rows)
+            self._apply_projections(conn, recorded)
+        return recorded
+
+    def _apply_projections(self, conn: Connection, recorded: Sequence[RecordedEvent]) -> None:
+        for projection in self.projections:
+            projection.apply(conn, recorded)
+            self._set_position(conn, projection.name, recorded[-1].seq)
+
+    def _set_position(self, conn: Connection, name: str, position: int) -> None:
+        conn.execute(
+            text(
+                "INSERT INTO projection_positions (name, position) VALUES (:n, :p) "
+                "ON CONFLICT (name) DO UPDATE SET position = excluded.position"
+            ),
+            {"n": name, "p": position},
+        )
+
+    # -- blobs --------------------------------------------------------------------------
+
+    def _insert_blobs(self, conn: Connection, rows: Sequence[tuple[str, int, bytes]]) -> None:
+        ph = self._ph
+        verb = "INSERT" if self._pg else "INSERT OR IGNORE"
+        tail = " ON CONFLICT (hash) DO NOTHING" if self._pg else ""
+        conn.exec_driver_sql(
+            f"{verb} INTO blobs (hash, size, bytes) VALUES ({ph}, {ph}, {ph}){tail}", list(rows)
+        )
+
+    def put_blob(self, data: bytes) -> str:
+        """Store ``data`` by its sha256 (idempotent); returns the hex hash."""
+        h = sha256_hex(data)
+        with translate_errors(self.where), self.engine.begin() as conn:
+            self._insert_blobs(conn, [(h, len(data), data)])
+        return h
+
+    def get_blob(self, blob_hash: str) -> bytes:
+        with translate_errors(self.where), self._reader.connect() as conn:
+            row = conn.execute(
+                text("SELECT bytes FROM blobs WHERE hash = :h"), {"h": blob_hash}
+            ).first()
+        if row is None:
+            raise BlobNotFoundError(f"no blob with hash {blob_hash}")
+        return bytes(row[0])
+
+    def iter_blobs(self, *, batch_size: int = 500) -> Iterator[tuple[str, bytes]]:
+        """Every blob as (stored hash, bytes), in hash order."""
+        after = ""
+        while True:
+            with translate_errors(self.where), self._reader.connect() as conn:
+                rows = conn.execute(
+                    text("SELECT hash, bytes FROM blobs WHERE hash > :a ORDER BY hash LIMIT :n"),
+                    {"a": after, "n": batch_size},
+                ).all()
+            if not rows:
+                return
+            for h, data in rows:
+                yield str(h), bytes(data)
+            after = str(rows[-1][0])
+
+    # -- read ---------------------------------------------------------------------------
+
+    def head(self) -> tuple[int, str]:
+        """(last seq, its hash); (0, genesis) for an empty ledger."""
+        with translate_errors(self.where), self._reader.connect() as conn:
+            row = conn.exec_driver_sql(
+                "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+            ).first()
+        return (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
+
+    def read(
+        self,
+        *,
+        gt: int = 0,
+        lte: int | None = None,
+        limit: int | None = None,
+        stream: str | None = None,
+        types: Sequence[str] | None = None,
+    ) -> list[RecordedEvent]:
+        """Events with ``gt < seq <= lte`` in seq order, optionally of one stream/types."""
+        clauses = ["seq > :gt"]
+        params: dict[str, Any] = {"gt": gt}
+        if lte is not None:
+            clauses.append("seq <= :lte")
+            params["lte"] = lte
+        if stream is not None:
+            clauses.append("stream = :stream")
+            params["stream"] = stream
+        if types:
+            names = []
+            for i, t in enumerate(types):
+                params[f"t{i}"] = t
+                names.append(f":t{i}")
+            clauses.append(f"type IN ({', '.join(names)})")
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT :limit"
+            params["limit"] = limit
+        with translate_errors(self.where), self._reader.connect() as conn:
+            rows = conn.execute(text(sql), params).all()
+        return [_row_to_event(r) for r in rows]
+
+    def read_stream(self, stream: str, *, gt: int = 0) -> list[RecordedEvent]:
+        """Every event of ``stream`` with ``stream_seq > gt``, in stream order."""
+        with translate_errors(self.where), self._reader.connect() as conn:
+            rows = conn.execute(
+                text(
+                    f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream = :s AND stream_seq > :gt "
+                    "ORDER BY stream_seq"
+                ),
+                {"s": stream, "gt": gt},
+            ).all()
+        return [_row_to_event(r) for r in rows]
+
+    def iter_events(
+        self, *, gt: int = 0, lte: int | None = None, batch_size: int = 5000
+    ) -> Iterator[RecordedEvent]:
+        """All events in seq order, fetched in pages so memory stays flat."""
+        cursor = gt
+        while True:
+            page = self.read(gt=cursor, lte=lte, limit=batch_size)
+            if not page:
+                return
+            yield from page
+            cursor = page[-1].seq
+
+    def event_hashes(self, size: int | None = None) -> list[bytes]:
+        """Raw event hashes of seq 1..size (all when None): the Merkle tree's entries."""
+        params: dict[str, Any] = {}
+        sql = "SELECT hash FROM events"
+        if size is not None:
+            sql += " WHERE seq <= :n"
+            params["n"] = size
+        sql += " ORDER BY seq"
+        with translate_errors(self.where), self._reader.connect() as conn:
+            rows = conn.execute(text(sql), params).all()
+        return [bytes.fromhex(r[0]) for r in rows]
+
+    # -- checkpoints --------------------------------------------------------------------
+
+    def checkpoints(self) -> list[Checkpoint]:
+        with translate_errors(self.where), self._reader.connect() as conn:
+            rows = conn.execute(
+                text("SELECT tree_size, root, created_at FROM checkpoints ORDER BY tree_size")
+            ).all()
+        return [Checkpoint(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+    def record_checkpoint(self, tree_size: int, root: str) -> Checkpoint:
+        """Record ``(tree_size, root)``; if that size is already recorded, return it as is."""
+        with translate_errors(self.where), self.engine.begin() as conn:
+            row = conn.execute(
+                text("SELECT tree_size, root, created_at FROM checkpoints WHERE tree_size = :n"),
+                {"n": tree_size},
+            ).first()
+            if row is not None:
+                return Checkpoint(int(row[0]), str(row[1]), str(row[2]))
+            cp = Checkpoint(tree_size, root, self._clock())
+            conn.execute(
+                text("INSERT INTO checkpoints (tree_size, root, created_at) VALUES (:n, :r, :c)"),
+                {"n": cp.tree_size, "r": cp.root, "c": cp.created_at},
+            )
+        return cp
+
+    # -- projections --------------------------------------------------------------------
+
+    def projection_positions(self) -> dict[str, int]:
+        with translate_errors(self.where), self._reader.connect() as conn:
+            rows = conn.execute(text("SELECT name, position FROM projection_positions")).all()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def rebuild_projections(self, *, batch_size: int = 5000) -> int:
+        """Reset every projection and fold all events again, in one transaction."""
+        count = 0
+        with translate_errors(self.where), self.engine.begin() as conn:
+            for projection in self.projections:
+                projection.reset(conn)
+            last = 0
+            cursor = 0
+            while True:
+                rows = conn.execute(
+                    text(
+                        f"SELECT {_EVENT_COLUMNS} FROM events WHERE seq > :gt ORDER BY seq "
+                        "LIMIT :n"
+                    ),
+                    {"gt": cursor, "n": batch_size},
+                ).all()
+                if not rows:
+                    break
+                page = [_row_to_event(r) for r in rows]
+                for projection in self.projections:
+                    projection.apply(conn, page)
+                count += len(page)
+                cursor = last = page[-1].seq
+            for projection in self.projections:
+                self._set_position(conn, projection.name, last)
+        return count
+
+
+def _row_to_event(r: Any) -> RecordedEvent:
+    return RecordedEvent(
+        int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4]), int(r[5]),
+        str(r[6]), str(r[7]), str(r[8]), str(r[9]), str(r[10]),
+    )  # fmt: skip

@@ -1,0 +1,77 @@
+"""`aborist-ledger verify`: the whole ledger, checked from its own bytes.
+
+Three checks: the chain (:func:`ledger.chain.verify_chain`), every blob's bytes against
+its content address, and every recorded checkpoint's root against the tree of the
+events it covers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledger import merkle
+from ledger.canonical import sha256_hex
+from ledger.chain import ChainReport, verify_chain
+from ledger.store import Ledger
+
+__all__ = ["LedgerReport", "verify_ledger"]
+
+
+@dataclass(slots=True)
+class LedgerReport:
+    chain: ChainReport
+    blobs_checked: int = 0
+    blob_failure: dict[str, str] | None = None
+    checkpoints_checked: int = 0
+    checkpoint_failure: dict[str, Any] | None = None
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.chain.ok and self.blob_failure is None and self.checkpoint_failure is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "chain": self.chain.to_dict(),
+            "blobs_checked": self.blobs_checked,
+            "blob_failure": self.blob_failure,
+            "checkpoints_checked": self.checkpoints_checked,
+            "checkpoint_failure": self.checkpoint_failure,
+        }
+
+
+def verify_ledger(ledger: Ledger) -> LedgerReport:
+    chain = verify_chain(ledger.iter_events())
+    report = LedgerReport(chain=chain)
+
+    for stored, data in ledger.iter_blobs():
+        actual = sha256_hex(data)
+        if actual != stored:
+            report.blob_failure = {"blob": stored, "expected": stored, "found": actual}
+            break
+        report.blobs_checked += 1
+
+    if chain.ok:
+        cps = ledger.checkpoints()
+        if cps:
+            hashes = ledger.event_hashes(max(cp.tree_size for cp in cps))
+            for cp in cps:
+                if cp.tree_size > len(hashes):
+                    report.checkpoint_failure = {
+                        "tree_size": cp.tree_size,
+                        "expected": f"at least {cp.tree_size} events",
+                        "found": f"{len(hashes)} events",
+                    }
+                    break
+                root = merkle.merkle_root(hashes[: cp.tree_size]).hex()
+                if root != cp.root:
+                    report.checkpoint_failure = {
+                        "tree_size": cp.tree_size,
+                        "expected": cp.root,
+                        "found": root,
+                    }
+                    break
+                report.checkpoints_checked += 1
+    return report

@@ -1,0 +1,1 @@
+"""Alembic environment and versions, shipped with the package for `aborist-ledger migrate`."""

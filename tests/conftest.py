@@ -1,0 +1,104 @@
+"""Shared fixtures. ``ledger_url`` / ``ledger`` yield a migrated SQLite ledger and a
+migrated PostgreSQL ledger (each test on PostgreSQL gets its own schema), so every ledger
+test runs on both backends.
+
+PostgreSQL is switched on by ``ABORIST_TEST_PG_URL`` (``.ci/run`` sets it). Without it the
+PostgreSQL half skips with a visible reason; with it, an unreachable server fails the test.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from ledger.engine import ledger_engine
+from ledger.migrate import upgrade
+from ledger.store import Ledger
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = (REPO_ROOT / ".." / "shared" / "data").resolve()
+PG_URL = os.environ.get("ABORIST_TEST_PG_URL")
+
+
+def _pg_schema_url(schema: str) -> str:
+    assert PG_URL is not None
+    url = make_url(PG_URL)
+    return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+        hide_password=False
+    )
+
+
+def _pg_admin_engine():  # type: ignore[no-untyped-def]
+    assert PG_URL is not None
+    return create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+
+
+@pytest.fixture
+def pg_schema_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL schema (dropped afterwards), as a ledger URL."""
+    if not PG_URL:
+        pytest.skip("PostgreSQL half skipped: set ABORIST_TEST_PG_URL to run it")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = _pg_admin_engine()
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except Exception as e:  # the server must be reachable when the URL is set
+        admin.dispose()
+        pytest.fail(f"PostgreSQL at {PG_URL} is unreachable: {e}")
+    try:
+        yield _pg_schema_url(schema)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An unmigrated database URL of each backend."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ledger.db'}"
+    url: str = request.getfixturevalue("pg_schema_url")
+    return url
+
+
+def migrate_url(url: str) -> None:
+    engine = ledger_engine(url)
+    try:
+        upgrade(engine)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def ledger_url(empty_url: str) -> str:
+    """A migrated, empty ledger of each backend."""
+    migrate_url(empty_url)
+    return empty_url
+
+
+@pytest.fixture
+def ledger(ledger_url: str) -> Iterator[Ledger]:
+    lg = Ledger.open(ledger_url)
+    try:
+        yield lg
+    finally:
+        lg.close()
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+def backend_of(url: str) -> str:
+    return make_url(url).get_backend_name()
