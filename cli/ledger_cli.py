@@ -10,7 +10,6 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-
 from typing import Any, TypeVar
 
 import click

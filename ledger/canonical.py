@@ -31,13 +31,16 @@ def _check(value: Any, path: str) -> None:
         return
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
-            raise PayloadError(f"{value!r} at {path} has no JSON representation (RFC 8785 §3.2.2.3)")
+            raise PayloadError(
+                f"{value!r} at {path} has no JSON representation (RFC 8785 §3.2.2.3)"
+            )
         return
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise PayloadError(
-                    f"key {key!r} at {path} is a {type(key).__name__}; JSON object keys must be strings"
+                    f"key {key!r} at {path} is a {type(key).__name__}; "
+                    "JSON object keys must be strings"
                 )
             _check(item, f"{path}.{key}")
         return

@@ -28,10 +28,17 @@ class ChainFailure:
     found: str
 
     def message(self) -> str:
-        return f"seq {self.seq}: {self.check} mismatch: expected {self.expected}, found {self.found}"
+        return (
+            f"seq {self.seq}: {self.check} mismatch: expected {self.expected}, found {self.found}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seq": self.seq, "check": self.check, "expected": self.expected, "found": self.found}
+        return {
+            "seq": self.seq,
+            "check": self.check,
+            "expected": self.expected,
+            "found": self.found,
+        }
 
 
 @dataclass(slots=True)

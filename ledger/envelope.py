@@ -39,7 +39,9 @@ def validate_stream(stream: str) -> str:
     if len(stream) > MAX_STREAM_LEN:
         raise PayloadError(f"stream name is {len(stream)} characters; at most {MAX_STREAM_LEN}")
     if stream != stream.strip() or any(ord(c) < 32 for c in stream):
-        raise PayloadError(f"stream name {stream!r} has surrounding whitespace or control characters")
+        raise PayloadError(
+            f"stream name {stream!r} has surrounding whitespace or control characters"
+        )
     return stream
 
 
@@ -65,7 +67,9 @@ class NewEvent:
         if not isinstance(self.payload, dict):
             raise PayloadError(f"payload must be a JSON object, not {type(self.payload).__name__}")
         if not isinstance(self.type_version, int) or self.type_version < 1:
-            raise PayloadError(f"type_version must be a positive integer, not {self.type_version!r}")
+            raise PayloadError(
+                f"type_version must be a positive integer, not {self.type_version!r}"
+            )
         return canonical_text(self.payload)
 
 

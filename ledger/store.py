@@ -84,7 +84,7 @@ def translate_errors(where: str) -> Iterator[None]:
         msg = str(e.orig)
         if "append-only" in msg:
             raise ImmutabilityError(f"{where}: {_first_line(msg)}") from e
-        if "stream" in msg and "stream_seq" in msg or "uq_events_stream_position" in msg:
+        if ("stream" in msg and "stream_seq" in msg) or "uq_events_stream_position" in msg:
             raise ConcurrencyError(
                 f"{where}: another writer appended to the stream first; nothing was written"
             ) from e
@@ -434,8 +434,7 @@ class Ledger:
             while True:
                 rows = conn.execute(
                     text(
-                        f"SELECT {_EVENT_COLUMNS} FROM events WHERE seq > :gt ORDER BY seq "
-                        "LIMIT :n"
+                        f"SELECT {_EVENT_COLUMNS} FROM events WHERE seq > :gt ORDER BY seq LIMIT :n"
                     ),
                     {"gt": cursor, "n": batch_size},
                 ).all()

@@ -105,7 +105,9 @@ def test_unmigrated_and_bad_urls(tmp_path: Path) -> None:
     assert not missing.exists()
 
 
-def test_default_location_under_aborist_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_location_under_aborist_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ABORIST_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("ABORIST_DB_URL", raising=False)
     run("migrate")
@@ -116,6 +118,6 @@ def test_default_location_under_aborist_home(tmp_path: Path, monkeypatch: pytest
 
 def test_every_command_has_help_with_an_example() -> None:
     assert isinstance(cli, click.Group)
-    for name, command in cli.commands.items():
+    for name in cli.commands:
         _, out, _ = run(name, "--help")
         assert "Example:" in out, name

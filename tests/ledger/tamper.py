@@ -6,9 +6,7 @@ from sqlalchemy import text
 
 from ledger.store import Ledger
 
-TRIGGERS = [
-    f"{t}_no_{v}" for t in ("events", "blobs", "checkpoints") for v in ("update", "delete")
-]
+TRIGGERS = [f"{t}_no_{v}" for t in ("events", "blobs", "checkpoints") for v in ("update", "delete")]
 
 
 def drop_triggers(lg: Ledger) -> None:

@@ -89,7 +89,9 @@ def _flip_char(value: str, pos: int) -> str:
 
 @settings(max_examples=200)
 @given(chains, st.data())
-def test_any_single_change_is_reported_at_its_seq(chain: list[RecordedEvent], data: st.DataObject) -> None:
+def test_any_single_change_is_reported_at_its_seq(
+    chain: list[RecordedEvent], data: st.DataObject
+) -> None:
     k = data.draw(st.integers(0, len(chain) - 1))
     field = data.draw(st.sampled_from(STRING_FIELDS + INT_FIELDS))
     target = chain[k]

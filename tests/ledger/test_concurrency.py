@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing as mp
 import os
 
@@ -60,7 +61,7 @@ def test_processes_share_one_chain(ledger_url: str) -> None:
                 range(EVENTS_PER_WORKER)
             )
         # The writers really interleaved: the streams are not laid down one after another.
-        switches = sum(1 for a, b in zip(rows, rows[1:], strict=False) if a.stream != b.stream)
+        switches = sum(1 for a, b in itertools.pairwise(rows) if a.stream != b.stream)
         assert switches > WORKERS
     finally:
         lg.close()

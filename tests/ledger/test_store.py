@@ -31,7 +31,13 @@ def count(lg: Ledger) -> int:
 
 def test_append_records_envelope(ledger: Ledger) -> None:
     [r] = ledger.append("run:a", [NewEvent("test.happened", {"b": 2, "a": "x"})])
-    assert (r.seq, r.stream, r.stream_seq, r.type, r.type_version) == (1, "run:a", 1, "test.happened", 1)
+    assert (r.seq, r.stream, r.stream_seq, r.type, r.type_version) == (
+        1,
+        "run:a",
+        1,
+        "test.happened",
+        1,
+    )
     assert r.prev_hash == GENESIS_HASH
     assert r.payload == '{"a":"x","b":2}'
     assert r.payload_hash == sha256_hex(b'{"a":"x","b":2}')
@@ -84,7 +90,9 @@ def test_optimistic_concurrency(ledger: Ledger) -> None:
         ({"x": 2**60}, "I-JSON range"),
     ],
 )
-def test_bad_payload_writes_nothing(ledger: Ledger, payload: dict[str, object], message: str) -> None:
+def test_bad_payload_writes_nothing(
+    ledger: Ledger, payload: dict[str, object], message: str
+) -> None:
     with pytest.raises(PayloadError, match=message):
         ledger.append("s", [ev(0), NewEvent("test.happened", payload)])
     assert count(ledger) == 0
@@ -205,5 +213,5 @@ def test_malformed_url(url: str) -> None:
 
 
 def test_unreachable_server() -> None:
-    with pytest.raises(UnavailableError, match="127.0.0.1"):
+    with pytest.raises(UnavailableError, match=r"127\.0\.0\.1"):
         Ledger.open("postgresql+psycopg://postgres@127.0.0.1:1/test?connect_timeout=2")
