@@ -1,0 +1,176 @@
+"""Read models of the pipeline, folded from ledger events (ARCHITECTURE.md, "Projections").
+
+:class:`RunProjection` maintains three tables in the same transaction as each append:
+
+- ``providence_cache``: one row per cache key, from ``qa.cache_written`` (a later write of
+  the same key replaces the row); ``hit_count`` / ``last_hit_at`` from
+  ``qa.cache_checked`` hits;
+- ``run_dag_nodes``: the DAG recorded in ``qa.answer_labelled``;
+- ``runs``: one summary row per run (status ``started`` until ``qa.run_completed`` or
+  ``qa.run_failed``; a run left ``started`` was interrupted).
+
+Every column is a function of the events alone (timestamps are the events'
+``recorded_at``), which is what lets ``aborist-ledger rebuild`` reproduce the tables row for
+row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from ledger.canonical import canonical_text
+from ledger.envelope import RecordedEvent
+from ledger.store import Ledger
+
+__all__ = ["PROJECTION_TABLES", "RunProjection", "open_ledger", "run_projection"]
+
+PROJECTION_TABLES = ("providence_cache", "run_dag_nodes", "runs")
+
+_UPSERT_CACHE = text(
+    """
+    INSERT INTO providence_cache (cache_key, answer, audit_mode, label, run_id, run_dag_root,
+        run_dag_blob, key_dimensions, created_at, written_seq, hit_count, last_hit_at)
+    VALUES (:cache_key, :answer, :audit_mode, :label, :run_id, :run_dag_root, :run_dag_blob,
+        :key_dimensions, :created_at, :written_seq, 0, NULL)
+    ON CONFLICT (cache_key) DO UPDATE SET answer = excluded.answer,
+        audit_mode = excluded.audit_mode, label = excluded.label, run_id = excluded.run_id,
+        run_dag_root = excluded.run_dag_root, run_dag_blob = excluded.run_dag_blob,
+        key_dimensions = excluded.key_dimensions, created_at = excluded.created_at,
+        written_seq = excluded.written_seq, hit_count = 0, last_hit_at = NULL
+    """
+)
+_INSERT_RUN = text(
+    """
+    INSERT INTO runs (run_id, kind, question, mode, status, cache_key, cache_hit,
+        served_from_run_id, audit_mode, label, run_dag_root, started_seq, last_seq, last_event,
+        started_at, finished_at, failed_stage, error)
+    VALUES (:run_id, :kind, :question, :mode, 'started', :cache_key, :false, NULL, NULL, NULL,
+        NULL, :seq, :seq, :type, :at, NULL, NULL, NULL)
+    """
+)
+_TOUCH_RUN = text("UPDATE runs SET last_seq = :seq, last_event = :type WHERE run_id = :run_id")
+_HIT = text(
+    "UPDATE providence_cache SET hit_count = hit_count + 1, last_hit_at = :at "
+    "WHERE cache_key = :cache_key"
+)
+_RUN_HIT = text(
+    "UPDATE runs SET cache_hit = :true, served_from_run_id = :src WHERE run_id = :run_id"
+)
+_INSERT_NODE = text(
+    "INSERT INTO run_dag_nodes (run_id, ordinal, stage, stage_hash, node_hash, parents) "
+    "VALUES (:run_id, :ordinal, :stage, :stage_hash, :node_hash, :parents)"
+)
+_LABEL_RUN = text(
+    "UPDATE runs SET audit_mode = :audit_mode, label = :label, run_dag_root = :root "
+    "WHERE run_id = :run_id"
+)
+_COMPLETE_RUN = text(
+    "UPDATE runs SET status = 'completed', finished_at = :at, audit_mode = :audit_mode, "
+    "label = :label, run_dag_root = :root WHERE run_id = :run_id"
+)
+_FAIL_RUN = text(
+    "UPDATE runs SET status = 'failed', finished_at = :at, failed_stage = :stage, "
+    "error = :error WHERE run_id = :run_id"
+)
+
+
+class RunProjection:
+    """Folds ``qa.*`` events into providence_cache, run_dag_nodes and runs."""
+
+    name = "aborist.runs"
+
+    def reset(self, conn: Connection) -> None:
+        for table in PROJECTION_TABLES:
+            conn.execute(text(f"DELETE FROM {table}"))
+
+    def apply(self, conn: Connection, events: Sequence[RecordedEvent]) -> None:
+        for ev in events:
+            if ev.type.startswith("qa.") and ev.stream.startswith("run:"):
+                self._fold(conn, ev, ev.stream[4:], json.loads(ev.payload))
+
+    def _fold(self, conn: Connection, ev: RecordedEvent, run_id: str, p: dict[str, Any]) -> None:
+        t = ev.type
+        if t == "qa.run_started":
+            conn.execute(
+                _INSERT_RUN,
+                {
+                    "run_id": run_id, "kind": p["kind"], "question": p["question"],
+                    "mode": p["mode"], "cache_key": p["cache_key"], "false": False,
+                    "seq": ev.seq, "type": t, "at": ev.recorded_at,
+                },
+            )  # fmt: skip
+            return
+        conn.execute(_TOUCH_RUN, {"seq": ev.seq, "type": t, "run_id": run_id})
+        if t == "qa.cache_checked" and p.get("hit"):
+            conn.execute(_HIT, {"at": ev.recorded_at, "cache_key": p["cache_key"]})
+            conn.execute(_RUN_HIT, {"true": True, "src": p.get("hit_run_id"), "run_id": run_id})
+        elif t == "qa.answer_labelled":
+            dag = p["run_dag"]
+            conn.execute(
+                _INSERT_NODE,
+                [
+                    {
+                        "run_id": run_id, "ordinal": i, "stage": n["stage"],
+                        "stage_hash": n["stage_hash"], "node_hash": n["node_hash"],
+                        "parents": canonical_text(n["parents"]),
+                    }
+                    for i, n in enumerate(dag["nodes"])
+                ],
+            )  # fmt: skip
+            conn.execute(
+                _LABEL_RUN,
+                {"audit_mode": p["audit_mode"], "label": p["label"], "root": dag["root"],
+                 "run_id": run_id},
+            )  # fmt: skip
+        elif t == "qa.cache_written":
+            conn.execute(
+                _UPSERT_CACHE,
+                {
+                    "cache_key": p["cache_key"], "answer": p["answer"],
+                    "audit_mode": p["audit_mode"], "label": p["label"], "run_id": run_id,
+                    "run_dag_root": p["run_dag_root"],
+                    "run_dag_blob": canonical_text(self._dag_blob(conn, run_id)),
+                    "key_dimensions": canonical_text(p["key_dimensions"]),
+                    "created_at": ev.recorded_at, "written_seq": ev.seq,
+                },
+            )  # fmt: skip
+        elif t == "qa.run_completed":
+            conn.execute(
+                _COMPLETE_RUN,
+                {"at": ev.recorded_at, "audit_mode": p["audit_mode"], "label": p["label"],
+                 "root": p["run_dag_root"], "run_id": run_id},
+            )  # fmt: skip
+        elif t == "qa.run_failed":
+            conn.execute(
+                _FAIL_RUN,
+                {"at": ev.recorded_at, "stage": p["stage"],
+                 "error": f"{p['error_type']}: {p['message']}", "run_id": run_id},
+            )  # fmt: skip
+
+    @staticmethod
+    def _dag_blob(conn: Connection, run_id: str) -> dict[str, Any]:
+        rows = conn.execute(
+            text(
+                "SELECT stage, stage_hash, node_hash, parents FROM run_dag_nodes "
+                "WHERE run_id = :r ORDER BY ordinal"
+            ),
+            {"r": run_id},
+        ).all()
+        nodes = [
+            {"stage": r[0], "stage_hash": r[1], "node_hash": r[2], "parents": json.loads(r[3])}
+            for r in rows
+        ]
+        return {"root": nodes[-1]["node_hash"] if nodes else None, "nodes": nodes}
+
+
+def run_projection() -> RunProjection:
+    return RunProjection()
+
+
+def open_ledger(url: str) -> Ledger:
+    """The pipeline's ledger: opened with its projections, so every append folds them."""
+    return Ledger.open(url, projections=[RunProjection()])
