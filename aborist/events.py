@@ -78,18 +78,20 @@ class RunStarted(EventPayload):
     kind: Literal["query", "ask"]
     question: str
     mode: Mode
-    shards: dict[str, str]  # shard name -> source_root
+    requested_shards: list[str] | None  # None: every shard
     document: str | None = None
     model_profile: dict[str, Any]
     policy: dict[str, Any]
-    key_dimensions: dict[str, str]
-    cache_key: str
     use_cache: bool
     aborist_version: str
 
 
 class CacheChecked(EventPayload):
+    """The corpus version the run is bound to, its cache key, and whether it was served."""
+
     TYPE = "qa.cache_checked"
+    shards: dict[str, str]  # shard name -> source_root
+    key_dimensions: dict[str, str]
     cache_key: str
     consulted: bool
     hit: bool

@@ -48,10 +48,11 @@ _INSERT_RUN = text(
     INSERT INTO runs (run_id, kind, question, mode, status, cache_key, cache_hit,
         served_from_run_id, audit_mode, label, run_dag_root, started_seq, last_seq, last_event,
         started_at, finished_at, failed_stage, error)
-    VALUES (:run_id, :kind, :question, :mode, 'started', :cache_key, :false, NULL, NULL, NULL,
+    VALUES (:run_id, :kind, :question, :mode, 'started', NULL, :false, NULL, NULL, NULL,
         NULL, :seq, :seq, :type, :at, NULL, NULL, NULL)
     """
 )
+_RUN_KEY = text("UPDATE runs SET cache_key = :cache_key WHERE run_id = :run_id")
 _TOUCH_RUN = text("UPDATE runs SET last_seq = :seq, last_event = :type WHERE run_id = :run_id")
 _HIT = text(
     "UPDATE providence_cache SET hit_count = hit_count + 1, last_hit_at = :at "
@@ -99,15 +100,17 @@ class RunProjection:
                 _INSERT_RUN,
                 {
                     "run_id": run_id, "kind": p["kind"], "question": p["question"],
-                    "mode": p["mode"], "cache_key": p["cache_key"], "false": False,
+                    "mode": p["mode"], "false": False,
                     "seq": ev.seq, "type": t, "at": ev.recorded_at,
                 },
             )  # fmt: skip
             return
         conn.execute(_TOUCH_RUN, {"seq": ev.seq, "type": t, "run_id": run_id})
-        if t == "qa.cache_checked" and p.get("hit"):
-            conn.execute(_HIT, {"at": ev.recorded_at, "cache_key": p["cache_key"]})
-            conn.execute(_RUN_HIT, {"true": True, "src": p.get("hit_run_id"), "run_id": run_id})
+        if t == "qa.cache_checked":
+            conn.execute(_RUN_KEY, {"cache_key": p["cache_key"], "run_id": run_id})
+            if p["hit"]:
+                conn.execute(_HIT, {"at": ev.recorded_at, "cache_key": p["cache_key"]})
+                conn.execute(_RUN_HIT, {"true": True, "src": p["hit_run_id"], "run_id": run_id})
         elif t == "qa.answer_labelled":
             dag = p["run_dag"]
             conn.execute(

@@ -50,9 +50,14 @@ def clean_errors() -> Iterator[None]:
 
 
 @contextmanager
-def open_ledger(db_url: str | None) -> Iterator[Ledger]:
+def open_ledger(db_url: str | None, *, with_projections: bool = False) -> Iterator[Ledger]:
     with clean_errors():
-        lg = Ledger.open(resolve_url(db_url))
+        if with_projections:
+            from aborist.projections import open_ledger as open_with_projections
+
+            lg = open_with_projections(resolve_url(db_url))
+        else:
+            lg = Ledger.open(resolve_url(db_url))
         try:
             yield lg
         finally:
@@ -249,6 +254,27 @@ def prove(
         click.echo(f"  {p}")
     if not data["verified"]:
         raise click.ClickException("the proof does not verify against the root")
+
+
+@cli.command()
+@db_option
+@json_option
+def rebuild(db_url: str | None, as_json: bool) -> None:
+    """Drop every projection (answer cache, run DAGs, runs) and fold all events again.
+
+    The projections are read models: the ledger's events are the truth, and a rebuilt
+    table equals the live one row for row.
+
+    Example: aborist-ledger rebuild
+    """
+    with open_ledger(db_url, with_projections=True) as lg, clean_errors():
+        folded = lg.rebuild_projections()
+        positions = lg.projection_positions()
+    if as_json:
+        emit_json({"events_folded": folded, "positions": positions})
+    else:
+        names = ", ".join(f"{k} at seq {v}" for k, v in sorted(positions.items()))
+        click.echo(f"rebuilt from {folded} events: {names}")
 
 
 def main() -> None:

@@ -50,7 +50,7 @@ def upgrade() -> None:
         sa.Column("question", sa.Text, nullable=False),
         sa.Column("mode", sa.String(20), nullable=False),
         sa.Column("status", sa.String(12), nullable=False),
-        sa.Column("cache_key", sa.String(64), nullable=False),
+        sa.Column("cache_key", sa.String(64), nullable=True),
         sa.Column("cache_hit", sa.Boolean, nullable=False),
         sa.Column("served_from_run_id", sa.String(64), nullable=True),
         sa.Column("audit_mode", sa.String(20), nullable=True),
