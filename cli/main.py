@@ -16,5 +16,10 @@ def cli() -> None:
     """
 
 
+from cli.verify_cmd import verify  # noqa: E402
+
+cli.add_command(verify)
+
+
 def main() -> None:
     cli()

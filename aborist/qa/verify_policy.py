@@ -1,0 +1,60 @@
+"""The verifier's policy: every threshold in one hashed object (issue 4).
+
+``verifier_policy_hash`` is the ninth cache-key dimension and is recorded in every verdict,
+so a replay can tell "same code, different thresholds" from tampering. It is the sha256 of
+the RFC 8785 canonical JSON of the policy's fields (:func:`policy_hash`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ledger.canonical import canonical_json, sha256_hex
+
+__all__ = ["DEFAULT_POLICY", "VERIFIER_VERSION", "VerifierPolicy", "policy_hash"]
+
+VERIFIER_VERSION = "aborist-verifier/1.0.0"
+
+
+class VerifierPolicy(BaseModel):
+    """Thresholds of the five strategies, the seven hard checks and the inspect sidecar.
+
+    docs/verifier.md gives the rule each field belongs to, with a worked example.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    span_min_content_tokens: int = Field(default=1, ge=1)
+    quote_min_content_tokens: int = Field(default=1, ge=1)
+    quote_frame_max_content_tokens: int = Field(default=4, ge=0)
+    entity_proximity_chars: int = Field(default=250, ge=1)
+    paraphrase_min_tokens: int = Field(default=4, ge=1)
+    paraphrase_min_content_tokens: int = Field(default=3, ge=1)
+    paraphrase_min_coverage: float = Field(default=0.85, gt=0.0, le=1.0)
+    citation_coverage_min: float = Field(default=0.85, gt=0.0, le=1.0)
+    max_pointers_per_claim: int = Field(default=3, ge=1)
+    allowed_source_roles: tuple[str, ...] = ()
+    denied_source_roles: tuple[str, ...] = ("untrusted",)
+    partial_paraphrase_min_coverage: float = Field(default=0.5, gt=0.0, le=1.0)
+    aside_max_tokens: int = Field(default=12, ge=1)
+    trailing_prefix_min_content_tokens: int = Field(default=2, ge=1)
+    deflection_min_answer_tokens: int = Field(default=8, ge=1)
+    spotlight_window: int = Field(default=400, ge=20)
+
+    def role_allowed(self, role: str) -> bool:
+        """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""
+        if role in self.denied_source_roles:
+            return False
+        return not self.allowed_source_roles or role in self.allowed_source_roles
+
+
+DEFAULT_POLICY = VerifierPolicy()
+
+
+@lru_cache(maxsize=64)
+def policy_hash(policy: VerifierPolicy) -> str:
+    """sha256 hex of the canonical JSON of the policy's fields (memoized: the policy is
+    frozen, so its hash cannot change)."""
+    return sha256_hex(canonical_json(policy.model_dump(mode="json")))

@@ -1,0 +1,205 @@
+"""`aborist verify`: check an answer produced anywhere against evidence files (issue 4).
+
+A thin click layer over :func:`aborist.qa.verify.verify_answer`. Single mode reads one
+answer file and one or more evidence files (each file is one evidence object, ``E1``, ``E2``
+… in the order given); batch mode reads JSON Lines and writes one JSON line per input line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from aborist.errors import AboristError, InputError
+from aborist.qa.evidence import EvidenceObject, build_evidence
+from aborist.qa.inspect import InspectReport, inspect_answer
+from aborist.qa.verify import MODES, Verdict, verify_answer
+
+__all__ = ["verify", "verify_batch_line"]
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise InputError(f"{what} file not found: {path}") from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read {what} file {path}: {e}") from e
+
+
+def _batch_output(record_id: Any, verdict: Verdict) -> dict[str, Any]:
+    full = verdict.to_dict()
+    return {
+        "id": record_id,
+        "audit_mode": full["audit_mode"],
+        "label": full["label"],
+        "units": full["units"],
+        "violations": full["violations"],
+        "verifier_version": full["verifier_version"],
+        "verifier_policy_hash": full["verifier_policy_hash"],
+    }
+
+
+def verify_batch_line(line: str, default_mode: str) -> dict[str, Any]:
+    """Verify one JSON Lines record; raises :class:`InputError` when it is malformed."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise InputError(f"not valid JSON ({e.msg} at column {e.colno})") from e
+    if not isinstance(record, dict):
+        raise InputError("expected a JSON object")
+    if "id" not in record:
+        raise InputError("missing 'id'")
+    answer = record.get("answer")
+    if not isinstance(answer, str):
+        raise InputError("'answer' must be a string")
+    items = record.get("evidence")
+    if not isinstance(items, list) or not items:
+        raise InputError("'evidence' must be a non-empty list of texts or objects")
+    question = record.get("question")
+    if question is not None and not isinstance(question, str):
+        raise InputError("'question' must be a string")
+    mode = record.get("mode", default_mode)
+    if mode not in MODES:
+        raise InputError(f"'mode' must be one of {', '.join(MODES)}; found {mode!r}")
+    try:
+        line.encode("utf-8")
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError("contains a lone surrogate escape (not valid Unicode text)") from e
+    evidence = build_evidence(items)
+    verdict = verify_answer(answer, evidence, question=question, mode=mode)
+    return _batch_output(record["id"], verdict)
+
+
+def _run_batch(path: Path, mode: str) -> None:
+    text = _read_text(path, "batch")
+    bad = 0
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out = verify_batch_line(line, mode)
+        except AboristError as e:
+            bad += 1
+            click.echo(f"line {line_no}: {e}", err=True)
+            continue
+        click.echo(json.dumps(out, ensure_ascii=False, sort_keys=True))
+    if bad:
+        raise click.ClickException(f"{bad} malformed line(s) in {path}; the others were verified")
+
+
+def _print_human(verdict: Verdict, evidence: list[EvidenceObject]) -> None:
+    click.echo(f"{verdict.label}  (audit_mode {verdict.audit_mode}, {verdict.mode} mode)")
+    click.echo(
+        f"verified {verdict.n_verified}/{verdict.n_units} units, {verdict.n_verbatim} verbatim"
+    )
+    names = {ev.evidence_id: ev.pointer_id for ev in evidence}
+    for unit in verdict.units:
+        mark = (
+            "ok "
+            if unit.verified and unit.grade == "verbatim"
+            else ("~  " if unit.verified else "no ")
+        )
+        cited = ",".join(names.get(e, e) for e in unit.evidence_ids)
+        where = f" [{cited}]" if cited else ""
+        click.echo(f"  {mark}{unit.index + 1}. {unit.strategy}/{unit.grade}{where}: {unit.text}")
+        for reason in unit.reasons:
+            click.echo(f"       - {reason}")
+    blocking = [v for v in verdict.violations if v.severity == "blocking"]
+    if blocking:
+        click.echo("violations:")
+        for v in blocking:
+            where = "-" if v.unit is None else str(v.unit + 1)
+            click.echo(f"  {v.code} (unit {where}): {v.detail}")
+
+
+def _print_inspect(report: InspectReport) -> None:
+    click.echo("inspect:")
+    for d in report.diagnoses:
+        how = "mechanical" if d.mechanical else "manual"
+        click.echo(f"  unit {d.unit + 1}: {d.kind} -> {d.repair} ({how}): {d.span}")
+    click.echo(f"  deflection: {report.deflection.status}")
+
+
+@click.command("verify")
+@click.option("--answer", "answer_path", type=click.Path(path_type=Path), help="Answer text file.")
+@click.option(
+    "--evidence",
+    "evidence_paths",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    help="Evidence file; repeat for E1, E2, … in order.",
+)
+@click.option("--question", default=None, help="The question (switches the anchor warrants on).")
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="quote",
+    show_default=True,
+    help="quote: prose answer; claim-lattice: one claim per line with [E#] tags.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the full verdict as JSON.")
+@click.option(
+    "--inspect",
+    "with_inspect",
+    is_flag=True,
+    help="Add the inspect sidecar: a diagnosis and repair action per non-verbatim span.",
+)
+@click.option(
+    "--batch",
+    "batch_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help='JSON Lines: {"id","question"?,"answer","evidence":[...],"mode"?} per line.',
+)
+def verify(
+    answer_path: Path | None,
+    evidence_paths: tuple[Path, ...],
+    question: str | None,
+    mode: str,
+    as_json: bool,
+    with_inspect: bool,
+    batch_path: Path | None,
+) -> None:
+    """Verify an answer against evidence with the deterministic lexical verifier.
+
+    Labels the answer VERIFIED / SUPPORTED / PARTIAL / UNSUPPORTED (audit_mode STRICT,
+    HYBRID or UNGROUNDED); the rules are in docs/verifier.md.
+
+    Example: aborist verify --answer answer.txt --evidence policy.txt --question "Who?"
+
+    Example: aborist verify --batch answers.jsonl > verdicts.jsonl
+    """
+    try:
+        if batch_path is not None:
+            if answer_path is not None or evidence_paths:
+                raise InputError("--batch cannot be combined with --answer or --evidence")
+            _run_batch(batch_path, mode)
+            return
+        if answer_path is None or not evidence_paths:
+            raise InputError(
+                "give --answer FILE and at least one --evidence FILE (or --batch FILE)"
+            )
+        answer = _read_text(answer_path, "answer")
+        items = [
+            {"text": _read_text(p, "evidence"), "source_uri": str(p), "title": p.name}
+            for p in evidence_paths
+        ]
+        evidence = build_evidence(items)
+        verdict = verify_answer(answer, evidence, question=question, mode=mode)
+    except AboristError as e:
+        raise click.ClickException(str(e)) from e
+    report = inspect_answer(answer, evidence, verdict, question=question) if with_inspect else None
+    if as_json:
+        out = verdict.to_dict()
+        if report is not None:
+            out["inspect"] = report.to_dict()
+        click.echo(json.dumps(out, ensure_ascii=False, sort_keys=True, indent=2))
+        return
+    _print_human(verdict, evidence)
+    if report is not None:
+        _print_inspect(report)

@@ -1,0 +1,169 @@
+"""`aborist verify` (issue 4): single answer, --json, --batch with malformed lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from cli.verify_cmd import verify
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+
+
+@pytest.fixture
+def cli() -> click.Group:
+    @click.group()
+    def group() -> None:
+        """Test group."""
+
+    group.add_command(verify)
+    return group
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    ev1 = tmp_path / "policy.txt"
+    ev1.write_text(
+        "Annual leave must be approved by a line manager before it is taken.", encoding="utf-8"
+    )
+    ev2 = tmp_path / "remote.txt"
+    ev2.write_text("Remote work requires written consent from HR.", encoding="utf-8")
+    good = tmp_path / "good.txt"
+    good.write_text("“Annual leave must be approved by a line manager”", encoding="utf-8")
+    lattice = tmp_path / "lattice.txt"
+    lattice.write_text(
+        "Remote work requires written consent from HR. [E2]\nIt is popular.", encoding="utf-8"
+    )
+    return {"ev1": ev1, "ev2": ev2, "good": good, "lattice": lattice}
+
+
+def test_help_has_example(cli: click.Group) -> None:
+    result = CliRunner().invoke(cli, ["verify", "--help"])
+    assert result.exit_code == 0
+    assert "Example:" in result.output and "--batch" in result.output
+
+
+def test_single_answer_human_output(cli: click.Group, files: dict[str, Path]) -> None:
+    result = CliRunner().invoke(
+        cli, ["verify", "--answer", str(files["good"]), "--evidence", str(files["ev1"])]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("VERIFIED  (audit_mode STRICT, quote mode)")
+    assert "quote/verbatim [E1]" in result.output
+
+
+def test_json_claim_lattice(cli: click.Group, files: dict[str, Path]) -> None:
+    args = ["verify", "--answer", str(files["lattice"]), "--evidence", str(files["ev1"]),
+            "--evidence", str(files["ev2"]), "--mode", "claim-lattice", "--json"]  # fmt: skip
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert (out["audit_mode"], out["label"], out["n_units"], out["n_verified"]) == (
+        "HYBRID",
+        "PARTIAL",
+        2,
+        1,
+    )
+    assert out["units"][1]["checks"][0] == {"check": "parser_succeeded", "status": "fail"}
+    assert out["evidence"][1]["pointer_id"] == "E2"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["verify"], "give --answer FILE"),
+        (
+            ["verify", "--answer", "/nonexistent/a.txt", "--evidence", "/nonexistent/e.txt"],
+            "answer file not found",
+        ),
+        (["verify", "--batch", "/nonexistent.jsonl", "--answer", "x"], "cannot be combined"),
+    ],
+)
+def test_bad_input_is_one_clean_line(cli: click.Group, args: list[str], message: str) -> None:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_batch_reports_malformed_lines_and_runs_the_rest(cli: click.Group, tmp_path: Path) -> None:
+    batch = tmp_path / "in.jsonl"
+    lines = [
+        json.dumps({"id": "a", "answer": "Delhi", "evidence": ["The head office is in Delhi."]}),
+        "{not json",
+        json.dumps(
+            {
+                "id": "b",
+                "answer": "Paris [E1]",
+                "mode": "claim-lattice",
+                "evidence": [{"text": "Paris is big.", "source_role": "untrusted"}],
+            }
+        ),
+        json.dumps({"answer": "no id", "evidence": ["x"]}),
+        "",
+        json.dumps({"id": 3, "question": "Where?", "answer": "Oslo", "evidence": ["Bergen."]}),
+    ]
+    batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify", "--batch", str(batch)])
+    assert result.exit_code == 1
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(o["id"], o["audit_mode"], o["label"]) for o in out] == [
+        ("a", "STRICT", "VERIFIED"),
+        ("b", "UNGROUNDED", "UNSUPPORTED"),
+        (3, "UNGROUNDED", "UNSUPPORTED"),
+    ]
+    assert {"id", "audit_mode", "label", "units", "violations"} <= set(out[0])
+    assert out[1]["violations"][0]["code"] == "SOURCE_ROLE_DENIED"
+    assert "line 2: not valid JSON" in result.stderr
+    assert "line 4: missing 'id'" in result.stderr
+    assert "2 malformed line(s)" in result.stderr
+
+
+@pytest.mark.skipif(not (DATA / "halueval").is_dir(), reason="../shared/data/halueval not present")
+def test_batch_on_shared_halueval(cli: click.Group, tmp_path: Path) -> None:
+    path = DATA / "halueval" / "qa_one-turn_data.json"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[:20]]
+    batch = tmp_path / "halueval.jsonl"
+    records = []
+    for i, row in enumerate(rows):
+        for kind in ("right_answer", "hallucinated_answer"):
+            records.append({"id": f"{i}-{kind}", "question": row["question"], "answer": row[kind],
+                            "evidence": [row["knowledge"]]})  # fmt: skip
+    batch.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify", "--batch", str(batch)])
+    assert result.exit_code == 0, result.stderr
+    out = {o["id"]: o for o in map(json.loads, result.stdout.splitlines())}
+    assert len(out) == 40
+    assert out["0-right_answer"]["audit_mode"] == "STRICT"  # "Arthur's Magazine"
+    assert out["0-hallucinated_answer"]["audit_mode"] == "HYBRID"  # entity co-occurrence only
+
+
+def test_inspect_flag_adds_diagnoses(
+    cli: click.Group, tmp_path: Path, files: dict[str, Path]
+) -> None:
+    answer = tmp_path / "elided.txt"
+    answer.write_text(
+        '"Annual leave must be approved [...] before it is taken."\nBananas are yellow.',
+        encoding="utf-8",
+    )
+    base = ["verify", "--answer", str(answer), "--evidence", str(files["ev1"]), "--inspect"]
+    human = CliRunner().invoke(cli, base)
+    assert human.exit_code == 0, human.output
+    assert "synthetic_elision_inside_quote -> split_elision (mechanical)" in human.output
+    out = json.loads(CliRunner().invoke(cli, [*base, "--json"]).output)
+    assert [d["kind"] for d in out["inspect"]["diagnoses"]] == [
+        "synthetic_elision_inside_quote",
+        "no_overlap",
+    ]
+
+
+def test_batch_line_with_lone_surrogate_is_malformed(cli: click.Group, tmp_path: Path) -> None:
+    batch = tmp_path / "bad.jsonl"
+    batch.write_text('{"id": 1, "answer": "x\\ud800", "evidence": ["x"]}\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify", "--batch", str(batch)])
+    assert result.exit_code == 1
+    assert "line 1: contains a lone surrogate" in result.stderr
