@@ -122,7 +122,7 @@ class Ledger:
         self.where = describe_url(engine.url)
         self.projections = list(projections)
         self._clock = clock
-        self._reader = engine.execution_options(sqlite_begin="DEFERRED")
+        self.reader = engine.execution_options(sqlite_begin="DEFERRED")
         self._pg = engine.dialect.name == "postgresql"
         ph = "%s" if self._pg else "?"
         self._insert_sql = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES ({', '.join([ph] * 11)})"
@@ -168,7 +168,7 @@ class Ledger:
 
     def check_schema(self) -> None:
         """Raise :class:`NotMigratedError` unless the schema is at the head revision."""
-        with translate_errors(self.where), self._reader.connect() as conn:
+        with translate_errors(self.where), self.reader.connect() as conn:
             found = current_revision(conn)
         head = head_revision()
         if found is None:
@@ -290,7 +290,7 @@ class Ledger:
         return h
 
     def get_blob(self, blob_hash: str) -> bytes:
-        with translate_errors(self.where), self._reader.connect() as conn:
+        with translate_errors(self.where), self.reader.connect() as conn:
             row = conn.execute(
                 text("SELECT bytes FROM blobs WHERE hash = :h"), {"h": blob_hash}
             ).first()
@@ -302,7 +302,7 @@ class Ledger:
         """Every blob as (stored hash, bytes), in hash order."""
         after = ""
         while True:
-            with translate_errors(self.where), self._reader.connect() as conn:
+            with translate_errors(self.where), self.reader.connect() as conn:
                 rows = conn.execute(
                     text("SELECT hash, bytes FROM blobs WHERE hash > :a ORDER BY hash LIMIT :n"),
                     {"a": after, "n": batch_size},
@@ -317,7 +317,7 @@ class Ledger:
 
     def head(self) -> tuple[int, str]:
         """(last seq, its hash); (0, genesis) for an empty ledger."""
-        with translate_errors(self.where), self._reader.connect() as conn:
+        with translate_errors(self.where), self.reader.connect() as conn:
             row = conn.exec_driver_sql(
                 "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
             ).first()
@@ -351,13 +351,13 @@ class Ledger:
         if limit is not None:
             sql += " LIMIT :limit"
             params["limit"] = limit
-        with translate_errors(self.where), self._reader.connect() as conn:
+        with translate_errors(self.where), self.reader.connect() as conn:
             rows = conn.execute(text(sql), params).all()
         return [_row_to_event(r) for r in rows]
 
     def read_stream(self, stream: str, *, gt: int = 0) -> list[RecordedEvent]:
         """Every event of ``stream`` with ``stream_seq > gt``, in stream order."""
-        with translate_errors(self.where), self._reader.connect() as conn:
+        with translate_errors(self.where), self.reader.connect() as conn:
             rows = conn.execute(
                 text(
                     f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream = :s AND stream_seq > :gt "
@@ -387,14 +387,14 @@ class Ledger:
             sql += " WHERE seq <= :n"
             params["n"] = size
         sql += " ORDER BY seq"
-        with translate_errors(self.where), self._reader.connect() as conn:
+        with translate_errors(self.where), self.reader.connect() as conn:
             rows = conn.execute(text(sql), params).all()
         return [bytes.fromhex(r[0]) for r in rows]
 
     # -- checkpoints --------------------------------------------------------------------
 
     def checkpoints(self) -> list[Checkpoint]:
-        with translate_errors(self.where), self._reader.connect() as conn:
+        with translate_errors(self.where), self.reader.connect() as conn:
             rows = conn.execute(
                 text("SELECT tree_size, root, created_at FROM checkpoints ORDER BY tree_size")
             ).all()
@@ -419,7 +419,7 @@ class Ledger:
     # -- projections --------------------------------------------------------------------
 
     def projection_positions(self) -> dict[str, int]:
-        with translate_errors(self.where), self._reader.connect() as conn:
+        with translate_errors(self.where), self.reader.connect() as conn:
             rows = conn.execute(text("SELECT name, position FROM projection_positions")).all()
         return {str(r[0]): int(r[1]) for r in rows}
 
