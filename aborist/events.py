@@ -166,8 +166,10 @@ class AnswerRepaired(EventPayload):
 
 class AnswerRendered(EventPayload):
     TYPE = "qa.answer_rendered"
+    render_version: str
     answer: str
     citations: list[dict[str, Any]]
+    units: list[dict[str, Any]]
 
 
 class AnswerLabelled(EventPayload):

@@ -1,0 +1,39 @@
+"""Choosing the answerer: the offline extractive default, or an OpenAI-compatible server.
+
+``--model extractive`` (the default when ``ABORIST_LLM_BASE_URL`` is unset) needs nothing
+else; ``--model openai`` reads the endpoint, model and key from flags or the environment
+(see :class:`aborist.qa.client_openai.OpenAICompatibleClient`).
+"""
+
+from __future__ import annotations
+
+from aborist.errors import InputError
+from aborist.qa.client import ChatClient
+from aborist.qa.extractive import ExtractiveClient
+from aborist.settings import Settings
+
+__all__ = ["MODEL_KINDS", "select_client"]
+
+MODEL_KINDS = ("extractive", "openai")
+
+
+def select_client(
+    kind: str | None,
+    settings: Settings,
+    *,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+) -> ChatClient:
+    """``kind`` None means: openai when an endpoint is configured, else extractive."""
+    if kind is None:
+        kind = "openai" if (base_url or settings.llm_base_url) else "extractive"
+    if kind == "extractive":
+        return ExtractiveClient()
+    if kind == "openai":
+        from aborist.qa.client_openai import OpenAICompatibleClient
+
+        return OpenAICompatibleClient.from_settings(
+            settings, base_url=base_url, model=model, api_key=api_key
+        )
+    raise InputError(f"model must be one of {', '.join(MODEL_KINDS)}, not {kind!r}")

@@ -1,0 +1,140 @@
+"""The offline default answerer: deterministic extraction of evidence sentences.
+
+With no model server configured, ``aborist query`` still answers: the
+:class:`ExtractiveClient` reads the question and the tagged evidence back out of the
+prompt (:func:`aborist.qa.prompts.parse_messages`), scores every evidence sentence by how
+much of the question's content it covers, and answers with the best sentences verbatim,
+each tagged with its evidence pointer:
+
+- claim-lattice mode: ``<sentence> [E2]`` per line;
+- quote mode: ``"<sentence>" [E2]`` per line (bare when the sentence holds ``"`` itself).
+
+Coverage is IDF-weighted over the evidence sentences themselves: a sentence sharing the
+question's rarest terms covers more than one sharing only common ones. When no sentence
+covers at least :data:`MIN_COVERAGE` of the question, the answer is
+:data:`~aborist.qa.prompts.CANNOT_ANSWER`, which the verifier labels ``UNGROUNDED``: the
+extractive answerer says plainly that the evidence does not answer the question rather
+than offer its nearest sentence as an answer.
+
+Everything here is pure and deterministic (ties are broken by evidence order, then
+position), so the same prompt always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from aborist.corpus.lexicon import content_keys, sentences
+from aborist.qa.client import ChatClient, ChatResult, Messages
+from aborist.qa.prompts import CANNOT_ANSWER, MODE_QUOTE, parse_messages
+
+__all__ = ["EXTRACTIVE_VERSION", "MAX_SENTENCES", "MIN_COVERAGE", "ExtractiveClient", "extract"]
+
+EXTRACTIVE_VERSION = "extractive/1"
+MAX_SENTENCES = 3
+MIN_COVERAGE = 0.6
+MIN_SENTENCE_CHARS = 20
+MAX_SENTENCE_CHARS = 600
+_DECORATION = re.compile(r"([*=#~^_-])\1{3,}")
+_ENDS = re.compile(r"[.!?][\"'’”)\]]*$")  # a whole sentence, not a heading or a lead-in
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    pointer_id: str
+    order: int
+    text: str
+    keys: frozenset[str]
+
+
+def _candidates(evidence: tuple[tuple[str, str], ...], mode: str) -> list[_Sentence]:
+    out: list[_Sentence] = []
+    order = 0
+    for pointer_id, text in evidence:
+        for raw in sentences(text):
+            sentence = " ".join(raw.split())
+            if not MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS:
+                continue
+            if "[E" in sentence or _DECORATION.search(sentence) or not _ENDS.search(sentence):
+                continue  # a pointer look-alike, a heading underline, or not a whole sentence
+            if not any(c.isalpha() for c in sentence):
+                continue
+            out.append(_Sentence(pointer_id, order, sentence, frozenset(content_keys(sentence))))
+            order += 1
+    return out
+
+
+def extract(
+    question: str,
+    evidence: tuple[tuple[str, str], ...],
+    mode: str,
+    *,
+    max_sentences: int = MAX_SENTENCES,
+    min_coverage: float = MIN_COVERAGE,
+) -> str:
+    """The extractive answer for ``question`` over ``(pointer_id, text)`` evidence."""
+    wanted = content_keys(question)
+    pool = _candidates(evidence, mode)
+    if not wanted or not pool:
+        return CANNOT_ANSWER
+    df = Counter(k for s in pool for k in s.keys & wanted)
+    n = len(pool)
+    idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
+    total = sum(idf.values())
+    scored = []
+    for s in pool:
+        covered = sum(idf[k] for k in s.keys & wanted) / total
+        if covered >= min_coverage:
+            scored.append((-covered, s.order, s))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    lines: list[str] = []
+    seen: set[str] = set()
+    for _, _, s in scored:
+        if s.text.casefold() in seen:
+            continue
+        seen.add(s.text.casefold())
+        # A sentence that holds double quotes itself cannot be wrapped in them; quote
+        # mode then gives it bare, and the verifier's span strategy checks it verbatim.
+        quote = mode == MODE_QUOTE and '"' not in s.text
+        body = f'"{s.text}"' if quote else s.text
+        lines.append(f"{body} [{s.pointer_id}]")
+        if len(lines) == max_sentences:
+            break
+    return "\n".join(lines) if lines else CANNOT_ANSWER
+
+
+class ExtractiveClient(ChatClient):
+    """A :class:`ChatClient` that answers from the evidence in its prompt, offline."""
+
+    kind = "extractive"
+
+    def __init__(
+        self, *, max_sentences: int = MAX_SENTENCES, min_coverage: float = MIN_COVERAGE
+    ) -> None:
+        super().__init__(temperature=0.0)
+        self.max_sentences = max_sentences
+        self.min_coverage = min_coverage
+
+    def _complete(
+        self, messages: Messages, *, temperature: float, max_tokens: int | None
+    ) -> ChatResult:
+        parts = parse_messages(messages)
+        text = extract(
+            parts.question,
+            parts.evidence,
+            parts.mode,
+            max_sentences=self.max_sentences,
+            min_coverage=self.min_coverage,
+        )
+        return ChatResult(text=text, model=EXTRACTIVE_VERSION, finish_reason="stop")
+
+    def _profile(self) -> dict[str, Any]:
+        return {
+            "model": EXTRACTIVE_VERSION,
+            "max_sentences": self.max_sentences,
+            "min_coverage": self.min_coverage,
+        }

@@ -1,0 +1,431 @@
+"""One run of the Q&A pipeline as a sequence of ledger events (ARCHITECTURE.md,
+"The pipeline"). ``query()`` and ``ask()`` differ only in their corpus source.
+
+Each stage appends its event to the run's stream (``run:<run_id>``) and commits before the
+next stage starts, with the stream position checked optimistically, so a crash leaves an
+honest partial run. A failure appends ``qa.run_failed`` naming the stage, then re-raises;
+an interrupt (Ctrl-C, a kill) appends nothing more, and the run reads as incomplete.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from sqlalchemy import text
+
+from aborist import __version__
+from aborist.errors import InputError
+from aborist.events import (
+    AnswerLabelled,
+    AnswerRendered,
+    AnswerVerified,
+    CacheChecked,
+    CacheWritten,
+    ClaimsParsed,
+    ContextAssembled,
+    EventPayload,
+    EvidenceMapped,
+    ModelAnswered,
+    PromptBuilt,
+    RetrievalCompleted,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+    run_stream,
+)
+from aborist.qa.client import ChatClient
+from aborist.qa.dag import STAGE_EVENTS, build_dag, stages_for
+from aborist.qa.evidence import EvidenceObject, build_evidence
+from aborist.qa.keys import (
+    SCHEMA_VERSION,
+    KeyDimensions,
+    cache_key,
+    conversation_hash,
+    governance_policy_hash,
+    json_hash,
+    question_hash,
+    source_root_of,
+)
+from aborist.qa.parse_claims import parse_claims
+from aborist.qa.prompts import TEMPLATES, build_messages
+from aborist.qa.render import render_answer
+from aborist.qa.retrieval import RetrievalResult
+from aborist.qa.verify import verify_answer
+from aborist.qa.verify_policy import DEFAULT_POLICY, VerifierPolicy, policy_hash
+from ledger.canonical import canonical_json, sha256_hex
+from ledger.envelope import RecordedEvent
+from ledger.errors import LedgerError
+from ledger.store import Ledger, translate_errors
+
+__all__ = ["CorpusSource", "Governance", "RunResult", "execute_run", "label_stage_hash"]
+
+MODES = ("claim-lattice", "quote")
+
+
+@dataclass(frozen=True, slots=True)
+class Governance:
+    """The governance policy: every field enters ``governance_policy_hash``."""
+
+    mode: str = "claim-lattice"
+    question_hash_mode: str = "strict"
+    repair_enabled: bool = False
+    repair_max_reprompts: int = 0
+    budget_bytes: int = 60_000
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise InputError(f"mode must be claim-lattice or quote, not {self.mode!r}")
+        if self.question_hash_mode not in ("strict", "equivalence_class"):
+            raise InputError("question hash mode must be strict or equivalence_class")
+        if self.budget_bytes < 1 or self.repair_max_reprompts < 0:
+            raise InputError("budget_bytes must be positive and repair_max_reprompts >= 0")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class CorpusSource(Protocol):
+    """What a run reads its evidence from: shards (query) or one document (ask)."""
+
+    kind: str
+    requested: list[str] | None
+    document: str | None
+
+    def roots(self) -> dict[str, str]: ...
+
+    def versions(self) -> tuple[str, str]: ...
+
+    def retrieve(self, question: str, budget_bytes: int) -> RetrievalResult: ...
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    question: str
+    mode: str
+    cache_key: str
+    cache_hit: bool
+    answer: str
+    audit_mode: str
+    label: str
+    run_dag_root: str
+    evidence: list[dict[str, Any]]
+    citations: list[dict[str, Any]]
+    verdict: dict[str, Any] | None = None
+    served_from_run_id: str | None = None
+    repair_changes: list[dict[str, Any]] = field(default_factory=list)
+    pre_repair_audit_mode: str | None = None
+    stages: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The object ``aborist query --json`` prints."""
+        return {
+            "run_id": self.run_id,
+            "cache_key": self.cache_key,
+            "cache_hit": self.cache_hit,
+            "served_from_run_id": self.served_from_run_id,
+            "question": self.question,
+            "mode": self.mode,
+            "answer": self.answer,
+            "audit_mode": self.audit_mode,
+            "label": self.label,
+            "run_dag_root": self.run_dag_root,
+            "evidence": self.evidence,
+            "citations": self.citations,
+            "repair_changes": self.repair_changes,
+            "pre_repair_audit_mode": self.pre_repair_audit_mode,
+        }
+
+
+def label_stage_hash(payload: dict[str, Any]) -> str:
+    """Stage hash of ``final_label``: its payload without the ``run_dag`` it concludes."""
+    return json_hash({k: v for k, v in payload.items() if k != "run_dag"})
+
+
+class RunRecorder:
+    """Appends one run's events in order, tracking the stream position and stage hashes."""
+
+    def __init__(self, ledger: Ledger, run_id: str, mode: str) -> None:
+        self.ledger = ledger
+        self.run_id = run_id
+        self.mode = mode
+        self.stream = run_stream(run_id)
+        self.position = 0
+        self.stage_hashes: dict[str, str] = {}
+        self.stage = "start"
+        self.seqs: dict[str, int] = {}
+        self._stage_of = {
+            STAGE_EVENTS[s]: s for s in stages_for(mode, repaired=True) if s != "final_label"
+        }
+
+    def record(self, payload: EventPayload, blobs: Sequence[bytes] = ()) -> RecordedEvent:
+        [event] = self.ledger.append(
+            self.stream, [payload.to_event()], expected_stream_seq=self.position, blobs=blobs
+        )
+        self.position += 1
+        self.seqs[event.type] = event.seq
+        stage = self._stage_of.get(event.type)
+        if stage is not None:
+            self.stage_hashes[stage] = event.payload_hash
+        return event
+
+
+def _evidence_from(result: RetrievalResult) -> list[EvidenceObject]:
+    return build_evidence(
+        {
+            "text": c.text,
+            "source_uri": c.source_uri,
+            "title": c.title if not c.section else f"{c.title} — {c.section}",
+            "source_role": c.source_role,
+        }
+        for c in result.chunks
+    )
+
+
+def _evidence_records(evidence: Sequence[EvidenceObject]) -> list[dict[str, Any]]:
+    return [dict(ev.to_dict(), text_blob=ev.evidence_hash) for ev in evidence]
+
+
+def _public_evidence(evidence: Sequence[EvidenceObject]) -> list[dict[str, Any]]:
+    return [
+        {
+            "pointer_id": ev.pointer_id,
+            "evidence_id": ev.evidence_id,
+            "source_uri": ev.source_uri,
+            "title": ev.title,
+            "source_role": ev.source_role,
+            "text": ev.text,
+        }
+        for ev in evidence
+    ]
+
+
+RepairHook = Callable[..., Any]
+
+
+def execute_run(
+    question: str,
+    source: CorpusSource,
+    *,
+    ledger: Ledger,
+    client: ChatClient,
+    governance: Governance | None = None,
+    verifier_policy: VerifierPolicy = DEFAULT_POLICY,
+    use_cache: bool = True,
+    run_id: str | None = None,
+    repair_stage: RepairHook | None = None,
+) -> RunResult:
+    """Answer ``question`` from ``source``, recording every stage in ``ledger``."""
+    gov = governance or Governance()
+    if not isinstance(question, str) or not question.strip():
+        raise InputError("the question is empty")
+    question = question.strip()
+    rid = run_id or uuid.uuid4().hex
+    rec = RunRecorder(ledger, rid, gov.mode)
+    rec.record(
+        RunStarted(
+            run_id=rid,
+            kind="ask" if source.kind == "ask" else "query",
+            question=question,
+            mode=gov.mode,
+            requested_shards=source.requested,
+            document=source.document,
+            model_profile=client.profile(),
+            policy=gov.to_dict(),
+            use_cache=use_cache,
+            aborist_version=__version__,
+        )
+    )
+    try:
+        return _stages(question, source, rec, client, gov, verifier_policy, use_cache,
+                       repair_stage)  # fmt: skip
+    except LedgerError:
+        raise  # the ledger itself failed: nothing more can be recorded
+    except Exception as e:  # an interrupt is not an Exception: the run reads as incomplete
+        rec.record(RunFailed(stage=rec.stage, error_type=type(e).__name__, message=str(e)))
+        raise
+
+
+def _stages(
+    question: str,
+    source: CorpusSource,
+    rec: RunRecorder,
+    client: ChatClient,
+    gov: Governance,
+    vpolicy: VerifierPolicy,
+    use_cache: bool,
+    repair_stage: RepairHook | None,
+) -> RunResult:
+    ledger = rec.ledger
+    rec.stage = "cache"
+    roots = source.roots()
+    canon_v, chunk_v = source.versions()
+    dims = KeyDimensions(
+        source_root=source_root_of(roots),
+        question_hash=question_hash(question, gov.question_hash_mode),  # type: ignore[arg-type]
+        model_profile_hash=client.profile_hash(),
+        conversation_hash=conversation_hash(),
+        governance_policy_hash=governance_policy_hash(gov.to_dict()),
+        schema_version=SCHEMA_VERSION,
+        canonicalization_version=canon_v,
+        chunking_version=chunk_v,
+        verifier_policy_hash=policy_hash(vpolicy),
+    )
+    key = cache_key(dims)
+    hit = _lookup(ledger, key) if use_cache else None
+    rec.record(
+        CacheChecked(
+            shards=roots, key_dimensions=dims.to_dict(), cache_key=key, consulted=use_cache,
+            hit=hit is not None, hit_run_id=hit["run_id"] if hit else None,
+        )
+    )  # fmt: skip
+    if hit is not None:
+        rec.record(
+            RunCompleted(
+                status="cached", cache_hit=True, served_from_run_id=hit["run_id"],
+                audit_mode=hit["audit_mode"], label=hit["label"],
+                run_dag_root=hit["run_dag_root"],
+            )
+        )  # fmt: skip
+        served, served_citations = _served_evidence(ledger, hit["run_id"])
+        return RunResult(
+            run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key,
+            cache_hit=True, answer=hit["answer"], audit_mode=hit["audit_mode"],
+            label=hit["label"], run_dag_root=hit["run_dag_root"], evidence=served,
+            citations=served_citations, served_from_run_id=hit["run_id"],
+        )  # fmt: skip
+
+    rec.stage = "retrieval"
+    result = source.retrieve(question, gov.budget_bytes)
+    texts = [c.text.encode("utf-8") for c in result.chunks]
+    rec.record(RetrievalCompleted(retrieval=result.to_dict()), blobs=texts)
+
+    rec.stage = "evidence"
+    evidence = _evidence_from(result)
+    records = _evidence_records(evidence)
+    if gov.mode == "claim-lattice":
+        rec.record(EvidenceMapped(evidence=records))
+    else:
+        rec.record(ContextAssembled(evidence=records, context_bytes=sum(map(len, texts))))
+
+    rec.stage = "prompt"
+    messages = build_messages(question, evidence, gov.mode)
+    prompt_bytes = canonical_json(messages)
+    rec.record(
+        PromptBuilt(prompt_blob=sha256_hex(prompt_bytes),
+                    prompt_version=TEMPLATES[gov.mode].version),
+        blobs=[prompt_bytes],
+    )  # fmt: skip
+
+    rec.stage = "model"
+    reply = client.complete(messages)
+    raw = reply.text
+    raw_bytes = raw.encode("utf-8")
+    rec.record(
+        ModelAnswered(
+            raw_answer_blob=sha256_hex(raw_bytes), model=reply.model,
+            finish_reason=reply.finish_reason, attempts=reply.attempts, usage=reply.usage,
+        ),
+        blobs=[raw_bytes],
+    )  # fmt: skip
+
+    if gov.mode == "claim-lattice":
+        rec.stage = "parse"
+        rec.record(ClaimsParsed(claims=[c.to_dict() for c in parse_claims(raw)]))
+
+    rec.stage = "verify"
+    verdict = verify_answer(raw, evidence, vpolicy, question=question, mode=gov.mode)
+    verdict_dict = verdict.to_dict()
+    rec.record(AnswerVerified(answer_blob=sha256_hex(raw_bytes), verdict=verdict_dict))
+
+    answer = raw
+    repair_changes: list[dict[str, Any]] = []
+    pre_repair: str | None = None
+    if gov.repair_enabled and repair_stage is not None and verdict.audit_mode != "STRICT":
+        rec.stage = "repair"
+        repaired = repair_stage(
+            rec=rec, question=question, answer=raw, evidence=evidence, verdict=verdict,
+            governance=gov, policy=vpolicy, client=client,
+        )  # fmt: skip
+        if repaired is not None:
+            answer, verdict_dict, repair_changes = repaired
+            pre_repair = verdict.audit_mode
+
+    rec.stage = "render"
+    rendered = render_answer(answer, verdict_dict, evidence, window=vpolicy.spotlight_window)
+    rec.record(AnswerRendered(**rendered))
+
+    rec.stage = "label"
+    label_fields = {
+        "audit_mode": verdict_dict["audit_mode"],
+        "label": verdict_dict["label"],
+        "answer_hash": sha256_hex(answer.encode("utf-8")),
+    }
+    rec.stage_hashes["final_label"] = label_stage_hash(label_fields)
+    dag = build_dag(gov.mode, _dag_inputs(rec.stage_hashes, gov.mode))
+    rec.record(AnswerLabelled(**label_fields, run_dag=dag.to_dict()))
+
+    if use_cache:
+        rec.stage = "cache_write"
+        rec.record(
+            CacheWritten(
+                cache_key=key, answer=answer, audit_mode=label_fields["audit_mode"],
+                label=label_fields["label"], run_dag_root=dag.root,
+                key_dimensions=dims.to_dict(),
+            )
+        )  # fmt: skip
+    rec.stage = "complete"
+    rec.record(
+        RunCompleted(
+            status="answered", cache_hit=False, audit_mode=label_fields["audit_mode"],
+            label=label_fields["label"], run_dag_root=dag.root,
+        )
+    )  # fmt: skip
+    return RunResult(
+        run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key, cache_hit=False,
+        answer=answer, audit_mode=label_fields["audit_mode"], label=label_fields["label"],
+        run_dag_root=dag.root, evidence=_public_evidence(evidence),
+        citations=rendered["citations"], verdict=verdict_dict,
+        repair_changes=repair_changes, pre_repair_audit_mode=pre_repair,
+    )  # fmt: skip
+
+
+def _dag_inputs(stage_hashes: dict[str, str], mode: str) -> dict[str, str]:
+    """The stage hashes a DAG of ``mode`` takes (``question`` is the run_started event)."""
+    wanted = stages_for(mode, repaired="repair" in stage_hashes)
+    return {s: stage_hashes[s] for s in wanted}
+
+
+def _lookup(ledger: Ledger, key: str) -> dict[str, Any] | None:
+    with translate_errors(ledger.where), ledger.reader.connect() as conn:
+        row = conn.execute(
+            text(
+                "SELECT answer, audit_mode, label, run_id, run_dag_root FROM providence_cache "
+                "WHERE cache_key = :k"
+            ),
+            {"k": key},
+        ).first()
+    if row is None:
+        return None
+    return dict(zip(("answer", "audit_mode", "label", "run_id", "run_dag_root"), row, strict=True))
+
+
+def _served_evidence(
+    ledger: Ledger, run_id: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Evidence and citations of the run a cache hit serves, from its events and blobs."""
+    evidence: list[dict[str, Any]] = []
+    citations: list[dict[str, Any]] = []
+    for ev in ledger.read_stream(run_stream(run_id)):
+        if ev.type in ("qa.evidence_mapped", "qa.context_assembled"):
+            for item in ev.data["evidence"]:
+                public = {k: item[k] for k in ("pointer_id", "evidence_id", "source_uri",
+                                                "title", "source_role")}  # fmt: skip
+                public["text"] = ledger.get_blob(item["text_blob"]).decode("utf-8")
+                evidence.append(public)
+        elif ev.type == "qa.answer_rendered":
+            citations = ev.data["citations"]
+    return evidence, citations

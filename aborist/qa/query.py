@@ -1,0 +1,85 @@
+"""``query()``: multi-source RAG over the shards (seed map, ``qa.query``).
+
+Retrieval itself lives in :mod:`aborist.qa.retrieval`; this module binds it to a run:
+the shards' source roots enter the cache key, and the stages are recorded by
+:func:`aborist.qa.pipeline.execute_run`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from aborist.qa.client import ChatClient
+from aborist.qa.pipeline import Governance, RepairHook, RunResult, execute_run
+from aborist.qa.retrieval import RetrievalResult, Retriever
+from aborist.qa.verify_policy import DEFAULT_POLICY, VerifierPolicy
+from ledger.store import Ledger
+
+__all__ = ["ShardSource", "query"]
+
+
+def combined_version(values: Sequence[str]) -> str:
+    """One version string for several shards: the shared value, or all of them joined."""
+    unique = sorted(set(values))
+    return unique[0] if len(unique) == 1 else "+".join(unique)
+
+
+class ShardSource:
+    """Evidence from named shards (all shards when none are named). Shards are opened on
+    first use, so a missing shard fails inside the run and is recorded."""
+
+    kind = "query"
+    document: str | None = None
+
+    def __init__(self, shards: Sequence[str] | None, shards_dir: Path) -> None:
+        self.requested = list(shards) if shards else None
+        self.shards_dir = shards_dir
+        self._retriever: Retriever | None = None
+
+    @property
+    def retriever(self) -> Retriever:
+        if self._retriever is None:
+            self._retriever = Retriever(self.requested or (), shards_dir=self.shards_dir)
+        return self._retriever
+
+    def roots(self) -> dict[str, str]:
+        return {ref.name: ref.source_root for ref in self.retriever.shards}
+
+    def versions(self) -> tuple[str, str]:
+        refs = self.retriever.shards
+        return (
+            combined_version([r.canonicalization_version for r in refs]),
+            combined_version([r.chunking_version for r in refs]),
+        )
+
+    def retrieve(self, question: str, budget_bytes: int) -> RetrievalResult:
+        return self.retriever.retrieve(question, budget_bytes=budget_bytes)
+
+    def close(self) -> None:
+        if self._retriever is not None:
+            self._retriever.close()
+            self._retriever = None
+
+
+def query(
+    question: str,
+    *,
+    ledger: Ledger,
+    client: ChatClient,
+    shards_dir: Path,
+    shards: Sequence[str] | None = None,
+    governance: Governance | None = None,
+    verifier_policy: VerifierPolicy = DEFAULT_POLICY,
+    use_cache: bool = True,
+    repair_stage: RepairHook | None = None,
+) -> RunResult:
+    """Answer ``question`` from ``shards`` (all when None) and record the run."""
+    source = ShardSource(shards, shards_dir)
+    try:
+        return execute_run(
+            question, source, ledger=ledger, client=client, governance=governance,
+            verifier_policy=verifier_policy, use_cache=use_cache, repair_stage=repair_stage,
+        )  # fmt: skip
+    finally:
+        source.close()

@@ -1,0 +1,283 @@
+"""`aborist query`, `ask`, `runs`, `show`, `inspect`: answering on the ledger."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from sqlalchemy import text
+
+from aborist.errors import AboristError
+from aborist.projections import open_ledger
+from aborist.qa.client import ChatClient
+from aborist.qa.client_select import MODEL_KINDS, select_client
+from aborist.qa.ladder import LADDER, ladder_rung
+from aborist.qa.pipeline import Governance, RunResult
+from aborist.settings import Settings, load_settings
+from ledger.errors import LedgerError
+from ledger.store import Ledger, translate_errors
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextmanager
+def clean_errors() -> Iterator[None]:
+    """Domain and ledger errors become one line on stderr and exit 1."""
+    try:
+        yield
+    except (AboristError, LedgerError) as e:
+        raise click.ClickException(str(e)) from e
+
+
+@contextmanager
+def pipeline_ledger(settings: Settings) -> Iterator[Ledger]:
+    with clean_errors():
+        lg = open_ledger(settings.ledger_url())
+    try:
+        yield lg
+    finally:
+        lg.close()
+
+
+def answer_options(f: F) -> F:
+    options = [
+        click.option("--db", "db_url", metavar="URL", help="Ledger database URL."),
+        click.option(
+            "--mode",
+            type=click.Choice(["claim-lattice", "quote"]),
+            default="claim-lattice",
+            show_default=True,
+            help="claim-lattice: one claim per line with [E#] pointers; quote: prose with "
+            '"verbatim quotes".',
+        ),
+        click.option(
+            "--model",
+            "model_kind",
+            type=click.Choice(MODEL_KINDS),
+            default=None,
+            help="Answerer (default: openai when ABORIST_LLM_BASE_URL is set, else extractive).",
+        ),
+        click.option("--base-url", help="Model endpoint, e.g. http://127.0.0.1:8000/v1."),
+        click.option("--llm-model", help="Model name the server serves (ABORIST_LLM_MODEL)."),
+        click.option("--api-key", help="API key (ABORIST_LLM_API_KEY, else OPENAI_API_KEY)."),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write the answer cache."),
+        click.option("--repair", is_flag=True, help="Repair broken quotes (policy repair)."),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _client(settings: Settings, opts: dict[str, Any]) -> ChatClient:
+    with clean_errors():
+        return select_client(
+            opts["model_kind"], settings, base_url=opts["base_url"],
+            model=opts["llm_model"], api_key=opts["api_key"],
+        )  # fmt: skip
+
+
+def _governance(opts: dict[str, Any]) -> Governance:
+    return Governance(mode=opts["mode"], repair_enabled=bool(opts["repair"]))
+
+
+def _repair_stage(opts: dict[str, Any]) -> Any:
+    if not opts["repair"]:
+        return None
+    from aborist.qa.repair_stage import repair_stage
+
+    return repair_stage
+
+
+def print_result(result: RunResult, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        return
+    click.echo(result.answer)
+    if result.citations:
+        click.echo("\nSources:")
+        for c in result.citations:
+            where = c["title"] or c["source_uri"]
+            click.echo(f"  [{c['pointer_id']}] {where}  ({c['source_uri']})")
+            excerpt = " ".join(c["excerpt"].split())
+            if len(excerpt) > 300:
+                excerpt = excerpt[:297] + "…"
+            click.echo(f"       “{excerpt}”")
+    rung = ladder_rung(result.audit_mode, _violations(result))
+    _, name, meaning = LADDER[rung - 1]
+    click.echo(f"\n{result.audit_mode} · rung {rung}/4 {name}: {meaning}")
+    if result.pre_repair_audit_mode:
+        click.echo(f"repaired: {result.pre_repair_audit_mode} → {result.audit_mode}")
+    served = f" (cache hit: answer of run {result.served_from_run_id})" if result.cache_hit else ""
+    click.echo(f"run {result.run_id}{served}")
+
+
+def _violations(result: RunResult) -> list[Any]:
+    if result.verdict is not None:
+        return list(result.verdict["violations"])
+    # A cache hit: the label was computed when the answer was; keep its rung.
+    return [{"severity": "blocking"}] if result.label == "PARTIAL" else []
+
+
+@click.command()
+@click.argument("question")
+@click.option("--shard", "shards", multiple=True, help="Shard to search (repeatable; default all).")
+@answer_options
+def query(question: str, shards: tuple[str, ...], **opts: Any) -> None:
+    """Answer QUESTION from the ingested shards, verify it, and record every step.
+
+    Example: aborist query "What does the nonlocal statement do?" --shard python-reference
+    """
+    from aborist.qa.query import query as run_query
+
+    settings = load_settings(db_url=opts["db_url"])
+    client = _client(settings, opts)
+    with pipeline_ledger(settings) as lg, clean_errors():
+        result = run_query(
+            question, ledger=lg, client=client, shards_dir=settings.shards_path(),
+            shards=list(shards) or None, governance=_governance(opts),
+            use_cache=not opts["no_cache"], repair_stage=_repair_stage(opts),
+        )  # fmt: skip
+    client.close()
+    print_result(result, opts["as_json"])
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("question")
+@answer_options
+def ask(path: Path, question: str, **opts: Any) -> None:
+    """Answer QUESTION from the one document at PATH, and record every step.
+
+    Example: aborist ask policy.md "Who approves exceptions?"
+    """
+    from aborist.qa.runner import ask as run_ask
+
+    settings = load_settings(db_url=opts["db_url"])
+    client = _client(settings, opts)
+    with pipeline_ledger(settings) as lg, clean_errors():
+        result = run_ask(
+            path, question, ledger=lg, client=client, governance=_governance(opts),
+            use_cache=not opts["no_cache"], repair_stage=_repair_stage(opts),
+        )  # fmt: skip
+    client.close()
+    print_result(result, opts["as_json"])
+
+
+@click.command()
+@click.option("--db", "db_url", metavar="URL", help="Ledger database URL.")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def runs(db_url: str | None, limit: int, as_json: bool) -> None:
+    """List the most recent runs, newest first.
+
+    Example: aborist runs --limit 5
+    """
+    settings = load_settings(db_url=db_url)
+    cols = ("run_id", "kind", "status", "mode", "cache_hit", "audit_mode", "label",
+            "started_at", "question", "failed_stage", "error")  # fmt: skip
+    sql = text(f"SELECT {', '.join(cols)} FROM runs ORDER BY started_seq DESC LIMIT :n")
+    with (
+        pipeline_ledger(settings) as lg,
+        clean_errors(),
+        translate_errors(lg.where),
+        lg.reader.connect() as conn,
+    ):
+        rows = conn.execute(sql, {"n": limit}).all()
+    items = [dict(zip(cols, r, strict=True)) for r in rows]
+    if as_json:
+        click.echo(json.dumps({"runs": items}, indent=2, ensure_ascii=False))
+        return
+    for r in items:
+        status = r["status"] if r["status"] != "started" else "incomplete"
+        verdict = r["audit_mode"] or (r["failed_stage"] and f"failed at {r['failed_stage']}") or ""
+        hit = " (cached)" if r["cache_hit"] else ""
+        q = r["question"] if len(r["question"]) <= 60 else r["question"][:59] + "…"
+        click.echo(f"{r['run_id']}  {r['started_at']}  {status:<10} {verdict:<12}{hit}  {q}")
+    if not items:
+        click.echo("no runs yet", err=True)
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--db", "db_url", metavar="URL", help="Ledger database URL.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def show(run_id: str, db_url: str | None, as_json: bool) -> None:
+    """Show every stage of a run with its event and hashes, and the run DAG.
+
+    Example: aborist show 3f2a9c1e
+    """
+    from aborist.qa.recorded import load_run
+
+    settings = load_settings(db_url=db_url)
+    with pipeline_ledger(settings) as lg, clean_errors():
+        run = load_run(lg, run_id)
+    label = run.payload("qa.answer_labelled")
+    if as_json:
+        click.echo(json.dumps({
+            "run_id": run.run_id, "status": run.status, "question": run.question,
+            "mode": run.mode, "events": [dict(e.to_dict(), payload=e.data) for e in run.events],
+            "run_dag": label["run_dag"] if label else None,
+        }, indent=2, ensure_ascii=False))  # fmt: skip
+        return
+    click.echo(f"run {run.run_id}: {run.status}, {run.mode} mode")
+    click.echo(f"question: {run.question}")
+    for e in run.events:
+        click.echo(f"  {e.seq:>8}  {e.type:<24} payload {e.payload_hash[:16]}  event {e.hash[:16]}")
+    failed = run.payload("qa.run_failed")
+    if failed:
+        click.echo(f"failed at {failed['stage']}: {failed['error_type']}: {failed['message']}")
+    if label:
+        click.echo(
+            f"run DAG ({len(label['run_dag']['nodes'])} stages), root {label['run_dag']['root']}"
+        )
+        for n in label["run_dag"]["nodes"]:
+            click.echo(
+                f"  {n['stage']:<22} stage {n['stage_hash'][:16]}  node {n['node_hash'][:16]}"
+            )
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--db", "db_url", metavar="URL", help="Ledger database URL.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def inspect(run_id: str, db_url: str | None, as_json: bool) -> None:
+    """Diagnose each unverified span of a run's answer (read-only; changes nothing).
+
+    Example: aborist inspect 3f2a9c1e --json
+    """
+    from aborist.qa.inspect import inspect_answer
+    from aborist.qa.recorded import load_run
+    from aborist.qa.verify import verify_answer
+
+    settings = load_settings(db_url=db_url)
+    with pipeline_ledger(settings) as lg, clean_errors():
+        run = load_run(lg, run_id)
+        raw = run.raw_answer(lg)
+        if raw is None:
+            raise click.ClickException(
+                f"run {run.run_id} has no model answer to inspect ({run.status})"
+            )
+        evidence = run.evidence(lg)
+        verdict = verify_answer(raw, evidence, question=run.question, mode=run.mode)
+        report = inspect_answer(raw, evidence, verdict, question=run.question)
+    data = report.to_dict()
+    if as_json:
+        click.echo(json.dumps({"run_id": run.run_id, **data}, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"run {run.run_id}: {data['audit_mode']}")
+    if not data["diagnoses"]:
+        click.echo("every unit is verified verbatim: nothing to diagnose")
+    for d in data["diagnoses"]:
+        fix = "mechanical" if d["mechanical"] else "needs a re-prompt"
+        click.echo(f"  line {d['line_no']}: {d['kind']} → {d['repair']} ({fix})")
+        click.echo(f"      {d['span'][:160]}")
+    deflection = data["deflection"]
+    click.echo(f"deflection: {deflection['status']}")
+
+
+COMMANDS = [query, ask, runs, show, inspect]
