@@ -24,8 +24,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+demo: $(STAMP)
+	bash scripts/demo.sh
+
 bench: $(STAMP)
 	$(BIN)/python bench/ledger_append.py
 
 clean:
-	rm -rf $(VENV) .aborist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .aborist .aborist-demo .pytest_cache .mypy_cache .ruff_cache

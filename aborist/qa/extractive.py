@@ -10,7 +10,8 @@ each tagged with its evidence pointer:
 - quote mode: ``"<sentence>" [E2]`` per line (bare when the sentence holds ``"`` itself).
 
 Coverage is IDF-weighted over the evidence sentences themselves: a sentence sharing the
-question's rarest terms covers more than one sharing only common ones. When no sentence
+question's rarest terms covers more than one sharing only common ones; ties go to the
+sentence sharing more of the question's words, then to evidence order. When no sentence
 covers at least :data:`MIN_COVERAGE` of the question, the answer is
 :data:`~aborist.qa.prompts.CANNOT_ANSWER`, which the verifier labels ``UNGROUNDED``: the
 extractive answerer says plainly that the evidence does not answer the question rather
@@ -40,6 +41,7 @@ MIN_COVERAGE = 0.6
 MIN_SENTENCE_CHARS = 20
 MAX_SENTENCE_CHARS = 600
 _DECORATION = re.compile(r"([*=#~^_-])\1{3,}")
+_WORD = re.compile(r"[^\W_]+")
 _ENDS = re.compile(r"[.!?][\"'’”)\]]*$")  # a whole sentence, not a heading or a lead-in
 
 
@@ -85,15 +87,19 @@ def extract(
     n = len(pool)
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
     total = sum(idf.values())
+    words = set(_WORD.findall(question.lower()))
     scored = []
     for s in pool:
         covered = sum(idf[k] for k in s.keys & wanted) / total
         if covered >= min_coverage:
-            scored.append((-covered, s.order, s))
-    scored.sort(key=lambda t: (t[0], t[1]))
+            # Ties on content coverage go to the sentence sharing more of the question's
+            # words, stopwords included ("with", "else" name Python statements).
+            shared = len(words & set(_WORD.findall(s.text.lower())))
+            scored.append((-covered, -shared, s.order, s))
+    scored.sort(key=lambda t: t[:3])
     lines: list[str] = []
     seen: set[str] = set()
-    for _, _, s in scored:
+    for *_, s in scored:
         if s.text.casefold() in seen:
             continue
         seen.add(s.text.casefold())
