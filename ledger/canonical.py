@@ -8,7 +8,9 @@ turn its failures (NaN, infinity, non-string keys, unsupported types) into one
 from __future__ import annotations
 
 import hashlib
+import json
 import math
+import re
 from typing import Any
 
 import rfc8785
@@ -18,45 +20,72 @@ from ledger.errors import PayloadError
 __all__ = ["canonical_json", "canonical_text", "sha256_hex"]
 
 _MAX_SAFE_INT = 2**53 - 1
+_FIXED_MIN = 1e-4
+_FIXED_MAX = 1e16
+_HIGH = re.compile("[\ud800-\U0010ffff]")
 
 
-def _check(value: Any, path: str) -> None:
+def _walk(value: Any, path: str) -> tuple[Any, bool]:
+    """Validate ``value`` for JCS; return it with integral floats made ints (JCS writes
+    ``1.0`` as ``1``) and whether the fast serializer is exact for it (see
+    :func:`canonical_json`)."""
     if value is None or isinstance(value, (bool, str)):
-        return
+        return value, True
     if isinstance(value, int):
         if abs(value) > _MAX_SAFE_INT:
             raise PayloadError(
                 f"integer at {path} is outside the I-JSON range (|n| <= 2**53-1): {value}"
             )
-        return
+        return value, True
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             raise PayloadError(
                 f"{value!r} at {path} has no JSON representation (RFC 8785 §3.2.2.3)"
             )
-        return
+        if value.is_integer() and abs(value) < _FIXED_MAX:
+            return int(value), True
+        return value, _FIXED_MIN <= abs(value) < _FIXED_MAX
     if isinstance(value, dict):
+        out = {}
+        fast = True
         for key, item in value.items():
             if not isinstance(key, str):
                 raise PayloadError(
                     f"key {key!r} at {path} is a {type(key).__name__}; "
                     "JSON object keys must be strings"
                 )
-            _check(item, f"{path}.{key}")
-        return
+            out[key], ok = _walk(item, f"{path}.{key}")
+            fast = fast and ok and not _HIGH.search(key)
+        return out, fast
     if isinstance(value, (list, tuple)):
+        items = []
+        fast = True
         for i, item in enumerate(value):
-            _check(item, f"{path}[{i}]")
-        return
+            norm, ok = _walk(item, f"{path}[{i}]")
+            items.append(norm)
+            fast = fast and ok
+        return items, fast
     raise PayloadError(f"value at {path} of type {type(value).__name__} is not JSON-serializable")
 
 
 def canonical_json(value: Any) -> bytes:
     """Return the RFC 8785 canonical UTF-8 bytes of ``value``.
 
-    Raises :class:`PayloadError` for anything JSON cannot represent exactly.
+    Most payloads take a fast path. Once every float prints the same in Python's ``repr``
+    as in ECMAScript (integral floats become ints; other magnitudes must lie in
+    [1e-4, 1e16), where both write plain notation with the shortest round-trip digits) and
+    no object key holds a character at or above U+D800 (where UTF-16 order, which JCS sorts
+    by, departs from code-point order), ``json.dumps(sort_keys=True, separators=(",",
+    ":"), ensure_ascii=False)`` writes exactly the JCS bytes: the same escapes and the same
+    member order. Anything else goes through the ``rfc8785`` package; a property test
+    checks that both agree on random values. Raises :class:`PayloadError` for anything JSON
+    cannot represent exactly.
     """
-    _check(value, "$")
+    normalized, fast = _walk(value, "$")
+    if fast:
+        return json.dumps(
+            normalized, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ).encode("utf-8")
     try:
         return rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as e:  # pragma: no cover

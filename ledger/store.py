@@ -298,6 +298,24 @@ class Ledger:
             raise BlobNotFoundError(f"no blob with hash {blob_hash}")
         return bytes(row[0])
 
+    def get_blobs(self, blob_hashes: Sequence[str]) -> dict[str, bytes]:
+        """Several blobs in one query; raises :class:`BlobNotFoundError` naming a missing one."""
+        wanted = list(dict.fromkeys(blob_hashes))
+        found: dict[str, bytes] = {}
+        with translate_errors(self.where), self.reader.connect() as conn:
+            for i in range(0, len(wanted), 500):
+                part = wanted[i : i + 500]
+                names = ", ".join(f":h{j}" for j in range(len(part)))
+                rows = conn.execute(
+                    text(f"SELECT hash, bytes FROM blobs WHERE hash IN ({names})"),
+                    {f"h{j}": h for j, h in enumerate(part)},
+                ).all()
+                found.update((str(r[0]), bytes(r[1])) for r in rows)
+        missing = [h for h in wanted if h not in found]
+        if missing:
+            raise BlobNotFoundError(f"no blob with hash {missing[0]}")
+        return found
+
     def iter_blobs(self, *, batch_size: int = 500) -> Iterator[tuple[str, bytes]]:
         """Every blob as (stored hash, bytes), in hash order."""
         after = ""

@@ -157,20 +157,35 @@ class RunRecorder:
         self.stage_hashes: dict[str, str] = {}
         self.stage = "start"
         self.seqs: dict[str, int] = {}
+        self.pending: list[EventPayload] = []
         self._stage_of = {
             STAGE_EVENTS[s]: s for s in stages_for(mode, repaired=True) if s != "final_label"
         }
 
+    def defer(self, payload: EventPayload) -> None:
+        """Hold ``payload`` back to be appended with the next recorded event."""
+        self.pending.append(payload)
+
     def record(self, payload: EventPayload, blobs: Sequence[bytes] = ()) -> RecordedEvent:
-        [event] = self.ledger.append(
-            self.stream, [payload.to_event()], expected_stream_seq=self.position, blobs=blobs
+        return self.record_all([payload], blobs)[-1]
+
+    def record_all(
+        self, payloads: Sequence[EventPayload], blobs: Sequence[bytes] = ()
+    ) -> list[RecordedEvent]:
+        events = self.ledger.append(
+            self.stream,
+            [p.to_event() for p in [*self.pending, *payloads]],
+            expected_stream_seq=self.position,
+            blobs=blobs,
         )
-        self.position += 1
-        self.seqs[event.type] = event.seq
-        stage = self._stage_of.get(event.type)
-        if stage is not None:
-            self.stage_hashes[stage] = event.payload_hash
-        return event
+        self.pending.clear()
+        self.position += len(events)
+        for event in events:
+            self.seqs[event.type] = event.seq
+            stage = self._stage_of.get(event.type)
+            if stage is not None:
+                self.stage_hashes[stage] = event.payload_hash
+        return events[len(events) - len(payloads) :]
 
 
 def _evidence_from(result: RetrievalResult) -> list[EvidenceObject]:
@@ -225,7 +240,9 @@ def execute_run(
     question = question.strip()
     rid = run_id or uuid.uuid4().hex
     rec = RunRecorder(ledger, rid, gov.mode)
-    rec.record(
+    # run_started is committed together with the cache check (or with run_failed, if the
+    # corpus cannot even be resolved): nothing but reading happens before that point.
+    rec.defer(
         RunStarted(
             run_id=rid,
             kind="ask" if source.kind == "ask" else "query",
@@ -276,19 +293,22 @@ def _stages(
     )
     key = cache_key(dims)
     hit = _lookup(ledger, key) if use_cache else None
-    rec.record(
-        CacheChecked(
-            shards=roots, key_dimensions=dims.to_dict(), cache_key=key, consulted=use_cache,
-            hit=hit is not None, hit_run_id=hit["run_id"] if hit else None,
-        )
+    checked = CacheChecked(
+        shards=roots, key_dimensions=dims.to_dict(), cache_key=key, consulted=use_cache,
+        hit=hit is not None, hit_run_id=hit["run_id"] if hit else None,
     )  # fmt: skip
-    if hit is not None:
-        rec.record(
-            RunCompleted(
-                status="cached", cache_hit=True, served_from_run_id=hit["run_id"],
-                audit_mode=hit["audit_mode"], label=hit["label"],
-                run_dag_root=hit["run_dag_root"],
-            )
+    if hit is None:
+        rec.record(checked)
+    else:  # nothing runs between the two: one transaction records the whole short run
+        rec.record_all(
+            [
+                checked,
+                RunCompleted(
+                    status="cached", cache_hit=True, served_from_run_id=hit["run_id"],
+                    audit_mode=hit["audit_mode"], label=hit["label"],
+                    run_dag_root=hit["run_dag_root"],
+                ),
+            ]
         )  # fmt: skip
         served, served_citations = _served_evidence(ledger, hit["run_id"])
         return RunResult(
@@ -421,10 +441,12 @@ def _served_evidence(
     citations: list[dict[str, Any]] = []
     for ev in ledger.read_stream(run_stream(run_id)):
         if ev.type in ("qa.evidence_mapped", "qa.context_assembled"):
-            for item in ev.data["evidence"]:
+            items = ev.data["evidence"]
+            texts = ledger.get_blobs([item["text_blob"] for item in items])
+            for item in items:
                 public = {k: item[k] for k in ("pointer_id", "evidence_id", "source_uri",
                                                 "title", "source_role")}  # fmt: skip
-                public["text"] = ledger.get_blob(item["text_blob"]).decode("utf-8")
+                public["text"] = texts[item["text_blob"]].decode("utf-8")
                 evidence.append(public)
         elif ev.type == "qa.answer_rendered":
             citations = ev.data["citations"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from aborist.corpus.shard import ShardInfo, list_shards, read_shard_info, resolve_shard
+from aborist.errors import CorpusError
 from aborist.qa.client import ChatClient
 from aborist.qa.pipeline import Governance, RepairHook, RunResult, execute_run
 from aborist.qa.retrieval import RetrievalResult, Retriever
@@ -36,6 +38,7 @@ class ShardSource:
         self.requested = list(shards) if shards else None
         self.shards_dir = shards_dir
         self._retriever: Retriever | None = None
+        self._info: list[ShardInfo] | None = None
 
     @property
     def retriever(self) -> Retriever:
@@ -43,14 +46,28 @@ class ShardSource:
             self._retriever = Retriever(self.requested or (), shards_dir=self.shards_dir)
         return self._retriever
 
+    def _infos(self) -> list[ShardInfo]:
+        """Shard metadata only (no concept table): all a cache hit needs."""
+        if self._info is None:
+            if self.requested:
+                self._info = [read_shard_info(resolve_shard(s, self.shards_dir))
+                              for s in dict.fromkeys(self.requested)]  # fmt: skip
+            else:
+                self._info = list_shards(self.shards_dir)
+                if not self._info:
+                    raise CorpusError(
+                        f"no shards in {self.shards_dir}; run `aborist ingest PATH --shard NAME`"
+                    )
+        return self._info
+
     def roots(self) -> dict[str, str]:
-        return {ref.name: ref.source_root for ref in self.retriever.shards}
+        return {info.name: info.source_root for info in self._infos()}
 
     def versions(self) -> tuple[str, str]:
-        refs = self.retriever.shards
+        infos = self._infos()
         return (
-            combined_version([r.canonicalization_version for r in refs]),
-            combined_version([r.chunking_version for r in refs]),
+            combined_version([i.canonicalization_version for i in infos]),
+            combined_version([i.chunking_version for i in infos]),
         )
 
     def retrieve(self, question: str, budget_bytes: int) -> RetrievalResult:

@@ -29,11 +29,10 @@ class DocumentSource(ShardSource):
 
     def __init__(self, path: Path, shards_dir: Path) -> None:
         super().__init__([ASK_SHARD], shards_dir)
-        self.requested = None
         self.document = str(path)
 
     def roots(self) -> dict[str, str]:
-        return {f"document:{self.document}": ref.source_root for ref in self.retriever.shards}
+        return {f"document:{self.document}": root for root in super().roots().values()}
 
 
 def ask(

@@ -1,0 +1,180 @@
+"""Benchmark of in-process ``query()`` with the extractive answerer (issue 5, "Speed").
+
+For each corpus (Python's language reference from ``pydoc_data.topics``; the Rust book
+from ``../shared/data/rust-book/``) it ingests a shard into a fresh SQLite ledger, then
+answers N distinct questions (cache misses) and the same N again (cache hits), and reports:
+
+- median cache-miss and cache-hit latency, and their ratio (target: a hit >= 10x faster);
+- the share of a cache-miss run spent in ledger and projection work (every
+  ``Ledger.append``, which folds the projections in the same transaction; target <= 25 %);
+- median time per stage (the work between two appends, and the append itself).
+
+Usage: python bench/query.py [--questions N] [--runs R] [--sync FULL|NORMAL] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from aborist.corpus.ingest import ingest  # noqa: E402
+from aborist.projections import RunProjection  # noqa: E402
+from aborist.qa.extractive import ExtractiveClient  # noqa: E402
+from aborist.qa.pipeline import Governance  # noqa: E402
+from aborist.qa.query import query  # noqa: E402
+from ledger.engine import ledger_engine  # noqa: E402
+from ledger.migrate import upgrade  # noqa: E402
+from ledger.store import Ledger  # noqa: E402
+
+RUST_BOOK = (ROOT / ".." / "shared" / "data" / "rust-book" / "src").resolve()
+
+
+def pyref_corpus(out: Path) -> tuple[Path, list[str]]:
+    from pydoc_data.topics import topics
+
+    out.mkdir(parents=True, exist_ok=True)
+    questions = []
+    for name, body in sorted(topics.items()):
+        (out / f"{name}.rst").write_text(body.strip() + "\n", encoding="utf-8")
+        first = body.strip().splitlines()[0].strip()
+        questions.append(f"What is {first.rstrip('.').lower()}?")
+    return out, questions
+
+
+def rust_corpus() -> tuple[Path, list[str]]:
+    questions = []
+    for md in sorted(RUST_BOOK.glob("ch*.md")):
+        for line in md.read_text(encoding="utf-8").splitlines():
+            m = re.match(r"^##+ (.+)$", line)
+            if m:
+                questions.append(f"What is {m.group(1).strip('`').lower()}?")
+    return RUST_BOOK, questions
+
+
+class TimedLedger(Ledger):
+    """A ledger that times every append (projection folding included)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.appends: list[tuple[str, float, float]] = []  # (type, start, seconds)
+
+    def append(self, stream: str, events: Any, **kw: Any) -> Any:  # type: ignore[override]
+        t0 = time.perf_counter()
+        try:
+            return super().append(stream, events, **kw)
+        finally:
+            self.appends.append((events[0].type, t0, time.perf_counter() - t0))
+
+
+@contextmanager
+def fresh_ledger(tmp: Path, sync: str) -> Iterator[TimedLedger]:
+    url = f"sqlite:///{tmp / 'ledger.db'}"
+    engine = ledger_engine(url, sqlite_synchronous=sync)
+    upgrade(engine)
+    lg = TimedLedger(engine, projections=[RunProjection()])
+    try:
+        yield lg
+    finally:
+        lg.close()
+
+
+def one_corpus(name: str, docs: Path, questions: list[str], n: int, sync: str) -> dict[str, Any]:
+    client = ExtractiveClient()
+    gov = Governance()
+    with tempfile.TemporaryDirectory(prefix="aborist-bench-") as tmpdir:
+        tmp = Path(tmpdir)
+        with fresh_ledger(tmp, sync) as lg:
+            ingest([docs], name, shards_dir=tmp / "shards", ledger=lg)
+            asked = questions[:n]
+            miss, hit, ledger_share = [], [], []
+            stage_work: dict[str, list[float]] = defaultdict(list)
+            stage_append: dict[str, list[float]] = defaultdict(list)
+            for q in asked:
+                lg.appends.clear()
+                t0 = time.perf_counter()
+                result = query(q, ledger=lg, client=client, shards_dir=tmp / "shards",
+                               governance=gov)  # fmt: skip
+                total = time.perf_counter() - t0
+                assert not result.cache_hit
+                miss.append(total)
+                ledger_share.append(sum(s for _, _, s in lg.appends) / total)
+                prev_end = t0
+                for type_, start, secs in lg.appends:
+                    stage_work[type_].append(start - prev_end)
+                    stage_append[type_].append(secs)
+                    prev_end = start + secs
+            for q in asked:
+                t0 = time.perf_counter()
+                result = query(q, ledger=lg, client=client, shards_dir=tmp / "shards",
+                               governance=gov)  # fmt: skip
+                hit.append(time.perf_counter() - t0)
+                assert result.cache_hit
+    return {
+        "name": name,
+        "n": len(asked),
+        "miss_ms": statistics.median(miss) * 1000,
+        "hit_ms": statistics.median(hit) * 1000,
+        "ledger_share": statistics.median(ledger_share),
+        "stages": {
+            t: (statistics.median(stage_work[t]) * 1000, statistics.median(stage_append[t]) * 1000)
+            for t in stage_work
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--questions", type=int, default=40)
+    ap.add_argument("--runs", type=int, default=3, help="repeat each corpus R times; medians")
+    ap.add_argument("--sync", default="FULL", choices=["FULL", "NORMAL"])
+    ap.add_argument("--quick", action="store_true", help="10 questions, 1 run")
+    args = ap.parse_args(argv)
+    n, runs = (10, 1) if args.quick else (args.questions, args.runs)
+
+    corpora = []
+    with tempfile.TemporaryDirectory() as tmp:
+        corpora.append(("python-reference", *pyref_corpus(Path(tmp) / "pyref")))
+        if RUST_BOOK.is_dir():
+            corpora.append(("rust-book", *rust_corpus()))
+        else:
+            print(f"rust book not found at {RUST_BOOK}; skipping it", file=sys.stderr)
+        rows = []
+        stage_rows: dict[str, list[dict[str, Any]]] = {}
+        for name, docs, questions in corpora:
+            results = [one_corpus(name, docs, questions, n, args.sync) for _ in range(runs)]
+            med = {k: statistics.median(r[k] for r in results)
+                   for k in ("miss_ms", "hit_ms", "ledger_share")}  # fmt: skip
+            rows.append((name, results[0]["n"], med))
+            stage_rows[name] = results
+    print(f"SQLite synchronous={args.sync}; {runs} run(s) of {n} questions each; medians\n")
+    print("| corpus | questions | miss median | hit median | miss/hit | ledger+projection share"
+          " of a miss |")  # fmt: skip
+    print("|---|---|---|---|---|---|")
+    for name, count, med in rows:
+        ratio = med["miss_ms"] / med["hit_ms"]
+        print(f"| {name} | {count} | {med['miss_ms']:.1f} ms | {med['hit_ms']:.1f} ms | "
+              f"{ratio:.1f}x (target >= 10x) | {med['ledger_share'] * 100:.1f} % "
+              "(target <= 25 %) |")  # fmt: skip
+    for name, results in stage_rows.items():
+        print(f"\nPer stage, {name} (median ms: work before the event, then its append):\n")
+        print("| event | work | append |")
+        print("|---|---|---|")
+        for t, (work, app) in results[0]["stages"].items():
+            print(f"| {t} | {work:.2f} | {app:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
