@@ -145,8 +145,11 @@ class AnswerVerified(EventPayload):
 
 
 class RepromptAttempted(EventPayload):
+    """One re-prompt of the model with the sidecar's diagnosis, accepted or not."""
+
     TYPE = "qa.reprompt_attempted"
     attempt: int
+    reprompt_version: str
     prompt_blob: str
     raw_answer_blob: str | None
     error: str | None = None
@@ -155,13 +158,13 @@ class RepromptAttempted(EventPayload):
 
 
 class AnswerRepaired(EventPayload):
+    """An accepted repair: ``outcome`` carries the original and repaired texts, the change
+    log, the sidecar's diagnoses and the pre- and post-repair verdicts (seed 001)."""
+
     TYPE = "qa.answer_repaired"
     method: Literal["mechanical", "reprompt"]
-    original_answer_blob: str
     repaired_answer_blob: str
-    changes: list[dict[str, Any]]
-    pre_verdict: dict[str, Any]
-    post_verdict: dict[str, Any]
+    outcome: dict[str, Any]
 
 
 class AnswerRendered(EventPayload):

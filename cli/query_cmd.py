@@ -65,7 +65,16 @@ def answer_options(f: F) -> F:
         click.option("--llm-model", help="Model name the server serves (ABORIST_LLM_MODEL)."),
         click.option("--api-key", help="API key (ABORIST_LLM_API_KEY, else OPENAI_API_KEY)."),
         click.option("--no-cache", is_flag=True, help="Neither read nor write the answer cache."),
-        click.option("--repair", is_flag=True, help="Repair broken quotes (policy repair)."),
+        click.option(
+            "--repair", is_flag=True, help="Repair unverified quotes mechanically (seed 001)."
+        ),
+        click.option(
+            "--reprompts",
+            type=click.IntRange(min=0, max=5),
+            default=0,
+            show_default=True,
+            help="With --repair: re-ask the model at most N times to fix what mechanics cannot.",
+        ),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
     for option in reversed(options):
@@ -82,15 +91,13 @@ def _client(settings: Settings, opts: dict[str, Any]) -> ChatClient:
 
 
 def _governance(opts: dict[str, Any]) -> Governance:
-    return Governance(mode=opts["mode"], repair_enabled=bool(opts["repair"]))
-
-
-def _repair_stage(opts: dict[str, Any]) -> Any:
-    if not opts["repair"]:
-        return None
-    from aborist.qa.repair_stage import repair_stage
-
-    return repair_stage
+    if opts["reprompts"] and not opts["repair"]:
+        raise click.UsageError("--reprompts needs --repair")
+    return Governance(
+        mode=opts["mode"],
+        repair_enabled=bool(opts["repair"]),
+        repair_max_reprompts=opts["reprompts"] if opts["repair"] else 0,
+    )
 
 
 def print_result(result: RunResult, as_json: bool) -> None:
@@ -140,7 +147,7 @@ def query(question: str, shards: tuple[str, ...], **opts: Any) -> None:
         result = run_query(
             question, ledger=lg, client=client, shards_dir=settings.shards_path(),
             shards=list(shards) or None, governance=_governance(opts),
-            use_cache=not opts["no_cache"], repair_stage=_repair_stage(opts),
+            use_cache=not opts["no_cache"],
         )  # fmt: skip
     client.close()
     print_result(result, opts["as_json"])
@@ -162,7 +169,7 @@ def ask(path: Path, question: str, **opts: Any) -> None:
     with pipeline_ledger(settings) as lg, clean_errors():
         result = run_ask(
             path, question, ledger=lg, client=client, governance=_governance(opts),
-            use_cache=not opts["no_cache"], repair_stage=_repair_stage(opts),
+            use_cache=not opts["no_cache"],
         )  # fmt: skip
     client.close()
     print_result(result, opts["as_json"])

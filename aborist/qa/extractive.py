@@ -128,7 +128,9 @@ class ExtractiveClient(ChatClient):
     def _complete(
         self, messages: Messages, *, temperature: float, max_tokens: int | None
     ) -> ChatResult:
-        parts = parse_messages(messages)
+        # A re-prompt continues the first prompt; the evidence and question are the same,
+        # and so is the extractive answer.
+        parts = parse_messages(messages[:2])
         text = extract(
             parts.question,
             parts.evidence,

@@ -84,7 +84,12 @@ class Governance:
             raise InputError("budget_bytes must be positive and repair_max_reprompts >= 0")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The governance policy as hashed; the repair versions are part of it, so a change
+        in how answers are repaired never serves a cached answer repaired the old way."""
+        from aborist.qa.repair import REPAIR_VERSION, REPROMPT_VERSION
+
+        return {**asdict(self), "repair_version": REPAIR_VERSION,
+                "reprompt_version": REPROMPT_VERSION}  # fmt: skip
 
 
 class CorpusSource(Protocol):
@@ -364,9 +369,12 @@ def _stages(
     answer = raw
     repair_changes: list[dict[str, Any]] = []
     pre_repair: str | None = None
-    if gov.repair_enabled and repair_stage is not None and verdict.audit_mode != "STRICT":
+    if gov.repair_enabled and verdict.audit_mode != "STRICT":
         rec.stage = "repair"
-        repaired = repair_stage(
+        from aborist.qa.repair_stage import repair_stage as default_repair
+
+        hook = repair_stage if repair_stage is not None else default_repair
+        repaired = hook(
             rec=rec, question=question, answer=raw, evidence=evidence, verdict=verdict,
             governance=gov, policy=vpolicy, client=client,
         )  # fmt: skip
