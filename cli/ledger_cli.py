@@ -277,6 +277,11 @@ def rebuild(db_url: str | None, as_json: bool) -> None:
         click.echo(f"rebuilt from {folded} events: {names}")
 
 
+from cli.replay_cmd import replay as replay_command  # noqa: E402
+
+cli.add_command(replay_command)
+
+
 def main() -> None:
     cli()
 

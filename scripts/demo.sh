@@ -26,6 +26,6 @@ first=$($BIN/aborist runs --limit 4 --json | $BIN/python -c 'import json,sys; pr
 run $BIN/aborist show "$first"
 
 run $BIN/aborist-ledger checkpoint
-run $BIN/aborist-ledger verify
+run $BIN/aborist-ledger replay --deep
 run $BIN/aborist-ledger prove 3
 printf '\nThe ledger is at %s/ledger.db; try: %s/aborist-ledger events --limit 20\n' "$ABORIST_HOME" "$BIN"

@@ -1,0 +1,111 @@
+"""The blobs a run references, and the check that each exists and hashes to its address
+(ARCHITECTURE.md, "Blobs": a run stays replayable only while its blobs are intact).
+
+A blob is content-addressed, so its hash *is* its name: bytes that no longer hash to the
+name were changed after the fact, and a name with no bytes was deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from aborist.audit.findings import Divergence, ReplayReport
+from ledger.canonical import sha256_hex
+from ledger.envelope import RecordedEvent
+from ledger.errors import BlobNotFoundError
+from ledger.store import Ledger
+
+__all__ = ["BlobRef", "check_blob", "check_blobs", "referenced_blobs"]
+
+#: Payload fields that hold a blob address, per event type: (stage, field).
+BLOB_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "qa.prompt_built": (("prompt", "prompt_blob"),),
+    "qa.model_answered": (("raw_answer", "raw_answer_blob"),),
+    "qa.answer_verified": (("verify", "answer_blob"),),
+    "qa.answer_repaired": (
+        ("repair", "original_answer_blob"),
+        ("repair", "repaired_answer_blob"),
+    ),
+    "qa.reprompt_attempted": (("repair", "prompt_blob"), ("repair", "raw_answer_blob")),
+}
+EVIDENCE_STAGE = {"qa.evidence_mapped": "evidence_map", "qa.context_assembled": "context"}
+
+
+@dataclass(frozen=True, slots=True)
+class BlobRef:
+    """One reference to a blob: which run's which event (and stage) names it."""
+
+    blob: str
+    seq: int
+    run: str
+    stage: str
+
+
+def referenced_blobs(run_id: str, events: Iterable[RecordedEvent]) -> list[BlobRef]:
+    """Every blob address in ``run_id``'s events, in event order."""
+    refs: list[BlobRef] = []
+    for ev in events:
+        if ev.type in EVIDENCE_STAGE:
+            items = ev.data.get("evidence")
+            for item in items if isinstance(items, list) else []:
+                if isinstance(item, dict) and isinstance(item.get("text_blob"), str):
+                    refs.append(BlobRef(item["text_blob"], ev.seq, run_id, EVIDENCE_STAGE[ev.type]))
+        for stage, name in BLOB_FIELDS.get(ev.type, ()):
+            value = ev.data.get(name)
+            if isinstance(value, str):
+                refs.append(BlobRef(value, ev.seq, run_id, stage))
+    return refs
+
+
+def _divergence(ref: BlobRef, found: str, detail: str) -> Divergence:
+    return Divergence("blob", ref.seq, ref.run, ref.stage, ref.blob, found, detail)
+
+
+def check_blob(ledger: Ledger, ref: BlobRef) -> tuple[bytes | None, Divergence | None]:
+    """Fetch ``ref``'s bytes; a divergence if they are missing or hash elsewhere."""
+    try:
+        data = ledger.get_blob(ref.blob)
+    except BlobNotFoundError:
+        return None, _divergence(ref, "no blob", f"blob {ref.blob} is missing")
+    actual = sha256_hex(data)
+    if actual != ref.blob:
+        return None, _divergence(ref, actual, f"blob {ref.blob} bytes hash elsewhere")
+    return data, None
+
+
+def check_blobs(
+    ledger: Ledger, refs: Sequence[BlobRef], report: ReplayReport, *, scan_all: bool
+) -> set[str]:
+    """Check every referenced blob; with ``scan_all`` also every other blob (one pass over
+    the table instead of one query per blob). Returns the addresses that failed."""
+    first: dict[str, BlobRef] = {}
+    for ref in refs:
+        first.setdefault(ref.blob, ref)
+    bad: set[str] = set()
+    if scan_all:
+        seen: set[str] = set()
+        for stored, data in ledger.iter_blobs():
+            seen.add(stored)
+            report.blobs_checked += 1
+            actual = sha256_hex(data)
+            if actual != stored:
+                bad.add(stored)
+                why = f"blob {stored} bytes hash elsewhere"
+                owner = first.get(stored)
+                if owner is None:
+                    report.diverge(Divergence("blob", None, None, None, stored, actual, why))
+                else:
+                    report.diverge(_divergence(owner, actual, why))
+        for blob, ref in first.items():
+            if blob not in seen:
+                bad.add(blob)
+                report.diverge(_divergence(ref, "no blob", f"blob {blob} is missing"))
+        return bad
+    for ref in first.values():
+        report.blobs_checked += 1
+        _, failure = check_blob(ledger, ref)
+        if failure is not None:
+            bad.add(ref.blob)
+            report.diverge(failure)
+    return bad

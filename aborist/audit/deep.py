@@ -1,0 +1,331 @@
+"""Replay check 3 (``--deep``): re-execute a run's deterministic stages from its recorded
+inputs and compare the outputs with the recorded events byte for byte (ARCHITECTURE.md,
+"Replay"; issue 7 item 3).
+
+Inputs come only from the ledger: the evidence texts and the raw answer from their blobs,
+the question and mode from ``qa.run_started``, and the default verifier policy. The stages
+re-run are the pure functions the pipeline called:
+
+- ``parsed_claim_lattice``: :func:`aborist.qa.parse_claims.parse_claims` (claim-lattice);
+- ``verify``: :func:`aborist.qa.verify.verify_answer`;
+- ``repair``: :func:`aborist.qa.repair.repair_answer` (the mechanical repair, pure), when
+  that module is installed; a re-prompt's reply came from the model and is taken as
+  recorded, but its verdict (in ``qa.reprompt_attempted`` and ``qa.answer_repaired``) is
+  re-verified;
+- ``render``: :func:`aborist.qa.render.render_answer`;
+- ``final_label``: audit mode, label and answer hash.
+
+Each expected payload is built with the event's own pydantic model and compared as RFC 8785
+bytes with the stored payload; a difference is reported at its first JSON path.
+
+A verdict recorded under another ``verifier_version``, ``verifier_policy_hash`` or
+``canonicalization_version`` than the running code is *version skew*: the stages are not
+re-run (they would differ for an honest reason) and the skew is reported apart from
+divergence.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from aborist.audit.blobs import check_blob, referenced_blobs
+from aborist.audit.findings import Divergence, NotReexecuted, ReplayReport, VersionSkew, clip
+from aborist.errors import AboristError
+from aborist.events import (
+    AnswerRendered,
+    AnswerRepaired,
+    AnswerVerified,
+    ClaimsParsed,
+    EventPayload,
+)
+from aborist.qa.evidence import EvidenceObject
+from aborist.qa.parse_claims import parse_claims
+from aborist.qa.render import RENDER_VERSION, render_answer
+from aborist.qa.textcanon import CANONICALIZATION_VERSION
+from aborist.qa.verify import Verdict, verify_answer
+from aborist.qa.verify_policy import DEFAULT_POLICY, VERIFIER_VERSION, policy_hash
+from ledger.canonical import canonical_json, sha256_hex
+from ledger.envelope import RecordedEvent
+from ledger.errors import LedgerError
+from ledger.store import Ledger
+
+__all__ = ["first_difference", "reexecute_run", "running_versions"]
+
+_MISSING = object()
+_INPUT_ERRORS = (AboristError, LedgerError, KeyError, TypeError, ValueError, UnicodeDecodeError)
+
+
+def running_versions() -> dict[str, str]:
+    """What a verdict records about the code that made it, for the running code."""
+    return {
+        "verifier_version": VERIFIER_VERSION,
+        "verifier_policy_hash": policy_hash(DEFAULT_POLICY),
+        "canonicalization_version": CANONICALIZATION_VERSION,
+    }
+
+
+def first_difference(expected: Any, found: Any, path: str = "$") -> tuple[str, Any, Any] | None:
+    """The first JSON path where ``found`` differs from ``expected`` (None when equal)."""
+    if isinstance(expected, dict) and isinstance(found, dict):
+        for key in sorted(set(expected) | set(found)):
+            d = first_difference(
+                expected.get(key, _MISSING), found.get(key, _MISSING), f"{path}.{key}"
+            )
+            if d is not None:
+                return d
+        return None
+    if isinstance(expected, list) and isinstance(found, list):
+        for i in range(max(len(expected), len(found))):
+            e = expected[i] if i < len(expected) else _MISSING
+            f = found[i] if i < len(found) else _MISSING
+            d = first_difference(e, f, f"{path}[{i}]")
+            if d is not None:
+                return d
+        return None
+    if type(expected) is not type(found) or expected != found:
+        return path, expected, found
+    return None
+
+
+def _show(value: Any) -> str:
+    return "(absent)" if value is _MISSING else clip(canonical_json(value).decode("utf-8"))
+
+
+def _load_repair() -> Callable[..., Any] | None:
+    """``aborist.qa.repair.repair_answer`` if the repair stage is installed (lazy import:
+    replay must work on a tree without it)."""
+    try:
+        module = importlib.import_module("aborist.qa.repair")
+    except ImportError:
+        return None
+    fn = getattr(module, "repair_answer", None)
+    return fn if callable(fn) else None
+
+
+class _RunReplay:
+    """Re-execution of one run; collects into the shared report."""
+
+    def __init__(self, ledger: Ledger, run_id: str, events: Sequence[RecordedEvent],
+                 report: ReplayReport) -> None:  # fmt: skip
+        self.ledger = ledger
+        self.run_id = run_id
+        self.events = events
+        self.report = report
+
+    def first(self, type_: str) -> RecordedEvent | None:
+        return next((e for e in self.events if e.type == type_), None)
+
+    def diverge(self, ev: RecordedEvent | None, stage: str, expected: str, found: str,
+                detail: str = "") -> None:  # fmt: skip
+        self.report.diverge(
+            Divergence("deep", ev.seq if ev else None, self.run_id, stage, expected, found, detail)
+        )
+
+    def skip(self, stage: str, reason: str) -> None:
+        self.report.skip(NotReexecuted(self.run_id, stage, reason))
+
+    def compare(self, ev: RecordedEvent | None, stage: str, expected: EventPayload) -> None:
+        """The stored payload of ``ev`` against ``expected``, as canonical bytes."""
+        self.report.deep_stages += 1
+        if ev is None:
+            self.diverge(None, stage, f"a {expected.TYPE} event", "none")
+            return
+        want = expected.model_dump(mode="json")
+        if canonical_json(want) == ev.payload.encode("utf-8"):
+            return
+        diff = first_difference(want, ev.data)
+        path, e, f = diff if diff is not None else ("$", want, ev.data)
+        self.diverge(ev, stage, _show(e), _show(f), path)
+
+    def blobs(self) -> dict[str, bytes] | None:
+        """Every referenced blob, checked; None (and divergences) if any failed."""
+        out: dict[str, bytes] = {}
+        ok = True
+        for ref in referenced_blobs(self.run_id, self.events):
+            if ref.blob in out:
+                continue
+            self.report.blobs_checked += 1
+            data, failure = check_blob(self.ledger, ref)
+            if failure is not None:
+                self.report.diverge(failure)
+                ok = False
+            elif data is not None:
+                out[ref.blob] = data
+        return out if ok else None
+
+    def skewed(self, verified: RecordedEvent) -> bool:
+        verdict = verified.data.get("verdict")
+        recorded = verdict if isinstance(verdict, dict) else {}
+        skew = False
+        for key, running in running_versions().items():
+            value = recorded.get(key)
+            if value != running:
+                skew = True
+                self.report.skew(
+                    VersionSkew(verified.seq, self.run_id, "verify", key, clip(value), running)
+                )
+        return skew
+
+    def evidence(self, blobs: dict[str, bytes]) -> list[EvidenceObject]:
+        records: list[dict[str, Any]] = []
+        for t in ("qa.evidence_mapped", "qa.context_assembled"):
+            ev = self.first(t)
+            if ev is not None:
+                records = list(ev.data["evidence"])
+                break
+        return [
+            EvidenceObject(
+                pointer_id=r["pointer_id"], text=blobs[r["text_blob"]].decode("utf-8"),
+                source_uri=r["source_uri"], title=r["title"], source_role=r["source_role"],
+                evidence_hash=r["evidence_hash"],
+            )
+            for r in records
+        ]  # fmt: skip
+
+    def run(self) -> None:
+        verified = self.first("qa.answer_verified")
+        started = self.first("qa.run_started")
+        answered = self.first("qa.model_answered")
+        if verified is None or started is None or answered is None:
+            return  # a cache hit, a failed or an unfinished run: nothing was verified
+        self.report.deep_runs += 1
+        blobs = self.blobs()
+        if blobs is None:
+            self.skip("all", "a blob the run references failed its check")
+            return
+        if self.skewed(verified):
+            self.skip("all", "version skew: recorded by another verifier or policy")
+            return
+        stage = "evidence_map"
+        try:
+            question = str(started.data["question"])
+            mode = str(started.data["mode"])
+            evidence = self.evidence(blobs)
+            raw = blobs[answered.data["raw_answer_blob"]].decode("utf-8")
+            if mode == "claim-lattice":
+                stage = "parsed_claim_lattice"
+                claims = [c.to_dict() for c in parse_claims(raw)]
+                self.compare(self.first("qa.claims_parsed"), stage, ClaimsParsed(claims=claims))
+            stage = "verify"
+            verdict = verify_answer(raw, evidence, DEFAULT_POLICY, question=question, mode=mode)
+            expected = AnswerVerified(answer_blob=sha256_hex(raw.encode("utf-8")),
+                                      verdict=verdict.to_dict())  # fmt: skip
+            self.compare(verified, stage, expected)
+            stage = "repair"
+            answer, verdict_dict = self.repair(raw, evidence, verdict, question, mode, blobs)
+            stage = "render"
+            self.render(answer, verdict_dict, evidence)
+            stage = "final_label"
+            self.label(answer, verdict_dict)
+        except _INPUT_ERRORS as e:
+            self.diverge(
+                None, stage, "re-executable recorded inputs", clip(f"{type(e).__name__}: {e}")
+            )
+
+    def repair(
+        self, raw: str, evidence: list[EvidenceObject], verdict: Verdict, question: str,
+        mode: str, blobs: dict[str, bytes],
+    ) -> tuple[str, dict[str, Any]]:  # fmt: skip
+        """Re-run the repair stage as :mod:`aborist.qa.repair_stage` ran it; returns the
+        answer and verdict that render and label consumed.
+
+        The mechanical repair is pure and re-run whole. A re-prompt's reply came from the
+        model and is taken as recorded, but its verdict is re-verified.
+        """
+        repairs = [e for e in self.events if e.type == "qa.answer_repaired"]
+        mech = next((e for e in repairs if e.data.get("method") == "mechanical"), None)
+        policy = self.first("qa.run_started")
+        enabled = bool(policy and policy.data.get("policy", {}).get("repair_enabled"))
+        if not repairs and not (enabled and verdict.audit_mode != "STRICT"):
+            return raw, verdict.to_dict()
+        repair_answer = _load_repair()
+        if repair_answer is None:
+            self.skip("repair", "aborist.qa.repair is not installed")
+            if not repairs:
+                return raw, verdict.to_dict()
+            last = repairs[-1].data
+            text = blobs[last["repaired_answer_blob"]].decode("utf-8")
+            return text, dict(last["outcome"]["post_verdict"])
+        answer, current = raw, verdict.to_dict()
+        if verdict.audit_mode != "STRICT":
+            outcome = repair_answer(
+                raw, evidence, verdict, question=question, mode=mode, policy=DEFAULT_POLICY
+            )
+            if outcome.accepted:
+                text = str(outcome.text)
+                expected = AnswerRepaired(
+                    method="mechanical", repaired_answer_blob=sha256_hex(text.encode("utf-8")),
+                    outcome=outcome.to_dict(),
+                )  # fmt: skip
+                self.compare(mech, "repair", expected)
+                answer, current = text, outcome.verdict.to_dict()
+            elif mech is not None:
+                self.report.deep_stages += 1
+                self.diverge(mech, "repair", "no mechanical repair accepted",
+                             f"one ({clip(outcome.reason)} on re-execution)")  # fmt: skip
+        elif mech is not None:
+            self.report.deep_stages += 1
+            self.diverge(mech, "repair", "no repair of a STRICT answer", "a mechanical repair")
+        for ev in self.events:
+            if ev.type == "qa.reprompt_attempted" and ev.data.get("raw_answer_blob"):
+                reply = blobs[ev.data["raw_answer_blob"]].decode("utf-8")
+                post = verify_answer(reply, evidence, DEFAULT_POLICY, question=question, mode=mode)
+                self.compare_fields(ev, "repair", {"verdict": post.to_dict()})
+        reprompt = next((e for e in reversed(repairs) if e.data.get("method") == "reprompt"), None)
+        if reprompt is not None:
+            self.skip("repair", "the re-prompt's reply came from the model (its verdict was "
+                      "re-verified)")  # fmt: skip
+            text = blobs[reprompt.data["repaired_answer_blob"]].decode("utf-8")
+            post = verify_answer(text, evidence, DEFAULT_POLICY, question=question, mode=mode)
+            want = {"outcome": {"repaired_text": text, "post_verdict": post.to_dict()}}
+            self.compare_fields(reprompt, "repair", want)
+            answer, current = text, post.to_dict()
+        return answer, current
+
+    def compare_fields(self, ev: RecordedEvent, stage: str, want: dict[str, Any]) -> None:
+        """Only the fields of ``want`` (nested) against the stored payload."""
+        self.report.deep_stages += 1
+
+        def pick(w: Any, found: Any) -> Any:
+            if isinstance(w, dict) and isinstance(found, dict):
+                return {k: pick(v, found.get(k, _MISSING)) for k, v in w.items()}
+            return found
+
+        diff = first_difference(want, pick(want, ev.data))
+        if diff is not None:
+            path, e, f = diff
+            self.diverge(ev, stage, _show(e), _show(f), path)
+
+    def render(self, answer: str, verdict: dict[str, Any], evidence: list[EvidenceObject]) -> None:
+        ev = self.first("qa.answer_rendered")
+        if ev is not None and ev.data.get("render_version") != RENDER_VERSION:
+            self.report.skew(
+                VersionSkew(ev.seq, self.run_id, "render", "render_version",
+                            clip(ev.data.get("render_version")), RENDER_VERSION)
+            )  # fmt: skip
+            self.skip("render", "version skew: recorded by another renderer")
+            return
+        rendered = render_answer(answer, verdict, evidence, window=DEFAULT_POLICY.spotlight_window)
+        self.compare(ev, "render", AnswerRendered(**rendered))
+
+    def label(self, answer: str, verdict: dict[str, Any]) -> None:
+        ev = self.first("qa.answer_labelled")
+        if ev is None:
+            self.report.deep_stages += 1
+            self.diverge(None, "final_label", "a qa.answer_labelled event", "none")
+            return
+        want = {
+            "audit_mode": verdict["audit_mode"],
+            "label": verdict["label"],
+            "answer_hash": sha256_hex(answer.encode("utf-8")),
+        }
+        self.compare_fields(ev, "final_label", want)
+
+
+def reexecute_run(
+    ledger: Ledger, run_id: str, events: Sequence[RecordedEvent], report: ReplayReport
+) -> None:
+    """Re-run ``run_id``'s deterministic stages and record what diverged in ``report``."""
+    _RunReplay(ledger, run_id, events, report).run()

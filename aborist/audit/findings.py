@@ -1,0 +1,185 @@
+"""What a replay found: divergences, version skew, and the summary of what held.
+
+A :class:`Divergence` is one place where the ledger's bytes, a recomputation from them,
+or a projection of them disagree (ARCHITECTURE.md, "Replay": "the first divergence of each
+kind (seq, run, stage, expected vs found)"). Version skew is kept apart: a verdict recorded
+by another verifier version or policy is not evidence of tampering, it only means the
+deterministic stages cannot be re-run to the same bytes by this code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["KINDS", "LISTED", "Divergence", "NotReexecuted", "ReplayReport", "VersionSkew", "clip"]
+
+#: Every kind of divergence, in the order the checks run.
+KINDS = ("chain", "checkpoint", "blob", "dag", "deep", "projection")
+
+_CLIP = 240
+
+#: How many version-skew and not-re-executed entries a report lists (all are counted).
+LISTED = 20
+
+
+def clip(value: object, width: int = _CLIP) -> str:
+    """A one-line rendering of ``value`` short enough for a terminal."""
+    s = value if isinstance(value, str) else repr(value)
+    s = " ".join(s.split())
+    return s if len(s) <= width else s[: width - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """One disagreement: which check, where, what was expected and what was found."""
+
+    kind: str
+    seq: int | None
+    run: str | None
+    stage: str | None
+    expected: str
+    found: str
+    detail: str = ""
+
+    def message(self) -> str:
+        where = []
+        if self.seq is not None:
+            where.append(f"seq {self.seq}")
+        if self.run is not None:
+            where.append(f"run {self.run}")
+        if self.stage is not None:
+            where.append(f"stage {self.stage}")
+        head = ", ".join(where) or "ledger"
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{head}{detail}: expected {self.expected}, found {self.found}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "seq": self.seq,
+            "run": self.run,
+            "stage": self.stage,
+            "expected": self.expected,
+            "found": self.found,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VersionSkew:
+    """A run recorded by a different verifier (version or policy) than the running one."""
+
+    seq: int
+    run: str
+    stage: str
+    field: str
+    recorded: str
+    running: str
+
+    def message(self) -> str:
+        return (
+            f"seq {self.seq}, run {self.run}, stage {self.stage}: {self.field} recorded "
+            f"{self.recorded}, running {self.running}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "run": self.run,
+            "stage": self.stage,
+            "field": self.field,
+            "recorded": self.recorded,
+            "running": self.running,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NotReexecuted:
+    """A stage ``--deep`` could not re-run, and why (skew, a missing module, a model call)."""
+
+    run: str
+    stage: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": self.run, "stage": self.stage, "reason": self.reason}
+
+
+@dataclass
+class ReplayReport:
+    """Everything a replay checked; ``ok`` when nothing diverged.
+
+    ``divergences`` keeps the first divergence of each kind (and ``counts`` how many of each
+    there were), so one tampering does not bury the report in its consequences.
+    """
+
+    scope: dict[str, Any] = field(default_factory=dict)
+    events_checked: int = 0
+    head_seq: int = 0
+    head_hash: str = ""
+    runs: dict[str, int] = field(default_factory=dict)  # status -> count
+    dags_checked: int = 0
+    stages_checked: int = 0
+    blobs_checked: int = 0
+    checkpoints_checked: int = 0
+    deep_runs: int = 0
+    deep_stages: int = 0
+    projection_rows: dict[str, int] = field(default_factory=dict)
+    checks: dict[str, str] = field(default_factory=dict)  # check -> held|diverged|skipped
+    divergences: dict[str, Divergence] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    version_skew: list[VersionSkew] = field(default_factory=list)
+    not_reexecuted: list[NotReexecuted] = field(default_factory=list)
+    skew_count: int = 0
+    not_reexecuted_count: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.divergences
+
+    def diverge(self, d: Divergence) -> None:
+        """Record ``d``; only the first of its kind is kept, every one is counted."""
+        self.divergences.setdefault(d.kind, d)
+        self.counts[d.kind] = self.counts.get(d.kind, 0) + 1
+
+    def skew(self, s: VersionSkew) -> None:
+        """Record version skew (the first :data:`LISTED` are kept, all are counted)."""
+        self.skew_count += 1
+        if len(self.version_skew) < LISTED:
+            self.version_skew.append(s)
+
+    def skip(self, n: NotReexecuted) -> None:
+        """Record a stage ``--deep`` did not re-run (first :data:`LISTED` kept)."""
+        self.not_reexecuted_count += 1
+        if len(self.not_reexecuted) < LISTED:
+            self.not_reexecuted.append(n)
+
+    def first(self, kind: str) -> Divergence | None:
+        return self.divergences.get(kind)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "scope": self.scope,
+            "summary": {
+                "events_checked": self.events_checked,
+                "head_seq": self.head_seq,
+                "head_hash": self.head_hash,
+                "runs": dict(sorted(self.runs.items())),
+                "dags_checked": self.dags_checked,
+                "stages_checked": self.stages_checked,
+                "blobs_checked": self.blobs_checked,
+                "checkpoints_checked": self.checkpoints_checked,
+                "deep_runs": self.deep_runs,
+                "deep_stages": self.deep_stages,
+                "projection_rows": dict(sorted(self.projection_rows.items())),
+            },
+            "checks": dict(self.checks),
+            "divergences": [self.divergences[k].to_dict() for k in KINDS if k in self.divergences],
+            "divergence_counts": {k: self.counts[k] for k in KINDS if k in self.counts},
+            "version_skew_count": self.skew_count,
+            "version_skew": [s.to_dict() for s in self.version_skew],
+            "not_reexecuted_count": self.not_reexecuted_count,
+            "not_reexecuted": [n.to_dict() for n in self.not_reexecuted],
+        }

@@ -1,0 +1,352 @@
+"""`aborist-ledger replay` on an honest ledger (issue 7 items 1–4): a real ledger built by
+running queries (both modes, a cache hit, a failed run) replays clean on SQLite and
+PostgreSQL, with and without --deep, --run, --since and --checkpoint; version skew is
+reported apart from divergence; and the CLI's exit codes and JSON.
+
+:func:`build_ledger` is shared with ``test_tamper_replay.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from aborist.audit import ReplayReport, parse_checkpoint, replay
+from aborist.audit.deep import first_difference
+from aborist.corpus.ingest import ingest
+from aborist.errors import InputError, ModelError
+from aborist.events import run_stream
+from aborist.projections import open_ledger
+from aborist.qa.client import StubClient
+from aborist.qa.extractive import ExtractiveClient
+from aborist.qa.pipeline import Governance
+from aborist.qa.query import query
+from cli.ledger_cli import cli
+from cli.replay_cmd import replay as replay_command
+from ledger.engine import ledger_engine
+from ledger.envelope import RecordedEvent
+from ledger.migrate import upgrade
+from ledger.proofs import checkpoint, tree_root
+from ledger.store import Ledger
+
+if "replay" not in cli.commands:
+    cli.add_command(replay_command)
+
+RIVERS_MD = """\
+# Rivers of Eldoria
+
+The Silverrun River flows north from the Ashen Mountains into the Glass Lake.
+
+The Silverrun River is 412 kilometres long.
+
+The town of Brackwater was founded in 1312 by the fisherman Oren Vale.
+"""
+BEES_TXT = """\
+Beekeeping in Eldoria
+
+The Eldorian honeybee produces violet honey in late autumn.
+Each hive of Eldorian honeybees contains about forty thousand workers.
+"""
+PG_URL = os.environ.get("ABORIST_TEST_PG_URL")  # as tests/conftest.py reads it
+Q_LENGTH = "How long is the Silverrun River?"
+Q_FOUNDER = "Who founded the town of Brackwater?"
+Q_HONEY = "What honey does the Eldorian honeybee produce?"
+
+
+@dataclass
+class Built:
+    """A ledger with four runs: claim-lattice, quote, a cache hit of the first, a failure."""
+
+    url: str
+    ledger: Ledger
+    shards: Path
+    lattice: str
+    quote: str
+    hit: str
+    failed: str
+
+    def events(self, run_id: str) -> list[RecordedEvent]:
+        return self.ledger.read_stream(run_stream(run_id))
+
+    def event(self, run_id: str, type_: str) -> RecordedEvent:
+        return next(e for e in self.events(run_id) if e.type == type_)
+
+
+def build_ledger(url: str, tmp: Path) -> Built:
+    docs = tmp / "docs"
+    docs.mkdir()
+    (docs / "rivers.md").write_text(RIVERS_MD, encoding="utf-8")
+    (docs / "bees.txt").write_text(BEES_TXT, encoding="utf-8")
+    shards = tmp / "shards"
+    ingest([docs / "rivers.md"], "geo", shards_dir=shards)
+    ingest([docs / "bees.txt"], "bees", shards_dir=shards)
+    lg = open_ledger(url)
+    client = ExtractiveClient()
+    lattice = query(Q_LENGTH, ledger=lg, client=client, shards_dir=shards)
+    quote = query(Q_FOUNDER, ledger=lg, client=client, shards_dir=shards,
+                  governance=Governance(mode="quote"))  # fmt: skip
+    hit = query(Q_LENGTH, ledger=lg, client=client, shards_dir=shards)
+    assert hit.cache_hit and hit.served_from_run_id == lattice.run_id
+    with pytest.raises(ModelError):
+        query(Q_HONEY, ledger=lg, client=StubClient(), shards_dir=shards)
+    [failed] = [e for e in lg.read(types=["qa.run_failed"])]
+    return Built(url, lg, shards, lattice.run_id, quote.run_id, hit.run_id, failed.stream[4:])
+
+
+Q_FLOW = "Where does the Silverrun River flow?"
+#: A claim with a trailing artifact: the mechanical repair drops it (HYBRID -> STRICT).
+TRAILING = (
+    "The Silverrun River flows north from the Ashen Mountains into the Glass Lake. "
+    "(Source: Rivers of Eldoria) [E1]"
+)
+#: An elided quotation the mechanics leave alone; the re-prompt (same reply) is accepted.
+ELIDED = 'The river "flows north from the Ashen Mountains [...] into the Glass Lake." [E1]'
+
+
+def add_repair_runs(b: Built) -> tuple[str, str]:
+    """Two repaired runs: a mechanical repair (claim-lattice) and a re-prompt (quote)."""
+    ids = []
+    for answer, mode in ((TRAILING, "claim-lattice"), (ELIDED, "quote")):
+        gov = Governance(mode=mode, repair_enabled=True, repair_max_reprompts=1)
+        r = query(Q_FLOW, ledger=b.ledger, client=StubClient(default=answer),
+                  shards_dir=b.shards, governance=gov)  # fmt: skip
+        assert r.repair_changes, r
+        ids.append(r.run_id)
+    methods = [e.data["method"] for e in b.ledger.read(types=["qa.answer_repaired"])]
+    assert methods == ["mechanical", "reprompt"]
+    return ids[0], ids[1]
+
+
+@pytest.fixture
+def built(ledger_url: str, tmp_path: Path) -> Iterator[Built]:
+    """A fresh ledger for a test that changes it."""
+    b = build_ledger(ledger_url, tmp_path)
+    try:
+        yield b
+    finally:
+        b.ledger.close()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def clean(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Built]:
+    """One ledger per backend shared by the tests that only read it (built once: fast)."""
+    tmp = tmp_path_factory.mktemp("clean")
+    if request.param == "sqlite":
+        url, admin, schema = f"sqlite:///{tmp / 'ledger.db'}", None, ""
+    else:
+        if not PG_URL:
+            pytest.skip("PostgreSQL half skipped: set ABORIST_TEST_PG_URL to run it")
+        schema = f"t_{uuid.uuid4().hex[:12]}"
+        admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        pg = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+        url = pg.render_as_string(hide_password=False)
+    try:
+        engine = ledger_engine(url)
+        try:
+            upgrade(engine)
+        finally:
+            engine.dispose()
+        b = build_ledger(url, tmp)
+        try:
+            yield b
+        finally:
+            b.ledger.close()
+    finally:
+        if admin is not None:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()
+
+
+def outside_checkpoint(lg: Ledger) -> dict[str, object]:
+    """A checkpoint of the ledger as it is, kept outside it (nothing recorded)."""
+    hashes = lg.event_hashes()
+    return {"tree_size": len(hashes), "root": tree_root(hashes)}
+
+
+def assert_clean(report: ReplayReport) -> None:
+    assert report.ok, [d.to_dict() for d in report.divergences.values()]
+    assert report.divergences == {}
+
+
+# -- the service ----------------------------------------------------------------------
+
+
+def test_honest_ledger_replays_clean(clean: Built) -> None:
+    report = replay(clean.ledger)
+    assert_clean(report)
+    head, _ = clean.ledger.head()
+    assert report.events_checked == head == report.head_seq
+    assert report.runs == {"completed": 2, "cached": 1, "failed": 1}
+    assert report.dags_checked == 2
+    assert report.stages_checked == 9 + 7  # claim-lattice + quote
+    assert report.projection_rows == {"providence_cache": 2, "run_dag_nodes": 16, "runs": 4}
+    assert report.blobs_checked > 0
+    assert report.checks == {"chain": "held", "checkpoint": "skipped", "blob": "held",
+                             "dag": "held", "deep": "skipped", "projection": "held"}  # fmt: skip
+
+
+def test_deep_re_executes_every_answered_run(clean: Built) -> None:
+    report = replay(clean.ledger, deep=True)
+    assert_clean(report)
+    assert report.deep_runs == 2
+    # lattice: parse, verify, render, label; quote: verify, render, label
+    assert report.deep_stages == 4 + 3
+    assert report.checks["deep"] == "held"
+    assert report.skew_count == 0 and report.not_reexecuted_count == 0
+
+
+def test_one_run(clean: Built) -> None:
+    report = replay(clean.ledger, run_id=clean.quote, deep=True)
+    assert_clean(report)
+    assert report.runs == {"completed": 1}
+    assert report.stages_checked == 7 and report.deep_runs == 1
+    assert report.projection_rows["runs"] == 1
+    with pytest.raises(InputError, match="no run"):
+        replay(clean.ledger, run_id="nope")
+
+
+def test_since_checks_the_suffix_and_the_runs_in_it(clean: Built) -> None:
+    start = clean.event(clean.hit, "qa.run_started").seq
+    report = replay(clean.ledger, since=start - 1, deep=True)
+    assert_clean(report)
+    head, _ = clean.ledger.head()
+    assert report.events_checked == head - start + 1
+    assert report.runs == {"cached": 1, "failed": 1}
+    with pytest.raises(InputError, match="past the last event"):
+        replay(clean.ledger, since=head + 1)
+
+
+def test_checkpoint_kept_outside_holds_after_more_appends(built: Built) -> None:
+    cp = checkpoint(built.ledger).to_dict()
+    query(Q_FOUNDER, ledger=built.ledger, client=ExtractiveClient(), shards_dir=built.shards)
+    report = replay(built.ledger, checkpoint=cp)
+    assert_clean(report)
+    assert report.checkpoints_checked == 2  # the one recorded in the database, and the file
+    assert report.checks["checkpoint"] == "held"
+
+
+def test_checkpoint_larger_than_the_ledger_diverges(clean: Built) -> None:
+    cp = outside_checkpoint(clean.ledger)
+    size = int(str(cp["tree_size"])) + 5
+    report = replay(clean.ledger, checkpoint=dict(cp, tree_size=size))
+    d = report.first("checkpoint")
+    assert d is not None and d.seq == size
+    assert "truncated" in d.detail
+
+
+def test_version_skew_is_not_divergence(clean: Built, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("aborist.audit.deep.VERIFIER_VERSION", "aborist-verifier/99.0.0")
+    report = replay(clean.ledger, deep=True)
+    assert_clean(report)
+    assert report.skew_count == 2
+    skew = {s.run: s for s in report.version_skew}
+    assert skew[clean.lattice].field == "verifier_version"
+    assert skew[clean.lattice].seq == clean.event(clean.lattice, "qa.answer_verified").seq
+    assert skew[clean.lattice].running == "aborist-verifier/99.0.0"
+    assert {n.run for n in report.not_reexecuted} == {clean.lattice, clean.quote}
+
+
+def test_repaired_runs_replay_clean_and_deep(built: Built) -> None:
+    mechanical, reprompt = add_repair_runs(built)
+    report = replay(built.ledger, deep=True)
+    assert_clean(report)
+    assert report.dags_checked == 4
+    assert report.stages_checked == 9 + 7 + 10 + 8  # a repair node in each repaired run
+    assert report.deep_runs == 4
+    # mechanical: parse, verify, repair, render, label; re-prompt: verify, the attempt's
+    # verdict, the repair's verdict, render, label
+    assert report.deep_stages == 7 + 5 + 5
+    assert [(n.run, n.stage) for n in report.not_reexecuted] == [(reprompt, "repair")]
+    assert "came from the model" in report.not_reexecuted[0].reason
+    assert mechanical not in {n.run for n in report.not_reexecuted}
+
+
+def test_repair_module_absent_is_reported_not_failed(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mechanical, _ = add_repair_runs(built)
+    monkeypatch.setattr("aborist.audit.deep._load_repair", lambda: None)
+    report = replay(built.ledger, run_id=mechanical, deep=True)
+    assert_clean(report)  # render and label still re-run from the recorded repair
+    assert [(n.stage, n.reason) for n in report.not_reexecuted] == [
+        ("repair", "aborist.qa.repair is not installed")
+    ]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [None, [], {"tree_size": 0, "root": "0" * 64}, {"tree_size": True, "root": "0" * 64},
+     {"tree_size": 3, "root": "xyz"}, {"tree_size": 3}],
+)  # fmt: skip
+def test_parse_checkpoint_rejects(bad: object) -> None:
+    with pytest.raises(InputError):
+        parse_checkpoint(bad)
+
+
+def test_first_difference_names_the_path() -> None:
+    assert first_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]}) is None
+    assert first_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == ("$.a[1].b", 2, 3)
+    assert first_difference({"a": 1}, {"a": True}) == ("$.a", 1, True)
+    path, _, found = first_difference([1], [1, 2]) or ("", None, None)
+    assert path == "$[1]" and found == 2
+
+
+# -- the command ----------------------------------------------------------------------
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["replay", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_exit_0_and_summary(clean: Built) -> None:
+    code, out, _ = run_cli("--db", clean.url, "--deep")
+    assert code == 0, out
+    assert "ok   chain" in out and "ok   deep" in out and "everything held" in out
+
+
+def test_cli_json_is_one_object(clean: Built, tmp_path: Path) -> None:
+    cp_file = tmp_path / "cp.json"
+    cp_file.write_text(json.dumps(outside_checkpoint(clean.ledger)), encoding="utf-8")
+    code, out, _ = run_cli("--db", clean.url, "--json", "--run", clean.lattice,
+                           "--checkpoint", str(cp_file))  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    assert data["ok"] is True and data["divergences"] == []
+    assert data["scope"]["run"] == clean.lattice
+    assert data["summary"]["dags_checked"] == 1
+    assert set(data["checks"]) == {"chain", "checkpoint", "blob", "dag", "deep", "projection"}
+
+
+def test_cli_usage_errors_exit_2(clean: Built, tmp_path: Path) -> None:
+    assert run_cli("--db", clean.url, "--since", "-1")[0] == 2
+    assert run_cli("--db", clean.url, "--checkpoint", str(tmp_path / "absent.json"))[0] == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json", encoding="utf-8")
+    assert run_cli("--db", clean.url, "--checkpoint", str(bad))[0] == 2
+
+
+def test_cli_domain_errors_are_one_line(clean: Built, tmp_path: Path) -> None:
+    code, _, err = run_cli("--db", clean.url, "--run", "nope")
+    assert code == 1 and err.startswith("Error: no run") and err.count("\n") == 1
+    code, _, err = run_cli("--db", f"sqlite:///{tmp_path / 'absent.db'}")
+    assert code == 1 and "migrate" in err and "Traceback" not in err
+
+
+def test_cli_help_has_example() -> None:
+    result = CliRunner().invoke(cli, ["replay", "--help"])
+    assert result.exit_code == 0 and "Example:" in result.stdout
