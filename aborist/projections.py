@@ -89,9 +89,14 @@ class RunProjection:
             conn.execute(text(f"DELETE FROM {table}"))
 
     def apply(self, conn: Connection, events: Sequence[RecordedEvent]) -> None:
+        last: dict[str, dict[str, Any]] = {}
         for ev in events:
             if ev.type.startswith("qa.") and ev.stream.startswith("run:"):
-                self._fold(conn, ev, ev.stream[4:], json.loads(ev.payload))
+                run_id = ev.stream[4:]
+                self._fold(conn, ev, run_id, json.loads(ev.payload))
+                last[run_id] = {"seq": ev.seq, "type": ev.type, "run_id": run_id}
+        if last:  # each run's position once per batch, not once per event
+            conn.execute(_TOUCH_RUN, list(last.values()))
 
     def _fold(self, conn: Connection, ev: RecordedEvent, run_id: str, p: dict[str, Any]) -> None:
         t = ev.type
@@ -105,7 +110,6 @@ class RunProjection:
                 },
             )  # fmt: skip
             return
-        conn.execute(_TOUCH_RUN, {"seq": ev.seq, "type": t, "run_id": run_id})
         if t == "qa.cache_checked":
             conn.execute(_RUN_KEY, {"cache_key": p["cache_key"], "run_id": run_id})
             if p["hit"]:
