@@ -143,13 +143,12 @@ def query(question: str, shards: tuple[str, ...], **opts: Any) -> None:
 
     settings = load_settings(db_url=opts["db_url"])
     client = _client(settings, opts)
-    with pipeline_ledger(settings) as lg, clean_errors():
+    with client, pipeline_ledger(settings) as lg, clean_errors():
         result = run_query(
             question, ledger=lg, client=client, shards_dir=settings.shards_path(),
             shards=list(shards) or None, governance=_governance(opts),
             use_cache=not opts["no_cache"],
         )  # fmt: skip
-    client.close()
     print_result(result, opts["as_json"])
 
 
@@ -166,12 +165,11 @@ def ask(path: Path, question: str, **opts: Any) -> None:
 
     settings = load_settings(db_url=opts["db_url"])
     client = _client(settings, opts)
-    with pipeline_ledger(settings) as lg, clean_errors():
+    with client, pipeline_ledger(settings) as lg, clean_errors():
         result = run_ask(
             path, question, ledger=lg, client=client, governance=_governance(opts),
             use_cache=not opts["no_cache"],
         )  # fmt: skip
-    client.close()
     print_result(result, opts["as_json"])
 
 

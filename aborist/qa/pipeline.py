@@ -9,6 +9,7 @@ an interrupt (Ctrl-C, a kill) appends nothing more, and the run reads as incompl
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -17,7 +18,7 @@ from typing import Any, Protocol
 from sqlalchemy import text
 
 from aborist import __version__
-from aborist.errors import InputError
+from aborist.errors import InputError, ModelError
 from aborist.events import (
     AnswerLabelled,
     AnswerRendered,
@@ -63,6 +64,7 @@ from ledger.store import Ledger, translate_errors
 __all__ = ["CorpusSource", "Governance", "RunResult", "execute_run", "label_stage_hash"]
 
 MODES = ("claim-lattice", "quote")
+_RUN_ID = re.compile(r"[0-9a-z_-]{8,64}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,8 +244,12 @@ def execute_run(
     gov = governance or Governance()
     if not isinstance(question, str) or not question.strip():
         raise InputError("the question is empty")
+    if "\x00" in question:
+        raise InputError("the question contains a NUL character")
     question = question.strip()
     rid = run_id or uuid.uuid4().hex
+    if not _RUN_ID.fullmatch(rid):
+        raise InputError(f"run id {rid!r} must be 8-64 characters of [0-9a-z_-]")
     rec = RunRecorder(ledger, rid, gov.mode)
     # run_started is committed together with the cache check (or with run_failed, if the
     # corpus cannot even be resolved): nothing but reading happens before that point.
@@ -348,6 +354,8 @@ def _stages(
     rec.stage = "model"
     reply = client.complete(messages)
     raw = reply.text
+    if "\x00" in raw:  # no database text column can hold it; refuse it as model output
+        raise ModelError(f"the model's answer ({reply.model}) contains a NUL character")
     raw_bytes = raw.encode("utf-8")
     rec.record(
         ModelAnswered(

@@ -1,0 +1,328 @@
+"""`aborist query`, `ask`, `runs`, `show`, `inspect` (issue 5, "CLI"), driven through
+``cli.main.cli`` against a migrated ledger on SQLite and PostgreSQL and a two-shard corpus
+in ``tmp_path``. Bad input must give exit 1 and one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from aborist.corpus.ingest import ingest
+from cli.main import cli
+
+RIVERS = """\
+# Rivers of Eldoria
+
+The Silverrun River flows north from the Ashen Mountains into the Glass Lake.
+
+The Silverrun River is 412 kilometres long.
+"""
+BEES = """\
+Beekeeping in Eldoria
+
+The Eldorian honeybee produces violet honey in late autumn.
+"""
+Q = "How long is the Silverrun River?"
+FACT = "The Silverrun River is 412 kilometres long."
+RUN_LINE = re.compile(r"^run ([0-9a-f]{32})\b", re.MULTILINE)
+ENV_CLEARED = (
+    "ABORIST_DB_URL",
+    "ABORIST_LLM_BASE_URL",
+    "ABORIST_LLM_MODEL",
+    "ABORIST_LLM_API_KEY",
+    "OPENAI_API_KEY",
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(docs, shards): two documents ingested once as shards ``geo`` and ``bees``."""
+    root = tmp_path_factory.mktemp("cli-corpus")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "rivers.md").write_text(RIVERS, encoding="utf-8")
+    (docs / "bees.txt").write_text(BEES, encoding="utf-8")
+    shards = root / "shards"
+    ingest([docs / "rivers.md"], "geo", shards_dir=shards)
+    ingest([docs / "bees.txt"], "bees", shards_dir=shards)
+    return docs, shards
+
+
+@pytest.fixture
+def home(
+    built: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """ABORIST_HOME under tmp_path, ABORIST_SHARD_DIR a private copy of the two shards, no
+    model endpoint configured. Yields the (shared, read-only) documents directory."""
+    docs, shards = built
+    copy = tmp_path / "shards"
+    shutil.copytree(shards, copy)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("ABORIST_HOME", str(home))
+    monkeypatch.setenv("ABORIST_SHARD_DIR", str(copy))
+    for name in ENV_CLEARED:
+        monkeypatch.delenv(name, raising=False)
+    yield docs
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def ok(result: Result) -> Result:
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result
+
+
+def fails_cleanly(result: Result, *needles: str) -> str:
+    """Exit 1, one line on stderr (click's "Error: ..."), no traceback anywhere."""
+    assert result.exit_code == 1, (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error: "), lines
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def run_id_of(result: Result) -> str:
+    m = RUN_LINE.search(result.stdout)
+    assert m, result.stdout
+    return m.group(1)
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for command in ("query", "ask", "runs", "show", "inspect"):
+        result = ok(invoke(command, "--help"))
+        assert "Example:" in result.output, command
+
+
+def test_query_prints_answer_sources_audit_mode_and_run_id(home: Path, ledger_url: str) -> None:
+    result = ok(invoke("query", Q, "--db", ledger_url))
+    out = result.stdout
+    assert out.splitlines()[0] == f"{FACT} [E1]"
+    assert "\nSources:\n" in out
+    assert "[E1] Rivers of Eldoria" in out
+    assert (home / "rivers.md").resolve().as_uri() in out
+    assert FACT in out.split("Sources:", 1)[1]  # the spotlight excerpt
+    assert re.search(r"^STRICT · rung 1/4 ", out, re.MULTILINE), out
+    rid = run_id_of(result)
+    assert "cache hit" not in out
+
+    again = ok(invoke("query", Q, "--db", ledger_url))
+    assert f"(cache hit: answer of run {rid})" in again.stdout
+    assert run_id_of(again) != rid
+    assert again.stdout.splitlines()[0] == f"{FACT} [E1]"
+
+
+def test_query_json_has_the_documented_keys(home: Path, ledger_url: str) -> None:
+    data = json.loads(ok(invoke("query", Q, "--db", ledger_url, "--json")).stdout)
+    for key in ("run_id", "cache_key", "cache_hit", "question", "answer", "audit_mode",
+                "label", "run_dag_root", "evidence"):  # fmt: skip
+        assert key in data, key
+    assert data["question"] == Q and data["cache_hit"] is False
+    assert data["answer"] == f"{FACT} [E1]"
+    assert (data["audit_mode"], data["label"]) == ("STRICT", "VERIFIED")
+    assert re.fullmatch(r"[0-9a-f]{64}", data["cache_key"])
+    assert re.fullmatch(r"[0-9a-f]{64}", data["run_dag_root"])
+    [first, *_] = data["evidence"]
+    assert set(first) >= {"pointer_id", "evidence_id", "source_uri", "title", "text"}
+    assert first["pointer_id"] == "E1" and FACT in first["text"]
+
+    hit = json.loads(ok(invoke("query", Q, "--db", ledger_url, "--json")).stdout)
+    assert hit["cache_hit"] is True and hit["served_from_run_id"] == data["run_id"]
+    assert (hit["cache_key"], hit["answer"]) == (data["cache_key"], data["answer"])
+    assert hit["evidence"] == data["evidence"]
+
+    quote = json.loads(
+        ok(
+            invoke(
+                "query",
+                Q,
+                "--db",
+                ledger_url,
+                "--json",
+                "--mode",
+                "quote",
+                "--shard",
+                "geo",
+                "--no-cache",
+            )
+        ).stdout
+    )
+    assert quote["cache_hit"] is False and quote["mode"] == "quote"
+    assert quote["answer"] == f'"{FACT}" [E1]'
+    assert quote["cache_key"] != data["cache_key"]
+
+
+def test_ask_answers_from_one_file(home: Path, ledger_url: str) -> None:
+    doc = home / "bees.txt"
+    question = "What honey does the Eldorian honeybee produce?"
+    data = json.loads(ok(invoke("ask", str(doc), question, "--db", ledger_url, "--json")).stdout)
+    assert data["answer"] == "The Eldorian honeybee produces violet honey in late autumn. [E1]"
+    assert data["audit_mode"] == "STRICT"
+    assert [e["source_uri"] for e in data["evidence"]] == [doc.resolve().as_uri()]
+    shown = json.loads(ok(invoke("show", data["run_id"], "--db", ledger_url, "--json")).stdout)
+    started = shown["events"][0]["payload"]
+    assert started["kind"] == "ask" and started["document"] == str(doc.resolve())
+
+
+def test_runs_show_and_inspect(home: Path, ledger_url: str) -> None:
+    first = json.loads(ok(invoke("query", Q, "--db", ledger_url, "--json")).stdout)
+    second = json.loads(
+        ok(invoke("query", Q, "--db", ledger_url, "--json", "--mode", "quote")).stdout
+    )
+
+    listing = ok(invoke("runs", "--db", ledger_url)).stdout.splitlines()
+    assert [line.split()[0] for line in listing] == [second["run_id"], first["run_id"]]
+    assert "completed" in listing[0] and "STRICT" in listing[0] and Q in listing[0]
+    newest = ok(invoke("runs", "--db", ledger_url, "--limit", "1")).stdout.splitlines()
+    assert [line.split()[0] for line in newest] == [second["run_id"]]
+    as_json = json.loads(ok(invoke("runs", "--db", ledger_url, "--json")).stdout)
+    assert [r["run_id"] for r in as_json["runs"]] == [second["run_id"], first["run_id"]]
+    assert {r["status"] for r in as_json["runs"]} == {"completed"}
+
+    show = ok(invoke("show", first["run_id"], "--db", ledger_url)).stdout
+    assert show.startswith(f"run {first['run_id']}: completed, claim-lattice mode")
+    for event in ("qa.run_started", "qa.cache_checked", "qa.retrieval_completed",
+                  "qa.evidence_mapped", "qa.prompt_built", "qa.model_answered",
+                  "qa.claims_parsed", "qa.answer_verified", "qa.answer_rendered",
+                  "qa.answer_labelled", "qa.cache_written", "qa.run_completed"):  # fmt: skip
+        assert event in show, event
+    assert f"run DAG (9 stages), root {first['run_dag_root']}" in show
+    for stage in ("question", "retrieval", "evidence_map", "prompt", "raw_answer",
+                  "parsed_claim_lattice", "verify", "render", "final_label"):  # fmt: skip
+        assert re.search(rf"^  {stage}\s+stage [0-9a-f]{{16}}  node ", show, re.MULTILINE), stage
+    quote_show = ok(invoke("show", second["run_id"][:10], "--db", ledger_url)).stdout
+    assert f"run {second['run_id']}: completed, quote mode" in quote_show
+    assert "run DAG (7 stages)" in quote_show and "qa.context_assembled" in quote_show
+
+    inspected = ok(invoke("inspect", first["run_id"], "--db", ledger_url)).stdout
+    assert inspected.startswith(f"run {first['run_id']}: STRICT")
+    assert "nothing to diagnose" in inspected
+    report = json.loads(ok(invoke("inspect", first["run_id"], "--db", ledger_url, "--json")).stdout)
+    assert report["run_id"] == first["run_id"] and report["audit_mode"] == "STRICT"
+    assert report["diagnoses"] == []
+
+    fails_cleanly(invoke("show", "0" * 32, "--db", ledger_url), "no run")
+    fails_cleanly(invoke("inspect", "0" * 32, "--db", ledger_url), "no run")
+
+    # A cache-served run has no model answer of its own, and no DAG of its own.
+    hit = json.loads(ok(invoke("query", Q, "--db", ledger_url, "--json")).stdout)
+    assert hit["served_from_run_id"] == first["run_id"]
+    fails_cleanly(invoke("inspect", hit["run_id"], "--db", ledger_url), "no model answer")
+    hit_show = ok(invoke("show", hit["run_id"], "--db", ledger_url)).stdout
+    assert hit_show.startswith(f"run {hit['run_id']}: cached")
+    assert "run DAG" not in hit_show
+
+
+def test_unanswerable_and_hostile_questions(home: Path, ledger_url: str) -> None:
+    question = "What is the population of the capital city of Mars?"
+    data = json.loads(ok(invoke("query", question, "--db", ledger_url, "--json")).stdout)
+    assert data["audit_mode"] == "UNGROUNDED" and data["label"] != "VERIFIED"
+    # FTS5 syntax in a question is text to search for, never a query-language error.
+    hostile = 'NEAR("x" AND) * col: ('
+    data = json.loads(ok(invoke("query", hostile, "--db", ledger_url, "--json")).stdout)
+    assert data["question"] == hostile
+    assert data["audit_mode"] != "STRICT"
+
+
+def test_bad_input_exits_1_with_one_line(home: Path, ledger_url: str, tmp_path: Path) -> None:
+    fails_cleanly(invoke("query", "", "--db", ledger_url), "empty")
+    fails_cleanly(invoke("query", "   ", "--db", ledger_url), "empty")
+    fails_cleanly(invoke("query", Q, "--shard", "nosuch", "--db", ledger_url), "nosuch")
+    fails_cleanly(invoke("ask", str(home / "absent.md"), Q, "--db", ledger_url), "absent.md")
+    fails_cleanly(invoke("ask", str(home / "rivers.md"), "", "--db", ledger_url), "empty")
+    fails_cleanly(
+        invoke("query", Q, "--model", "openai", "--db", ledger_url), "ABORIST_LLM_BASE_URL"
+    )
+    empty = tmp_path / "empty.md"
+    empty.write_text("", encoding="utf-8")
+    fails_cleanly(invoke("ask", str(empty), Q, "--db", ledger_url), "nothing ingested")
+
+    # The missing shard was a run, recorded as failed at the cache stage.
+    runs = json.loads(ok(invoke("runs", "--db", ledger_url, "--json")).stdout)["runs"]
+    assert [(r["status"], r["failed_stage"]) for r in runs] == [("failed", "cache")]
+
+
+def test_unreachable_model_server_fails_cleanly(
+    home: Path, ledger_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aborist.qa.client_http import HTTPChatClient
+
+    # Only the wait between the three attempts is skipped; the attempts still happen.
+    monkeypatch.setattr(HTTPChatClient, "_delay", lambda self, attempt, retry_after: 0.0)
+    args = ["--model", "openai", "--base-url", "http://127.0.0.1:1/v1", "--llm-model", "x"]
+    line = fails_cleanly(invoke("query", Q, "--db", ledger_url, *args))
+    assert "127.0.0.1:1" in line
+    [run] = json.loads(ok(invoke("runs", "--db", ledger_url, "--json")).stdout)["runs"]
+    assert (run["status"], run["failed_stage"]) == ("failed", "model")
+    assert run["error"].startswith("ModelError: ")
+
+
+def test_unmigrated_database_fails_cleanly(home: Path, empty_url: str) -> None:
+    for args in (["query", Q], ["runs"], ["show", "0" * 32]):
+        fails_cleanly(invoke(*args, "--db", empty_url), "migrate")
+
+
+def test_default_sqlite_ledger_under_aborist_home(home: Path, tmp_path: Path) -> None:
+    """Without --db the ledger is ABORIST_HOME/ledger.db; before migration: one line."""
+    fails_cleanly(invoke("query", Q), "migrate")
+    assert not (tmp_path / "home" / "ledger.db").exists()
+
+
+def test_runs_on_an_empty_ledger(home: Path, ledger_url: str) -> None:
+    result = ok(invoke("runs", "--db", ledger_url))
+    assert result.stdout == ""
+    assert result.stderr.strip() == "no runs yet"
+
+
+def test_failed_and_interrupted_runs_are_listed_and_shown(home: Path, ledger_url: str) -> None:
+    from aborist.projections import open_ledger
+    from aborist.qa.client import ChatClient, ChatResult, Messages
+    from aborist.qa.query import query
+
+    class Interrupting(ChatClient):
+        kind = "interrupting"
+
+        def _complete(
+            self, messages: Messages, *, temperature: float, max_tokens: int | None
+        ) -> ChatResult:
+            raise KeyboardInterrupt
+
+        def _profile(self) -> dict[str, str]:
+            return {"model": "interrupting"}
+
+    fails_cleanly(invoke("query", Q, "--shard", "nosuch", "--db", ledger_url))
+    with open_ledger(ledger_url) as lg, pytest.raises(KeyboardInterrupt):
+        query(Q, ledger=lg, client=Interrupting(), shards_dir=Path(os.environ["ABORIST_SHARD_DIR"]))
+
+    runs = json.loads(ok(invoke("runs", "--db", ledger_url, "--json")).stdout)["runs"]
+    assert [(r["status"], r["failed_stage"]) for r in runs] == [
+        ("started", None),
+        ("failed", "cache"),
+    ]
+    interrupted, failed = (r["run_id"] for r in runs)
+    listing = ok(invoke("runs", "--db", ledger_url)).stdout.splitlines()
+    assert listing[0].split()[:3] == [interrupted, runs[0]["started_at"], "incomplete"]
+    assert listing[1].split()[:5] == [failed, runs[1]["started_at"], "failed", "failed", "at"]
+
+    shown = ok(invoke("show", interrupted, "--db", ledger_url)).stdout
+    assert shown.startswith(f"run {interrupted}: incomplete, claim-lattice mode")
+    assert "qa.prompt_built" in shown and "qa.model_answered" not in shown
+    assert "run DAG" not in shown
+    shown = ok(invoke("show", failed, "--db", ledger_url)).stdout
+    assert shown.startswith(f"run {failed}: failed, claim-lattice mode")
+    assert "failed at cache: CorpusError: no shard named 'nosuch'" in shown
+    fails_cleanly(invoke("inspect", interrupted, "--db", ledger_url), "no model answer")
