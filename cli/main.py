@@ -16,9 +16,12 @@ def cli() -> None:
     """
 
 
+from cli.corpus_cmd import ingest, retrieve, shards  # noqa: E402
+from cli.query_cmd import COMMANDS as QUERY_COMMANDS  # noqa: E402
 from cli.verify_cmd import verify  # noqa: E402
 
-cli.add_command(verify)
+for command in [ingest, shards, retrieve, *QUERY_COMMANDS, verify]:
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -1,0 +1,359 @@
+"""``ingest()``: files and directories → one shard, recorded as ``corpus.shard_ingested``.
+
+ARCHITECTURE.md, "Corpus and shards"; issue 3, "Ingest". Semantics (docs/corpus.md):
+
+* Paths are files or directories (walked recursively, sorted; dot-files and
+  dot-directories skipped). A missing path is an error before anything is read.
+* Supported files are read, decoded (:mod:`.canonicalize`), parsed (:mod:`.readers`) and
+  chunked (:mod:`.chunking`). Unsupported types, unreadable, binary, non-UTF-8 and
+  empty files are *skipped* and listed in the report; if nothing is left, nothing is
+  written and :class:`CorpusError` says why.
+* The shard is upserted by ``source_uri`` (the file's absolute ``file://`` URI): files
+  ingested again replace their earlier version, other documents already in the shard
+  are kept and re-derived from their stored raw text with the current versions.
+  ``replace=True`` drops documents not named in this ingest. The same files ingested
+  twice give the same ``source_root`` and no duplicates.
+* The new shard is built beside the old one; the ledger event is appended; only then is
+  the new file swapped in. A failure at any step leaves the previous shard as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from aborist.concepts.extract import Relation, extract_relations
+from aborist.corpus.canonicalize import CANONICALIZATION_VERSION, decode_source
+from aborist.corpus.chunking import CHUNKING_VERSION, chunk_blocks
+from aborist.corpus.readers import FORMATS, format_for, parse_document
+from aborist.corpus.shard import (
+    BuiltDocument,
+    StoredSource,
+    build_shard,
+    read_shard_info,
+    read_sources,
+    shard_path,
+    validate_shard_name,
+)
+from aborist.errors import CorpusError, InputError
+
+__all__ = [
+    "EVENT_TYPE",
+    "DocumentReport",
+    "IngestReport",
+    "SkippedFile",
+    "check_paths",
+    "ingest",
+    "shard_ingested_payload",
+    "shard_stream",
+]
+
+EVENT_TYPE = "corpus.shard_ingested"
+DEFAULT_ROLE = "primary"
+_ROLE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+
+
+class _LedgerLike(Protocol):
+    def append(self, stream: str, events: Sequence[Any]) -> Any: ...
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class DocumentReport:
+    source_uri: str
+    title: str
+    doc_root: str
+    n_chunks: int
+    source_role: str
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    shard: str
+    path: Path
+    source_root: str
+    previous_root: str | None
+    canonicalization_version: str
+    chunking_version: str
+    role: str
+    documents: tuple[DocumentReport, ...]
+    ingested: tuple[str, ...]
+    skipped: tuple[SkippedFile, ...]
+    concepts: int = 0
+    n_chunks: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return self.source_root != self.previous_root
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "shard": self.shard,
+            "path": str(self.path),
+            "source_root": self.source_root,
+            "previous_root": self.previous_root,
+            "changed": self.changed,
+            "canonicalization_version": self.canonicalization_version,
+            "chunking_version": self.chunking_version,
+            "role": self.role,
+            "documents": len(self.documents),
+            "chunks": self.n_chunks,
+            "concepts": self.concepts,
+            "ingested": list(self.ingested),
+            "skipped": [s.to_dict() for s in self.skipped],
+        }
+
+
+def shard_stream(shard: str) -> str:
+    """The ledger stream of a shard's ingest events."""
+    return f"shard:{shard}"
+
+
+def shard_ingested_payload(report: IngestReport) -> dict[str, Any]:
+    """The ``corpus.shard_ingested`` payload: enough to tie any later answer to this exact
+    corpus version (every document's root, both pipeline versions). Pure."""
+    return {
+        "shard": report.shard,
+        "source_root": report.source_root,
+        "canonicalization_version": report.canonicalization_version,
+        "chunking_version": report.chunking_version,
+        "role": report.role,
+        "documents": [
+            {
+                "source_uri": d.source_uri,
+                "title": d.title,
+                "doc_root": d.doc_root,
+                "n_chunks": d.n_chunks,
+            }
+            for d in report.documents
+        ],
+        "skipped": [s.to_dict() for s in report.skipped],
+    }
+
+
+@dataclass(frozen=True)
+class _Source:
+    source_uri: str
+    file_name: str
+    role: str
+    fmt: str
+    raw: str
+
+
+def _walk(root: Path, skipped: list[SkippedFile]) -> list[Path]:
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=None):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            path = Path(dirpath) / name
+            if format_for(path) is None:
+                skipped.append(SkippedFile(str(path), _unsupported(path)))
+            else:
+                found.append(path)
+    return found
+
+
+def _unsupported(path: Path) -> str:
+    kinds = ", ".join(sorted(FORMATS))
+    suffix = path.suffix or "(no extension)"
+    return f"unsupported file type {suffix}; supported: {kinds}"
+
+
+def check_paths(paths: Iterable[Path | str]) -> list[Path]:
+    """The paths as :class:`Path`; :class:`InputError` if there are none or any is missing."""
+    path_list = [Path(p) for p in paths]
+    if not path_list:
+        raise InputError("nothing to ingest: give at least one file or directory")
+    missing = [str(p) for p in path_list if not p.exists()]
+    if missing:
+        raise InputError(f"no such file or directory: {', '.join(missing)}")
+    return path_list
+
+
+def _collect(paths: Sequence[Path], skipped: list[SkippedFile]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = _walk(path, skipped)
+            if not found:
+                skipped.append(
+                    SkippedFile(str(path), "directory holds no .txt, .md, .rst or .html files")
+                )
+            files.extend(found)
+        elif format_for(path) is None:
+            skipped.append(SkippedFile(str(path), _unsupported(path)))
+        else:
+            files.append(path)
+    unique: dict[str, Path] = {}
+    for f in files:
+        unique.setdefault(f.resolve().as_uri(), f)
+    return [unique[k] for k in sorted(unique)]
+
+
+def _read(path: Path, role: str, skipped: list[SkippedFile]) -> _Source | None:
+    fmt = format_for(path)
+    assert fmt is not None
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        skipped.append(SkippedFile(str(path), f"unreadable: {e.strerror or e}"))
+        return None
+    try:
+        raw = decode_source(data, name=str(path))
+    except InputError as e:
+        skipped.append(SkippedFile(str(path), str(e).removeprefix(f"{path}: ")))
+        return None
+    return _Source(path.resolve().as_uri(), path.name, role, fmt, raw)
+
+
+def _build(source: _Source) -> tuple[BuiltDocument, list[tuple[str, Relation]]] | None:
+    parsed = parse_document(source.raw, source.fmt, file_name=source.file_name)
+    chunks = tuple(chunk_blocks(parsed.blocks))
+    if not chunks:
+        return None
+    relations = [(c.hash, r) for c in chunks for r in extract_relations(c.text)]
+    doc = BuiltDocument(
+        source_uri=source.source_uri,
+        doc_id=hashlib.sha256(source.source_uri.encode("utf-8")).hexdigest()[:16],
+        file_name=source.file_name,
+        title=parsed.title,
+        source_role=source.role,
+        format=source.fmt,
+        raw_sha256=hashlib.sha256(source.raw.encode("utf-8")).hexdigest(),
+        raw_text=source.raw,
+        canonical_text="\n\n".join(b.text for b in parsed.blocks),
+        chunks=chunks,
+    )
+    return doc, relations
+
+
+def _previous(path: Path, *, replace: bool) -> tuple[str | None, list[StoredSource]]:
+    """The current shard's root and (unless replacing) its sources. A shard that cannot
+    be read blocks an extending ingest but not a replacing one."""
+    if not path.exists():
+        return None, []
+    try:
+        root = read_shard_info(path).source_root
+        return root, ([] if replace else read_sources(path))
+    except CorpusError as e:
+        if replace:
+            return None, []
+        raise CorpusError(
+            f"{e}; the existing shard cannot be extended (re-ingest with --replace)"
+        ) from e
+
+
+def ingest(
+    paths: Iterable[Path | str],
+    shard: str,
+    role: str = DEFAULT_ROLE,
+    *,
+    shards_dir: Path,
+    ledger: _LedgerLike | None = None,
+    replace: bool = False,
+) -> IngestReport:
+    """Ingest ``paths`` into shard ``shard`` under ``shards_dir``; see the module doc."""
+    validate_shard_name(shard)
+    if not _ROLE.match(role):
+        raise InputError(
+            f"role {role!r} is not allowed: use a lower-case word such as primary, "
+            "secondary or commentary"
+        )
+    path_list = check_paths(paths)
+    skipped: list[SkippedFile] = []
+    files = _collect(path_list, skipped)
+    sources: dict[str, _Source] = {}
+    for f in files:
+        source = _read(f, role, skipped)
+        if source is not None:
+            sources[source.source_uri] = source
+    target = shard_path(shards_dir, shard)
+    previous_root, stored = _previous(target, replace=replace)
+
+    built: list[BuiltDocument] = []
+    relations: list[tuple[str, Relation]] = []
+    ingested: list[str] = []
+    for source in sources.values():
+        result = _build(source)
+        if result is None:
+            skipped.append(SkippedFile(source.source_uri, "no text after canonicalization"))
+            continue
+        built.append(result[0])
+        relations.extend(result[1])
+        ingested.append(source.source_uri)
+    if not built:
+        reasons = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
+        more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
+        raise CorpusError(
+            f"nothing ingested into shard {shard!r}: every file was skipped: {reasons}{more}"
+            if skipped
+            else f"nothing ingested into shard {shard!r}: no files found"
+        )
+    if not replace:
+        for old in stored:
+            if old.source_uri in sources:
+                continue
+            kept = _build(
+                _Source(old.source_uri, old.file_name, old.source_role, old.format, old.raw_text)
+            )
+            if kept is not None:
+                built.append(kept[0])
+                relations.extend(kept[1])
+    built.sort(key=lambda d: d.source_uri)
+    order = {d.source_uri: i for i, d in enumerate(built)}
+    chunk_owner = {c.hash: d.source_uri for d in built for c in d.chunks}
+    relations.sort(key=lambda hr: (order[chunk_owner[hr[0]]], hr[1].kind, hr[1].a, hr[1].b))
+
+    pending = build_shard(
+        target,
+        name=shard,
+        documents=built,
+        relations=relations,
+        canonicalization_version=CANONICALIZATION_VERSION,
+        chunking_version=CHUNKING_VERSION,
+    )
+    try:
+        report = IngestReport(
+            shard=shard,
+            path=target,
+            source_root=pending.source_root,
+            previous_root=previous_root,
+            canonicalization_version=CANONICALIZATION_VERSION,
+            chunking_version=CHUNKING_VERSION,
+            role=role,
+            documents=tuple(
+                DocumentReport(d.source_uri, d.title, d.doc_root, len(d.chunks), d.source_role)
+                for d in built
+            ),
+            ingested=tuple(sorted(ingested)),
+            skipped=tuple(skipped),
+            concepts=pending.concepts,
+            n_chunks=sum(len(d.chunks) for d in built),
+        )
+        if ledger is not None:
+            from ledger.envelope import NewEvent
+
+            ledger.append(
+                shard_stream(shard),
+                [NewEvent(type=EVENT_TYPE, payload=shard_ingested_payload(report))],
+            )
+        pending.commit()
+    except BaseException:
+        pending.discard()
+        raise
+    return report

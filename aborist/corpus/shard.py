@@ -1,0 +1,368 @@
+"""The shard file: one SQLite database per shard, built beside the old one and swapped in.
+
+Layout (docs/corpus.md, "Shard file"):
+
+* ``meta``: shard name, schema version, ``canonicalization_version``,
+  ``chunking_version``, ``source_root``;
+* ``documents``: one row per source file, in ``source_uri`` order, with the raw text
+  beside the canonical text and the document's own Merkle root (``doc_root``);
+* ``chunks``: in document/chunk order (``rowid``), with the sha256 ``chunk_hash``, the
+  text's UTF-8 size (``n_bytes``) and, for retrieval's filter and rerank, the distinct
+  light-stemmed keys of each sentence (``sentence_keys``: one line per sentence, padded
+  with spaces so that ``" key " in sentence_keys`` is a membership test; derived data,
+  :mod:`aborist.corpus.lexicon`);
+* ``key_stats``: how many chunks hold each key in their body, title or section (``df``),
+  for the IDF weights of the rerank features;
+* ``chunks_fts``: a contentless FTS5 index (``title``, ``section``, ``body``) whose
+  rowids are the chunk rowids, Porter-stemmed ``unicode61`` tokens;
+* ``concepts``: the shard's synonym / rivalry relations (:mod:`aborist.concepts.store`).
+
+``source_root`` is the RFC 6962 / RFC 9162 Merkle root (:func:`ledger.merkle.merkle_root`)
+over the raw 32-byte chunk hashes in document/chunk order; ``doc_root`` is the same over
+one document's chunks. A shard is written to a temporary file in the same directory
+(:func:`build_shard`) and moved over the old one with :func:`os.replace` (atomic on POSIX)
+only when everything else has succeeded (:meth:`PendingShard.commit`), so a failed ingest
+leaves the previous shard untouched and readers never see a half-written file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from aborist.concepts.extract import Relation
+from aborist.concepts.store import CONCEPTS_DDL, write_concepts
+from aborist.corpus.chunking import Chunk
+from aborist.corpus.lexicon import light_stem, sentence_keys, tokens
+from aborist.errors import CorpusError, InputError
+from ledger.merkle import merkle_root
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SHARD_SUFFIX",
+    "BuiltDocument",
+    "PendingShard",
+    "ShardInfo",
+    "StoredSource",
+    "build_shard",
+    "list_shards",
+    "merkle_root_hex",
+    "open_shard",
+    "read_shard_info",
+    "read_sources",
+    "resolve_shard",
+    "shard_path",
+    "validate_shard_name",
+]
+
+SCHEMA_VERSION = "3"
+SHARD_SUFFIX = ".shard.sqlite"
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+_DDL = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+    """CREATE TABLE documents (
+        doc_pos INTEGER PRIMARY KEY,
+        doc_id TEXT NOT NULL UNIQUE,
+        source_uri TEXT NOT NULL UNIQUE,
+        file_name TEXT NOT NULL,
+        title TEXT NOT NULL,
+        source_role TEXT NOT NULL,
+        format TEXT NOT NULL,
+        raw_sha256 TEXT NOT NULL,
+        raw_text TEXT NOT NULL,
+        canonical_text TEXT NOT NULL,
+        doc_root TEXT NOT NULL,
+        n_chunks INTEGER NOT NULL
+    )""",
+    """CREATE TABLE chunks (
+        rowid INTEGER PRIMARY KEY,
+        doc_pos INTEGER NOT NULL REFERENCES documents(doc_pos),
+        chunk_index INTEGER NOT NULL,
+        section TEXT NOT NULL,
+        chunk_hash TEXT NOT NULL,
+        n_bytes INTEGER NOT NULL,
+        sentence_keys TEXT NOT NULL,
+        text TEXT NOT NULL,
+        raw_text TEXT NOT NULL,
+        UNIQUE (doc_pos, chunk_index)
+    )""",
+    "CREATE TABLE key_stats (key TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
+    f"""CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        title, section, body, content='', tokenize='{FTS_TOKENIZER}'
+    )""",
+    CONCEPTS_DDL,
+)
+
+
+@dataclass(frozen=True)
+class BuiltDocument:
+    """A document ready to be written: canonical chunks and its provenance."""
+
+    source_uri: str
+    doc_id: str
+    file_name: str
+    title: str
+    source_role: str
+    format: str
+    raw_sha256: str
+    raw_text: str
+    canonical_text: str
+    chunks: tuple[Chunk, ...]
+
+    @property
+    def doc_root(self) -> str:
+        return merkle_root_hex([c.hash for c in self.chunks])
+
+
+@dataclass(frozen=True)
+class StoredSource:
+    """What a rebuild needs from an existing shard to re-derive a document."""
+
+    source_uri: str
+    file_name: str
+    source_role: str
+    format: str
+    raw_text: str
+
+
+@dataclass(frozen=True)
+class ShardInfo:
+    name: str
+    path: Path
+    documents: int
+    chunks: int
+    source_root: str
+    canonicalization_version: str
+    chunking_version: str
+    roles: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "documents": self.documents,
+            "chunks": self.chunks,
+            "source_root": self.source_root,
+            "canonicalization_version": self.canonicalization_version,
+            "chunking_version": self.chunking_version,
+            "roles": list(self.roles),
+        }
+
+
+def merkle_root_hex(chunk_hashes: Sequence[str]) -> str:
+    """RFC 9162 MTH over the raw 32-byte chunk hashes, as lower-case hex."""
+    return merkle_root([bytes.fromhex(h) for h in chunk_hashes]).hex()
+
+
+def validate_shard_name(name: str) -> str:
+    if not _NAME.match(name):
+        raise InputError(
+            f"shard name {name!r} is not allowed: use 1-64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def shard_path(shards_dir: Path, name: str) -> Path:
+    return shards_dir / f"{validate_shard_name(name)}{SHARD_SUFFIX}"
+
+
+def resolve_shard(shard: Path | str, shards_dir: Path) -> Path:
+    """A shard given by name (looked up in ``shards_dir``) or by path to its file."""
+    text = str(shard)
+    as_path = Path(text)
+    if text.endswith(SHARD_SUFFIX) or os.sep in text or (os.altsep and os.altsep in text):
+        if not as_path.is_file():
+            raise CorpusError(f"no shard file at {as_path}")
+        return as_path
+    path = shard_path(shards_dir, text)
+    if not path.is_file():
+        known = ", ".join(p.name.removesuffix(SHARD_SUFFIX) for p in _shard_files(shards_dir))
+        raise CorpusError(
+            f"no shard named {text!r} in {shards_dir}"
+            + (f" (known: {known})" if known else "; run `aborist ingest PATH --shard NAME`")
+        )
+    return path
+
+
+def _shard_files(shards_dir: Path) -> list[Path]:
+    if not shards_dir.is_dir():
+        return []
+    return sorted(p for p in shards_dir.iterdir() if p.name.endswith(SHARD_SUFFIX))
+
+
+def open_shard(path: Path) -> sqlite3.Connection:
+    """Open a shard read-only and check its schema version."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.Error as e:
+        raise CorpusError(f"{path} is not a readable shard: {e}") from e
+    if row is None or row[0] != SCHEMA_VERSION:
+        conn.close()
+        found = row[0] if row else "none"
+        raise CorpusError(
+            f"{path}: shard schema version {found}, expected {SCHEMA_VERSION}; re-ingest it"
+        )
+    return conn
+
+
+@contextlib.contextmanager
+def _reading(path: Path) -> Iterator[sqlite3.Connection]:
+    conn = open_shard(path)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def read_shard_info(path: Path) -> ShardInfo:
+    with _reading(path) as conn:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        n_docs = conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        n_chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        roles = [r[0] for r in conn.execute("SELECT DISTINCT source_role FROM documents")]
+    return ShardInfo(
+        name=meta["name"],
+        path=path,
+        documents=int(n_docs),
+        chunks=int(n_chunks),
+        source_root=meta["source_root"],
+        canonicalization_version=meta["canonicalization_version"],
+        chunking_version=meta["chunking_version"],
+        roles=tuple(sorted(roles)),
+    )
+
+
+def list_shards(shards_dir: Path) -> list[ShardInfo]:
+    """Every shard in ``shards_dir``, by name."""
+    return [read_shard_info(p) for p in _shard_files(shards_dir)]
+
+
+def read_sources(path: Path) -> list[StoredSource]:
+    """The raw sources of an existing shard, so a rebuild can re-derive them."""
+    with _reading(path) as conn:
+        rows = conn.execute(
+            "SELECT source_uri, file_name, source_role, format, raw_text FROM documents "
+            "ORDER BY doc_pos"
+        ).fetchall()
+    return [StoredSource(*row) for row in rows]
+
+
+@dataclass
+class PendingShard:
+    """A complete shard in its temporary file; :meth:`commit` swaps it in,
+    :meth:`discard` removes it. Until then the previous shard is untouched."""
+
+    tmp: Path
+    path: Path
+    source_root: str
+    concepts: int
+
+    def commit(self) -> None:
+        os.replace(self.tmp, self.path)
+        with contextlib.suppress(OSError):
+            dir_fd = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+
+    def discard(self) -> None:
+        self.tmp.unlink(missing_ok=True)
+
+
+def build_shard(
+    path: Path,
+    *,
+    name: str,
+    documents: Sequence[BuiltDocument],
+    relations: Sequence[tuple[str, Relation]],
+    canonicalization_version: str,
+    chunking_version: str,
+) -> PendingShard:
+    """Write a complete shard to a temporary file beside ``path`` (not yet swapped in).
+
+    ``documents`` must already be in ``source_uri`` order.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    chunk_hashes = [c.hash for d in documents for c in d.chunks]
+    source_root = merkle_root_hex(chunk_hashes)
+    try:
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute("PRAGMA journal_mode = OFF")
+            conn.execute("PRAGMA synchronous = OFF")
+            with conn:
+                for ddl in _DDL:
+                    conn.execute(ddl)
+                _insert_rows(conn, documents)
+                n_concepts = write_concepts(conn, relations)
+                conn.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    [
+                        ("schema_version", SCHEMA_VERSION),
+                        ("name", name),
+                        ("canonicalization_version", canonicalization_version),
+                        ("chunking_version", chunking_version),
+                        ("source_root", source_root),
+                    ],
+                )
+            conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
+            conn.commit()
+        finally:
+            conn.close()
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return PendingShard(tmp=tmp, path=path, source_root=source_root, concepts=n_concepts)
+
+
+def _insert_rows(conn: sqlite3.Connection, documents: Sequence[BuiltDocument]) -> None:
+    rowid = 0
+    df: Counter[str] = Counter()
+    for pos, doc in enumerate(documents, start=1):
+        conn.execute(
+            "INSERT INTO documents (doc_pos, doc_id, source_uri, file_name, title, source_role,"
+            " format, raw_sha256, raw_text, canonical_text, doc_root, n_chunks)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                pos, doc.doc_id, doc.source_uri, doc.file_name, doc.title, doc.source_role,
+                doc.format, doc.raw_sha256, doc.raw_text, doc.canonical_text, doc.doc_root,
+                len(doc.chunks),
+            ),
+        )  # fmt: skip
+        chunk_rows = []
+        fts_rows = []
+        for chunk in doc.chunks:
+            rowid += 1
+            heading = f"{doc.title} {chunk.section}"
+            df.update({light_stem(t) for t in (*tokens(chunk.text), *tokens(heading))})
+            chunk_rows.append(
+                (rowid, pos, chunk.index, chunk.section, chunk.hash,
+                 len(chunk.text.encode("utf-8")), sentence_keys(chunk.text), chunk.text,
+                 chunk.raw)
+            )  # fmt: skip
+            fts_rows.append((rowid, doc.title, chunk.section, chunk.text))
+        conn.executemany(
+            "INSERT INTO chunks (rowid, doc_pos, chunk_index, section, chunk_hash, n_bytes,"
+            " sentence_keys, text, raw_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            chunk_rows,
+        )
+        conn.executemany(
+            "INSERT INTO chunks_fts (rowid, title, section, body) VALUES (?, ?, ?, ?)",
+            fts_rows,
+        )
+    conn.executemany("INSERT INTO key_stats (key, df) VALUES (?, ?)", sorted(df.items()))

@@ -1,0 +1,500 @@
+"""The retrieval half of ``qa.query`` (seed map 000; ARCHITECTURE.md, "Retrieval").
+
+``retrieve(question, shards)`` walks the shards and returns a :class:`RetrievalResult`
+that records every decision, so the retrieval event can carry it and an auditor can see
+why each chunk was or was not used:
+
+1. **Query.** Each user term becomes an escaped FTS5 string (:mod:`aborist.corpus.fts_query`).
+2. **AND → OR.** BM25 (FTS5 ``bm25()`` with column weights :data:`BM25_WEIGHTS`) over all
+   requested shards with every term required, if at least :data:`MIN_AND_HITS` chunks
+   match that way (counted without ranking); otherwise with any term allowed plus the
+   synonym pools of the question's concepts (synonym-pool injection).
+3. **Title relevance filter**, four accept paths tried in order: ``title`` (a question
+   key is in the document title or section heading), ``synonym`` (an injected synonym
+   is in the chunk), ``coverage`` (the body holds at least :data:`COVERAGE_ACCEPT` of the
+   question's IDF-weighted keys), ``rank`` (one of the :data:`RANK_ACCEPT` best BM25
+   hits). Anything else is rejected.
+4. **Rerank** of accepted chunks by BM25 (normalized to the best hit) + body coverage +
+   sentence density (the best single sentence's coverage) + title boost + source role +
+   title purity, weights in :data:`RERANK_WEIGHTS`; coverage, density and title boost
+   weigh each question key by its IDF in the chunk's shard.
+5. **Rivalry exclusion**: for a question without compare phrasing, drop chunks about a
+   rival of the question's concept (:meth:`aborist.concepts.ConceptTable.rivalry_hit`).
+6. **Budget**: chunks in rerank order while their UTF-8 text fits ``budget_bytes``
+   (60 KB by default); a chunk that does not fit is skipped and smaller ones still tried.
+
+Pure of the ledger: reads shard files, writes nothing. The rules and constants are
+documented, with their reasons, in docs/retrieval.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aborist.concepts.table import (
+    ConceptTable,
+    RivalryHit,
+    SynonymInjection,
+    has_compare_phrasing,
+    phrase_tokens,
+)
+from aborist.corpus.fts_query import fts_and, fts_or, query_units
+from aborist.corpus.lexicon import STOPWORDS, light_stem
+from aborist.corpus.relevance import (
+    Heading,
+    WeightedKey,
+    body_features,
+    contains_phrase,
+    heading_of,
+    title_features,
+)
+from aborist.corpus.shard_reader import ShardReader, ShardRef, open_readers
+from aborist.errors import InputError
+
+__all__ = [
+    "BM25_WEIGHTS",
+    "COVERAGE_ACCEPT",
+    "DEFAULT_BUDGET_BYTES",
+    "MIN_AND_HITS",
+    "RANK_ACCEPT",
+    "RERANK_WEIGHTS",
+    "ROLE_WEIGHTS",
+    "Candidate",
+    "RetrievalResult",
+    "RetrievedChunk",
+    "Retriever",
+    "ShardRef",
+    "retrieve",
+]
+
+DEFAULT_BUDGET_BYTES = 60_000
+CANDIDATES_PER_SHARD = 40
+MIN_AND_HITS = 5
+#: FTS5 bm25() column weights for (title, section, body).
+BM25_WEIGHTS = (2.0, 1.5, 1.0)
+COVERAGE_ACCEPT = 0.34
+RANK_ACCEPT = 10
+RERANK_WEIGHTS = {
+    "bm25": 1.0,
+    "coverage": 1.0,
+    "density": 1.0,
+    "title": 0.3,
+    "role": 0.1,
+    "purity": 0.1,
+}
+ROLE_WEIGHTS = {"primary": 1.0, "secondary": 0.6, "commentary": 0.3}
+OTHER_ROLE_WEIGHT = 0.5
+_ROUND = 6
+
+
+@dataclass
+class Candidate:
+    """One chunk FTS5 returned, and what every later stage decided about it."""
+
+    shard: str
+    rowid: int
+    bm25: float
+    found_by: str
+    doc_id: str = ""
+    source_uri: str = ""
+    title: str = ""
+    section: str = ""
+    source_role: str = ""
+    chunk_index: int = 0
+    chunk_hash: str = ""
+    text: str = ""
+    sentence_keys: str = ""
+    n_bytes: int = 0
+    bm25_rank: int = 0
+    accept_path: str | None = None
+    features: dict[str, float] = field(default_factory=dict)
+    rerank: float | None = None
+    rivalry: RivalryHit | None = None
+    in_budget: bool = False
+    decision: str = "pending"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "shard": self.shard,
+            "doc_id": self.doc_id,
+            "source_uri": self.source_uri,
+            "title": self.title,
+            "section": self.section,
+            "source_role": self.source_role,
+            "chunk_index": self.chunk_index,
+            "chunk_hash": self.chunk_hash,
+            "bytes": self.n_bytes,
+            "found_by": self.found_by,
+            "bm25": round(self.bm25, _ROUND),
+            "bm25_rank": self.bm25_rank,
+            "accept_path": self.accept_path,
+            "features": {k: round(v, _ROUND) for k, v in sorted(self.features.items())},
+            "rerank": None if self.rerank is None else round(self.rerank, _ROUND),
+            "rivalry": None if self.rivalry is None else self.rivalry.to_dict(),
+            "in_budget": self.in_budget,
+            "decision": self.decision,
+        }
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    """A chunk that made the context, with everything the prompt and the ledger need."""
+
+    shard: str
+    doc_id: str
+    source_uri: str
+    title: str
+    section: str
+    source_role: str
+    chunk_index: int
+    chunk_hash: str
+    text: str
+    score: float
+    accept_path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "shard": self.shard,
+            "doc_id": self.doc_id,
+            "source_uri": self.source_uri,
+            "title": self.title,
+            "section": self.section,
+            "source_role": self.source_role,
+            "chunk_index": self.chunk_index,
+            "chunk_hash": self.chunk_hash,
+            "text": self.text,
+            "score": round(self.score, _ROUND),
+            "accept_path": self.accept_path,
+        }
+
+
+@dataclass
+class RetrievalResult:
+    question: str
+    shards: list[ShardRef]
+    units: list[str]
+    mode: str
+    and_query: str
+    or_query: str | None
+    and_hits: int
+    synonyms: list[SynonymInjection]
+    comparative: bool
+    rivals: list[tuple[str, str]]
+    candidates: list[Candidate]
+    chunks: list[RetrievedChunk]
+    budget_bytes: int
+    used_bytes: int
+    constants: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def query(self) -> str:
+        """The FTS5 expression that produced the candidates."""
+        return self.or_query if self.mode == "OR" and self.or_query else self.and_query
+
+    def to_dict(self, *, include_text: bool = False) -> dict[str, Any]:
+        """Every decision, JSON-safe (floats rounded), without chunk texts unless asked:
+        chunk hashes identify the texts, which go to the ledger's blob store."""
+        return {
+            "question": self.question,
+            "shards": [s.to_dict() for s in self.shards],
+            "units": list(self.units),
+            "mode": self.mode,
+            "query": self.query,
+            "and_query": self.and_query,
+            "or_query": self.or_query,
+            "and_hits": self.and_hits,
+            "synonyms": [s.to_dict() for s in self.synonyms],
+            "comparative": self.comparative,
+            "rivals": [list(r) for r in self.rivals],
+            "constants": dict(self.constants),
+            "candidates": [c.to_dict() for c in self.candidates],
+            "selected": [
+                c.to_dict() if include_text else {**c.to_dict(), "text": None} for c in self.chunks
+            ],
+            "budget_bytes": self.budget_bytes,
+            "used_bytes": self.used_bytes,
+        }
+
+
+def _search(readers: list[ShardReader], expr: str, found_by: str, limit: int) -> list[Candidate]:
+    out = [
+        Candidate(r.ref.name, rowid, -score, found_by)
+        for r in readers
+        for rowid, score in r.match(expr, limit, BM25_WEIGHTS)
+    ]
+    out.sort(key=lambda c: (-c.bm25, c.shard, c.rowid))
+    for rank, cand in enumerate(out, start=1):
+        cand.bm25_rank = rank
+    return out
+
+
+def _count_hits(readers: list[ShardReader], expr: str, enough: int) -> int:
+    found = 0
+    for r in readers:
+        found += r.count(expr, enough - found)
+        if found >= enough:
+            break
+    return found
+
+
+def _by_shard(candidates: Sequence[Candidate]) -> dict[str, dict[int, Candidate]]:
+    out: dict[str, dict[int, Candidate]] = {}
+    for c in candidates:
+        out.setdefault(c.shard, {})[c.rowid] = c
+    return out
+
+
+def _fill_details(readers: list[ShardReader], candidates: list[Candidate]) -> None:
+    """Everything the filter and rerank read; texts are fetched only when needed."""
+    wanted = _by_shard(candidates)
+    for r in readers:
+        index = wanted.get(r.ref.name, {})
+        for row in r.details(index):
+            c = index[row[0]]
+            (c.doc_id, c.source_uri, c.title, c.section, c.source_role) = row[1:6]
+            c.chunk_index, c.chunk_hash, c.n_bytes, c.sentence_keys = row[6:10]
+
+
+def _fill_texts(readers: list[ShardReader], candidates: Sequence[Candidate]) -> None:
+    """Load the texts of the candidates that do not have them yet."""
+    wanted = _by_shard([c for c in candidates if not c.text])
+    for r in readers:
+        index = wanted.get(r.ref.name, {})
+        for rowid, text in r.texts(index).items():
+            index[rowid].text = text
+
+
+def _judge(
+    cand: Candidate,
+    weights: list[WeightedKey],
+    total: float,
+    injected: list[tuple[str, ...]],
+    heading: Heading,
+    title_scores: tuple[float, float],
+) -> None:
+    """Features (:mod:`aborist.corpus.relevance`) and the first accept path that holds
+    (module doc, step 3). ``title_scores`` is computed once per heading."""
+    coverage, density = body_features(cand.sentence_keys, weights, total)
+    title, purity = title_scores
+    cand.features = {
+        "coverage": coverage,
+        "density": density,
+        "title": title,
+        "purity": purity,
+        "role": ROLE_WEIGHTS.get(cand.source_role, OTHER_ROLE_WEIGHT),
+    }
+    if title > 0.0:
+        cand.accept_path = "title"
+    elif injected and any(_has_phrase(cand, heading.tokens, p) for p in injected):
+        cand.accept_path = "synonym"
+    elif coverage >= COVERAGE_ACCEPT:
+        cand.accept_path = "coverage"
+    elif cand.bm25_rank <= RANK_ACCEPT:
+        cand.accept_path = "rank"
+    else:
+        cand.decision = "rejected:title_filter"
+
+
+def _has_phrase(cand: Candidate, heading: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    """Whether the token sequence ``phrase`` is in the chunk's heading or body; the
+    stored sentence keys rule most chunks out before the body is tokenized."""
+    if not phrase or not all(
+        t in heading or f" {light_stem(t)} " in cand.sentence_keys for t in phrase
+    ):
+        return False
+    return contains_phrase(heading, phrase) or contains_phrase(phrase_tokens(cand.text), phrase)
+
+
+class Retriever:
+    """Shards opened once (read-only) with their merged concept table, for many
+    questions: what a server or a benchmark uses. :func:`retrieve` is the one-shot form.
+    """
+
+    def __init__(self, shards: Sequence[Path | str] = (), *, shards_dir: Path) -> None:
+        self._opened, self.concepts = open_readers(shards, shards_dir)
+
+    @property
+    def shards(self) -> list[ShardRef]:
+        return [s.ref for s in self._opened]
+
+    def close(self) -> None:
+        for r in self._opened:
+            r.close()
+        self._opened = []
+
+    def __enter__(self) -> Retriever:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def retrieve(
+        self,
+        question: str,
+        *,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        candidates_per_shard: int = CANDIDATES_PER_SHARD,
+        min_and_hits: int = MIN_AND_HITS,
+    ) -> RetrievalResult:
+        if not isinstance(question, str) or not question.strip():
+            raise InputError("the question is empty")
+        if budget_bytes <= 0:
+            raise InputError(f"budget_bytes must be positive, got {budget_bytes}")
+        if candidates_per_shard < 1 or min_and_hits < 1:
+            raise InputError("candidates_per_shard and min_and_hits must be at least 1")
+        return _retrieve(
+            question, self._opened, self.concepts, budget_bytes, candidates_per_shard,
+            min_and_hits,
+        )  # fmt: skip
+
+
+def retrieve(
+    question: str,
+    shards: Sequence[Path | str] = (),
+    *,
+    shards_dir: Path,
+    budget_bytes: int = DEFAULT_BUDGET_BYTES,
+    candidates_per_shard: int = CANDIDATES_PER_SHARD,
+    min_and_hits: int = MIN_AND_HITS,
+) -> RetrievalResult:
+    """Retrieve context for ``question`` from ``shards`` (names in ``shards_dir`` or shard
+    file paths; all shards in ``shards_dir`` when empty). See the module doc."""
+    if not isinstance(question, str) or not question.strip():
+        raise InputError("the question is empty")
+    with Retriever(shards, shards_dir=shards_dir) as retriever:
+        return retriever.retrieve(
+            question,
+            budget_bytes=budget_bytes,
+            candidates_per_shard=candidates_per_shard,
+            min_and_hits=min_and_hits,
+        )
+
+
+def _retrieve(
+    question: str,
+    opened: list[ShardReader],
+    table: ConceptTable,
+    budget_bytes: int,
+    limit: int,
+    min_and_hits: int,
+) -> RetrievalResult:
+    units = query_units(question)
+    comparative = has_compare_phrasing(question)
+    result = RetrievalResult(
+        question=question,
+        shards=[s.ref for s in opened],
+        units=units,
+        mode="NONE",
+        and_query="",
+        or_query=None,
+        and_hits=0,
+        synonyms=[],
+        comparative=comparative,
+        rivals=[] if comparative else table.rivals_in_question(question),
+        candidates=[],
+        chunks=[],
+        budget_bytes=budget_bytes,
+        used_bytes=0,
+        constants={
+            "min_and_hits": min_and_hits,
+            "candidates_per_shard": limit,
+            "bm25_weights": list(BM25_WEIGHTS),
+            "coverage_accept": COVERAGE_ACCEPT,
+            "rank_accept": RANK_ACCEPT,
+            "rerank_weights": dict(RERANK_WEIGHTS),
+            "role_weights": {**ROLE_WEIGHTS, "other": OTHER_ROLE_WEIGHT},
+        },
+    )
+    if not units:
+        return result
+    result.and_query = fts_and(units)
+    result.and_hits = _count_hits(opened, result.and_query, min_and_hits)
+    result.mode = "AND"
+    candidates: list[Candidate] = []
+    if result.and_hits >= min_and_hits:
+        candidates = _search(opened, result.and_query, "AND", limit)
+        result.and_hits = len(candidates)
+    else:
+        result.synonyms = table.synonym_injections(question)
+        extra = [" ".join(phrase_tokens(p)) for s in result.synonyms for p in s.added]
+        or_units = list(dict.fromkeys([*units, *(e for e in extra if e)]))
+        result.or_query = fts_or(or_units)
+        candidates = _search(opened, result.or_query, "OR", limit)
+        result.mode = "OR"
+    _fill_details(opened, candidates)
+    result.candidates = candidates
+
+    question_keys = {light_stem(t) for u in units for t in u.split() if t not in STOPWORDS}
+    if not question_keys:
+        question_keys = {light_stem(t) for u in units for t in u.split()}
+    injected = [phrase_tokens(p) for s in result.synonyms for p in s.added]
+    weights: dict[str, list[WeightedKey]] = {}
+    totals: dict[str, float] = {}
+    for shard in opened:
+        idf = shard.key_weights(question_keys)
+        weights[shard.ref.name] = [(k, f" {k} ", w) for k, w in idf.items()]
+        totals[shard.ref.name] = sum(idf.values()) or 1.0
+    if injected:
+        _fill_texts(opened, candidates)
+    headings: dict[int, tuple[str, ...]] = {}
+    title_scores: dict[tuple[str, str, str], tuple[float, float]] = {}
+    for cand in candidates:
+        heading = heading_of(cand.title, cand.section)
+        headings[id(cand)] = heading.tokens
+        shard_weights, total = weights[cand.shard], totals[cand.shard]
+        seen = (cand.shard, cand.title, cand.section)
+        if seen not in title_scores:
+            title_scores[seen] = title_features(heading, shard_weights, total)
+        _judge(cand, shard_weights, total, injected, heading, title_scores[seen])
+    accepted = [c for c in candidates if c.accept_path is not None]
+    best = max((c.bm25 for c in accepted), default=0.0) or 1.0
+    for cand in accepted:
+        cand.features["bm25"] = cand.bm25 / best
+        cand.rerank = sum(RERANK_WEIGHTS[k] * cand.features[k] for k in RERANK_WEIGHTS)
+    accepted.sort(key=lambda c: (-(c.rerank or 0.0), c.bm25_rank))
+
+    used = 0
+    selected: list[Candidate] = []
+    rivals = [(t, f" {light_stem(t)} ") for t in table.rival_first_tokens(result.rivals)]
+    suspects = [
+        c for c in accepted if any(t in headings[id(c)] or p in c.sentence_keys for t, p in rivals)
+    ]
+    _fill_texts(opened, suspects)
+    for cand in suspects:
+        body = phrase_tokens(cand.text)
+        cand.rivalry = table.rivalry_hit_tokens(result.rivals, headings[id(cand)], body)
+    for cand in accepted:
+        if cand.rivalry is not None:
+            cand.decision = "rejected:rivalry"
+            continue
+        if used + cand.n_bytes > budget_bytes:
+            cand.decision = "rejected:over_budget"
+            continue
+        used += cand.n_bytes
+        cand.in_budget = True
+        cand.decision = "selected"
+        selected.append(cand)
+    _fill_texts(opened, selected)
+    result.chunks = [
+        RetrievedChunk(
+            shard=c.shard,
+            doc_id=c.doc_id,
+            source_uri=c.source_uri,
+            title=c.title,
+            section=c.section,
+            source_role=c.source_role,
+            chunk_index=c.chunk_index,
+            chunk_hash=c.chunk_hash,
+            text=c.text,
+            score=c.rerank or 0.0,
+            accept_path=c.accept_path or "",
+        )
+        for c in selected
+    ]
+    result.used_bytes = used
+    order = {id(c): i for i, c in enumerate(accepted)}
+    result.candidates.sort(key=lambda c: (order.get(id(c), len(order)), c.bm25_rank))
+    return result

@@ -1,0 +1,340 @@
+"""Retrieval quality and speed on real data (issue 3), with plain baselines in the same run.
+
+Quality
+  * ClapNQ dev: the 600 passages (300 answerable + 300 unanswerable questions' passages)
+    are the corpus, one Markdown file each (``# <title>`` then the passage). For the 300
+    answerable questions: is the gold passage the top-1 / among the top-5 distinct
+    documents of the ranking?
+  * COVID-QA: the 98 papers are the corpus, one Markdown file each (first line as the
+    heading). For all 1,380 questions: does one of the top-5 chunks contain the reference
+    answer text (compared after whitespace canonicalization, case-insensitively)?
+
+  Systems, all over the *same chunks* of the same shard:
+  * ``aborist``: :meth:`aborist.qa.retrieval.Retriever.retrieve` (AND→OR, synonyms,
+    title filter, rerank, rivalry exclusion); the ranking is the selected chunks;
+  * ``fts5-or``: one bare FTS5 query, the question's escaped terms OR'ed, default
+    ``bm25()``, no filter or rerank;
+  * ``bm25s``: the ``bm25s`` package over title + section + chunk text (its English
+    stopwords, no stemmer).
+
+Speed
+  Median wall time per question of ``Retriever.retrieve`` (shards already open, as a
+  server would hold them) against the bare FTS5 OR query (same open connection, the
+  question's escaped terms OR'ed, top 60 rowids and ``bm25()`` scores), timed alternately
+  question by question, each the median of 3 runs, on the COVID-QA shard (its first 300
+  questions) and on the Rust book shard (its section headings of two or more words as
+  questions). Also the cold one-shot ``retrieve()`` that opens the shard each time.
+
+Run: ``.venv/bin/python bench/retrieval.py [--quick]``. Reads ``../shared/data/``;
+writes only to a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from aborist.corpus.canonicalize import canonical_inline  # noqa: E402
+from aborist.corpus.fts_query import fts_or, query_units  # noqa: E402
+from aborist.corpus.ingest import ingest  # noqa: E402
+from aborist.corpus.shard import open_shard, shard_path  # noqa: E402
+from aborist.qa.retrieval import Retriever, retrieve  # noqa: E402
+
+DATA = (REPO / ".." / "shared" / "data").resolve()
+TOP_K = 5
+BARE_LIMIT = 60
+
+
+def _slug(i: int) -> str:
+    return f"p{i:04d}"
+
+
+def _md_escape_title(title: str) -> str:
+    return " ".join(title.split()) or "untitled"
+
+
+def write_clapnq(out: Path) -> list[tuple[str, set[str]]]:
+    """Write the passages; return (question, gold doc file names) for answerable rows."""
+    answerable = [json.loads(x) for x in (DATA / "clapnq" / "clapnq_dev_answerable.jsonl").open()]
+    unanswerable = [
+        json.loads(x) for x in (DATA / "clapnq" / "clapnq_dev_unanswerable.jsonl").open()
+    ]
+    by_text: dict[str, set[str]] = {}
+    for i, row in enumerate(answerable + unanswerable):
+        passage = row["passages"][0]
+        name = _slug(i)
+        (out / f"{name}.md").write_text(
+            f"# {_md_escape_title(passage['title'])}\n\n{passage['text']}\n", encoding="utf-8"
+        )
+        by_text.setdefault(passage["text"], set()).add(f"{name}.md")
+    return [(row["input"], by_text[row["passages"][0]["text"]]) for row in answerable]
+
+
+def write_covidqa(out: Path) -> list[tuple[str, str]]:
+    """Write the papers; return (question, answer text) pairs."""
+    data = json.loads((DATA / "covidqa" / "200423_covidQA.json").read_text(encoding="utf-8"))
+    pairs: list[tuple[str, str]] = []
+    for i, paper in enumerate(data["data"]):
+        para = paper["paragraphs"][0]
+        context: str = para["context"]
+        first, _, rest = context.partition("\n")
+        (out / f"{_slug(i)}.md").write_text(f"# {first.strip()}\n\n{rest}", encoding="utf-8")
+        for qa in para["qas"]:
+            pairs.append((qa["question"], qa["answers"][0]["text"]))
+    return pairs
+
+
+def _norm(text: str) -> str:
+    return canonical_inline(text).lower()
+
+
+class Corpus:
+    """One shard plus the views the baselines need over the same chunks."""
+
+    def __init__(self, shards_dir: Path, name: str) -> None:
+        self.path = shard_path(shards_dir, name)
+        conn = open_shard(self.path)
+        rows = conn.execute(
+            "SELECT c.rowid, d.file_name, d.title, c.section, c.text FROM chunks c "
+            "JOIN documents d ON d.doc_pos = c.doc_pos ORDER BY c.rowid"
+        ).fetchall()
+        conn.close()
+        self.rowids = [int(r[0]) for r in rows]
+        self.file_of = {int(r[0]): r[1] for r in rows}
+        self.text_of = {int(r[0]): r[4] for r in rows}
+        self.norm_of = {int(r[0]): _norm(r[4]) for r in rows}
+        self.bm25s_docs = [f"{r[2]}\n{r[3]}\n{r[4]}" for r in rows]
+        self._bm25s: Any = None
+
+    def bm25s(self, question: str, k: int) -> list[int]:
+        import bm25s
+
+        if self._bm25s is None:
+            index = bm25s.BM25()
+            index.index(bm25s.tokenize(self.bm25s_docs, show_progress=False), show_progress=False)
+            self._bm25s = index
+        tokens = bm25s.tokenize([question], show_progress=False)
+        if not tokens.vocab:
+            return []
+        k = min(k, len(self.rowids))
+        docs, _ = self._bm25s.retrieve(tokens, k=k, show_progress=False)
+        return [self.rowids[int(i)] for i in docs[0]]
+
+
+def bare_or(conn: sqlite3.Connection, question: str, limit: int = BARE_LIMIT) -> list[int]:
+    units = query_units(question)
+    if not units:
+        return []
+    rows = conn.execute(
+        "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? "
+        "ORDER BY bm25(chunks_fts) LIMIT ?",
+        (fts_or(units), limit),
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def _distinct_docs(rowids: Sequence[int], corpus: Corpus, k: int) -> list[str]:
+    out: list[str] = []
+    for r in rowids:
+        f = corpus.file_of[r]
+        if f not in out:
+            out.append(f)
+        if len(out) == k:
+            break
+    return out
+
+
+def _aborist_rowids(retriever: Retriever, question: str, corpus: Corpus) -> list[int]:
+    result = retriever.retrieve(question)
+    index = {c.chunk_hash: c for c in result.candidates}
+    return [index[c.chunk_hash].rowid for c in result.chunks]
+
+
+def eval_clapnq(
+    retriever: Retriever,
+    corpus: Corpus,
+    questions: Sequence[tuple[str, set[str]]],
+    conn: sqlite3.Connection,
+) -> dict[str, tuple[float, float]]:
+    systems: dict[str, Callable[[str], list[int]]] = {
+        "aborist": lambda q: _aborist_rowids(retriever, q, corpus),
+        "fts5-or": lambda q: bare_or(conn, q),
+        "bm25s": lambda q: corpus.bm25s(q, 40),
+    }
+    out = {}
+    for name, run in systems.items():
+        top1 = top5 = 0
+        for question, gold in questions:
+            docs = _distinct_docs(run(question), corpus, TOP_K)
+            top1 += bool(docs[:1] and docs[0] in gold)
+            top5 += any(d in gold for d in docs)
+        out[name] = (top1 / len(questions), top5 / len(questions))
+    return out
+
+
+def eval_covidqa(
+    retriever: Retriever,
+    corpus: Corpus,
+    pairs: Sequence[tuple[str, str]],
+    conn: sqlite3.Connection,
+) -> dict[str, float]:
+    systems: dict[str, Callable[[str], list[int]]] = {
+        "aborist": lambda q: _aborist_rowids(retriever, q, corpus),
+        "fts5-or": lambda q: bare_or(conn, q),
+        "bm25s": lambda q: corpus.bm25s(q, TOP_K),
+    }
+    out = {}
+    for name, run in systems.items():
+        hits = 0
+        for question, answer in pairs:
+            want = _norm(answer)
+            hits += any(want in corpus.norm_of[r] for r in run(question)[:TOP_K])
+        out[name] = hits / len(pairs)
+    return out
+
+
+def _paired_medians(
+    first: Callable[[str], object],
+    second: Callable[[str], object],
+    questions: Sequence[str],
+    repeats: int,
+) -> tuple[float, float]:
+    """Median ms per question of two systems, timed alternately question by question so
+    that both see the same machine load (this machine is shared)."""
+    a: list[float] = []
+    b: list[float] = []
+    for q in questions:
+        ta, tb = [], []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            first(q)
+            ta.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            second(q)
+            tb.append(time.perf_counter() - t)
+        a.append(statistics.median(ta))
+        b.append(statistics.median(tb))
+    return 1000 * statistics.median(a), 1000 * statistics.median(b)
+
+
+def latency(
+    shards_dir: Path, name: str, questions: Sequence[str], repeats: int
+) -> dict[str, float]:
+    path = shard_path(shards_dir, name)
+    conn = open_shard(path)
+    with Retriever([name], shards_dir=shards_dir) as retriever:
+        for q in questions[:20]:  # warm the page cache for both
+            retriever.retrieve(q)
+            bare_or(conn, q)
+        bare, warm = _paired_medians(
+            lambda q: bare_or(conn, q), lambda q: retriever.retrieve(q), questions, repeats
+        )
+    _, cold = _paired_medians(
+        lambda q: bare_or(conn, q),
+        lambda q: retrieve(q, [name], shards_dir=shards_dir),
+        questions,
+        1,
+    )
+    conn.close()
+    return {"bare_ms": bare, "warm_ms": warm, "cold_ms": cold, "n": len(questions)}
+
+
+def rust_questions(shards_dir: Path) -> list[str]:
+    conn = open_shard(shard_path(shards_dir, "rust-book"))
+    rows = conn.execute("SELECT DISTINCT section FROM chunks ORDER BY rowid").fetchall()
+    conn.close()
+    return [r[0] for r in rows if len(re.findall(r"\w+", r[0])) >= 2]
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer latency repeats")
+    args = parser.parse_args(argv)
+    if not DATA.is_dir():
+        print(f"shared data not found at {DATA}; nothing to measure", file=sys.stderr)
+        return 2
+    repeats = 1 if args.quick else 3
+    with tempfile.TemporaryDirectory(prefix="aborist-bench-") as tmp:
+        root = Path(tmp)
+        shards_dir = root / "shards"
+        timings: dict[str, tuple[float, int, int]] = {}
+        for name in ("clapnq", "covidqa"):
+            (root / name).mkdir()
+        clap_q = write_clapnq(root / "clapnq")
+        covid_q = write_covidqa(root / "covidqa")
+        for name, src in (
+            ("clapnq", root / "clapnq"),
+            ("covidqa", root / "covidqa"),
+            ("rust-book", DATA / "rust-book" / "src"),
+        ):
+            t = time.perf_counter()
+            report = ingest([src], name, shards_dir=shards_dir)
+            timings[name] = (time.perf_counter() - t, len(report.documents), report.n_chunks)
+
+        corpus = Corpus(shards_dir, "clapnq")
+        conn = open_shard(corpus.path)
+        with Retriever(["clapnq"], shards_dir=shards_dir) as retriever:
+            clap = eval_clapnq(retriever, corpus, clap_q, conn)
+        conn.close()
+        corpus = Corpus(shards_dir, "covidqa")
+        conn = open_shard(corpus.path)
+        with Retriever(["covidqa"], shards_dir=shards_dir) as retriever:
+            covid = eval_covidqa(retriever, corpus, covid_q, conn)
+        conn.close()
+
+        speed = {
+            "covidqa": latency(shards_dir, "covidqa", [q for q, _ in covid_q[:300]], repeats),
+            "rust-book": latency(shards_dir, "rust-book", rust_questions(shards_dir), repeats),
+        }
+
+    print(f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, "
+          f"{platform.machine()}\n")  # fmt: skip
+    print("Ingest\n")
+    print(_table(
+        ["shard", "documents", "chunks", "seconds"],
+        [[k, str(v[1]), str(v[2]), f"{v[0]:.2f}"] for k, v in timings.items()],
+    ))  # fmt: skip
+    print("\nQuality (same chunks, same run)\n")
+    rows = [
+        [name, f"{100 * clap[name][0]:.1f}", f"{100 * clap[name][1]:.1f}",
+         f"{100 * covid[name]:.1f}"]
+        for name in ("aborist", "fts5-or", "bm25s")
+    ]  # fmt: skip
+    print(_table(
+        ["system", "ClapNQ gold passage top-1 %", "ClapNQ top-5 %", "COVID-QA answer in top-5 %"],
+        rows,
+    ))  # fmt: skip
+    print(f"\n(ClapNQ: {len(clap_q)} answerable questions over 600 passages; "
+          f"COVID-QA: {len(covid_q)} questions over 98 papers)\n")  # fmt: skip
+    print("Latency, median per question (ms)\n")
+    print(_table(
+        ["shard", "questions", "bare FTS5 OR", "aborist (open shards)", "ratio",
+         "aborist one-shot retrieve()"],
+        [[k, str(v["n"]), f"{v['bare_ms']:.2f}", f"{v['warm_ms']:.2f}",
+          f"{v['warm_ms'] / v['bare_ms']:.2f}x", f"{v['cold_ms']:.2f}"]
+         for k, v in speed.items()],
+    ))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
