@@ -20,18 +20,16 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, text
-
 from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
+from ledger.writer import Tx
 
 __all__ = ["PROJECTION_TABLES", "RunProjection", "open_ledger", "run_projection"]
 
 PROJECTION_TABLES = ("providence_cache", "run_dag_nodes", "runs")
 
-_UPSERT_CACHE = text(
-    """
+_UPSERT_CACHE = """
     INSERT INTO providence_cache (cache_key, answer, audit_mode, label, run_id, run_dag_root,
         run_dag_blob, key_dimensions, created_at, written_seq, hit_count, last_hit_at)
     VALUES (:cache_key, :answer, :audit_mode, :label, :run_id, :run_dag_root, :run_dag_blob,
@@ -42,38 +40,33 @@ _UPSERT_CACHE = text(
         key_dimensions = excluded.key_dimensions, created_at = excluded.created_at,
         written_seq = excluded.written_seq, hit_count = 0, last_hit_at = NULL
     """
-)
-_INSERT_RUN = text(
-    """
+_INSERT_RUN = """
     INSERT INTO runs (run_id, kind, question, mode, status, cache_key, cache_hit,
         served_from_run_id, audit_mode, label, run_dag_root, started_seq, last_seq, last_event,
         started_at, finished_at, failed_stage, error)
     VALUES (:run_id, :kind, :question, :mode, 'started', NULL, :false, NULL, NULL, NULL,
         NULL, :seq, :seq, :type, :at, NULL, NULL, NULL)
     """
-)
-_RUN_KEY = text("UPDATE runs SET cache_key = :cache_key WHERE run_id = :run_id")
-_TOUCH_RUN = text("UPDATE runs SET last_seq = :seq, last_event = :type WHERE run_id = :run_id")
-_HIT = text(
+_RUN_KEY = "UPDATE runs SET cache_key = :cache_key WHERE run_id = :run_id"
+_TOUCH_RUN = "UPDATE runs SET last_seq = :seq, last_event = :type WHERE run_id = :run_id"
+_HIT = (
     "UPDATE providence_cache SET hit_count = hit_count + 1, last_hit_at = :at "
     "WHERE cache_key = :cache_key"
 )
-_RUN_HIT = text(
-    "UPDATE runs SET cache_hit = :true, served_from_run_id = :src WHERE run_id = :run_id"
-)
-_INSERT_NODE = text(
+_RUN_HIT = "UPDATE runs SET cache_hit = :true, served_from_run_id = :src WHERE run_id = :run_id"
+_INSERT_NODE = (
     "INSERT INTO run_dag_nodes (run_id, ordinal, stage, stage_hash, node_hash, parents) "
     "VALUES (:run_id, :ordinal, :stage, :stage_hash, :node_hash, :parents)"
 )
-_LABEL_RUN = text(
+_LABEL_RUN = (
     "UPDATE runs SET audit_mode = :audit_mode, label = :label, run_dag_root = :root "
     "WHERE run_id = :run_id"
 )
-_COMPLETE_RUN = text(
+_COMPLETE_RUN = (
     "UPDATE runs SET status = 'completed', finished_at = :at, audit_mode = :audit_mode, "
     "label = :label, run_dag_root = :root WHERE run_id = :run_id"
 )
-_FAIL_RUN = text(
+_FAIL_RUN = (
     "UPDATE runs SET status = 'failed', finished_at = :at, failed_stage = :stage, "
     "error = :error WHERE run_id = :run_id"
 )
@@ -84,24 +77,24 @@ class RunProjection:
 
     name = "aborist.runs"
 
-    def reset(self, conn: Connection) -> None:
+    def reset(self, tx: Tx) -> None:
         for table in PROJECTION_TABLES:
-            conn.execute(text(f"DELETE FROM {table}"))
+            tx.execute(f"DELETE FROM {table}")
 
-    def apply(self, conn: Connection, events: Sequence[RecordedEvent]) -> None:
+    def apply(self, tx: Tx, events: Sequence[RecordedEvent]) -> None:
         last: dict[str, dict[str, Any]] = {}
         for ev in events:
             if ev.type.startswith("qa.") and ev.stream.startswith("run:"):
                 run_id = ev.stream[4:]
-                self._fold(conn, ev, run_id, json.loads(ev.payload))
+                self._fold(tx, ev, run_id, json.loads(ev.payload))
                 last[run_id] = {"seq": ev.seq, "type": ev.type, "run_id": run_id}
         if last:  # each run's position once per batch, not once per event
-            conn.execute(_TOUCH_RUN, list(last.values()))
+            tx.executemany(_TOUCH_RUN, list(last.values()))
 
-    def _fold(self, conn: Connection, ev: RecordedEvent, run_id: str, p: dict[str, Any]) -> None:
+    def _fold(self, tx: Tx, ev: RecordedEvent, run_id: str, p: dict[str, Any]) -> None:
         t = ev.type
         if t == "qa.run_started":
-            conn.execute(
+            tx.execute(
                 _INSERT_RUN,
                 {
                     "run_id": run_id, "kind": p["kind"], "question": p["question"],
@@ -111,13 +104,13 @@ class RunProjection:
             )  # fmt: skip
             return
         if t == "qa.cache_checked":
-            conn.execute(_RUN_KEY, {"cache_key": p["cache_key"], "run_id": run_id})
+            tx.execute(_RUN_KEY, {"cache_key": p["cache_key"], "run_id": run_id})
             if p["hit"]:
-                conn.execute(_HIT, {"at": ev.recorded_at, "cache_key": p["cache_key"]})
-                conn.execute(_RUN_HIT, {"true": True, "src": p["hit_run_id"], "run_id": run_id})
+                tx.execute(_HIT, {"at": ev.recorded_at, "cache_key": p["cache_key"]})
+                tx.execute(_RUN_HIT, {"true": True, "src": p["hit_run_id"], "run_id": run_id})
         elif t == "qa.answer_labelled":
             dag = p["run_dag"]
-            conn.execute(
+            tx.executemany(
                 _INSERT_NODE,
                 [
                     {
@@ -128,45 +121,43 @@ class RunProjection:
                     for i, n in enumerate(dag["nodes"])
                 ],
             )  # fmt: skip
-            conn.execute(
+            tx.execute(
                 _LABEL_RUN,
                 {"audit_mode": p["audit_mode"], "label": p["label"], "root": dag["root"],
                  "run_id": run_id},
             )  # fmt: skip
         elif t == "qa.cache_written":
-            conn.execute(
+            tx.execute(
                 _UPSERT_CACHE,
                 {
                     "cache_key": p["cache_key"], "answer": p["answer"],
                     "audit_mode": p["audit_mode"], "label": p["label"], "run_id": run_id,
                     "run_dag_root": p["run_dag_root"],
-                    "run_dag_blob": canonical_text(self._dag_blob(conn, run_id)),
+                    "run_dag_blob": canonical_text(self._dag_blob(tx, run_id)),
                     "key_dimensions": canonical_text(p["key_dimensions"]),
                     "created_at": ev.recorded_at, "written_seq": ev.seq,
                 },
             )  # fmt: skip
         elif t == "qa.run_completed":
-            conn.execute(
+            tx.execute(
                 _COMPLETE_RUN,
                 {"at": ev.recorded_at, "audit_mode": p["audit_mode"], "label": p["label"],
                  "root": p["run_dag_root"], "run_id": run_id},
             )  # fmt: skip
         elif t == "qa.run_failed":
-            conn.execute(
+            tx.execute(
                 _FAIL_RUN,
                 {"at": ev.recorded_at, "stage": p["stage"],
                  "error": f"{p['error_type']}: {p['message']}", "run_id": run_id},
             )  # fmt: skip
 
     @staticmethod
-    def _dag_blob(conn: Connection, run_id: str) -> dict[str, Any]:
-        rows = conn.execute(
-            text(
-                "SELECT stage, stage_hash, node_hash, parents FROM run_dag_nodes "
-                "WHERE run_id = :r ORDER BY ordinal"
-            ),
+    def _dag_blob(tx: Tx, run_id: str) -> dict[str, Any]:
+        rows = tx.execute(
+            "SELECT stage, stage_hash, node_hash, parents FROM run_dag_nodes "
+            "WHERE run_id = :r ORDER BY ordinal",
             {"r": run_id},
-        ).all()
+        )
         nodes = [
             {"stage": r[0], "stage_hash": r[1], "node_hash": r[2], "parents": json.loads(r[3])}
             for r in rows

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Engine, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
 
@@ -36,6 +36,7 @@ from ledger.errors import (
     UnavailableError,
 )
 from ledger.migrate import current_revision, head_revision
+from ledger.writer import Tx, Writer
 
 __all__ = ["Checkpoint", "Ledger", "Projection", "translate_errors", "utc_now"]
 
@@ -54,13 +55,14 @@ def utc_now() -> str:
 
 
 class Projection(Protocol):
-    """A read model folded from events inside the append transaction."""
+    """A read model folded from events inside the append transaction (``tx`` runs SQL with
+    ``:name`` parameters on the writer's connection; see :class:`ledger.writer.Tx`)."""
 
     name: str
 
-    def apply(self, conn: Connection, events: Sequence[RecordedEvent]) -> None: ...
+    def apply(self, tx: Tx, events: Sequence[RecordedEvent]) -> None: ...
 
-    def reset(self, conn: Connection) -> None: ...
+    def reset(self, tx: Tx) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +124,10 @@ class Ledger:
         self.where = describe_url(engine.url)
         self.projections = list(projections)
         self._clock = clock
+        # Reads go through SQLAlchemy without taking SQLite's write lock; writes go through
+        # one held driver connection (ledger.writer).
         self.reader = engine.execution_options(sqlite_begin="DEFERRED")
+        self._writer = Writer(engine)
         self._pg = engine.dialect.name == "postgresql"
         ph = "%s" if self._pg else "?"
         self._insert_sql = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES ({', '.join([ph] * 11)})"
@@ -156,6 +161,7 @@ class Ledger:
             raise
 
     def close(self) -> None:
+        self._writer.close()
         self.engine.dispose()
 
     def __enter__(self) -> Ledger:
@@ -208,15 +214,15 @@ class Ledger:
             prepared.append((ev, payload, sha256_hex(payload.encode("utf-8")), event_id))
         blob_rows = [(sha256_hex(b), len(b), b) for b in blobs]
 
-        with translate_errors(self.where), self.engine.begin() as conn:
+        with translate_errors(self.where), self._writer.transaction() as tx:
+            cur = tx.cursor
             if self._pg:
-                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(%s)", (PG_APPEND_LOCK_KEY,))
-            head = conn.exec_driver_sql(
-                "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
-            ).first()
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", (PG_APPEND_LOCK_KEY,))
+            cur.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")
+            head = cur.fetchone()
             seq, prev = (int(head[0]), str(head[1])) if head else (0, GENESIS_HASH)
-            pos = conn.exec_driver_sql(self._stream_pos_sql, (stream,)).scalar()
-            stream_seq = int(pos or 0)
+            cur.execute(self._stream_pos_sql, (stream,))
+            stream_seq = int(cur.fetchone()[0] or 0)
             if expected_stream_seq is not None and expected_stream_seq != stream_seq:
                 raise ConcurrencyError(
                     f"stream {stream!r} is at position {stream_seq}, expected "
@@ -250,43 +256,31 @@ class Ledger:
                 )  # fmt: skip
                 prev = h
             if blob_rows:
-                self._insert_blobs(conn, blob_rows)
+                self._insert_blobs(tx, blob_rows)
             if len(rows) == 1:
-                conn.exec_driver_sql(self._insert_sql, rows[0])
+                cur.execute(self._insert_sql, rows[0])
             else:
-                conn.exec_driver_sql(self._insert_sql, rows)
-            self._apply_projections(conn, recorded)
+                cur.executemany(self._insert_sql, rows)
+            for projection in self.projections:
+                projection.apply(tx, recorded)
+                _set_position(tx, projection.name, recorded[-1].seq)
         return recorded
-
-    def _apply_projections(self, conn: Connection, recorded: Sequence[RecordedEvent]) -> None:
-        for projection in self.projections:
-            projection.apply(conn, recorded)
-            self._set_position(conn, projection.name, recorded[-1].seq)
-
-    def _set_position(self, conn: Connection, name: str, position: int) -> None:
-        conn.execute(
-            text(
-                "INSERT INTO projection_positions (name, position) VALUES (:n, :p) "
-                "ON CONFLICT (name) DO UPDATE SET position = excluded.position"
-            ),
-            {"n": name, "p": position},
-        )
 
     # -- blobs --------------------------------------------------------------------------
 
-    def _insert_blobs(self, conn: Connection, rows: Sequence[tuple[str, int, bytes]]) -> None:
+    def _insert_blobs(self, tx: Tx, rows: Sequence[tuple[str, int, bytes]]) -> None:
         ph = self._ph
         verb = "INSERT" if self._pg else "INSERT OR IGNORE"
         tail = " ON CONFLICT (hash) DO NOTHING" if self._pg else ""
-        conn.exec_driver_sql(
+        tx.cursor.executemany(
             f"{verb} INTO blobs (hash, size, bytes) VALUES ({ph}, {ph}, {ph}){tail}", list(rows)
         )
 
     def put_blob(self, data: bytes) -> str:
         """Store ``data`` by its sha256 (idempotent); returns the hex hash."""
         h = sha256_hex(data)
-        with translate_errors(self.where), self.engine.begin() as conn:
-            self._insert_blobs(conn, [(h, len(data), data)])
+        with translate_errors(self.where), self._writer.transaction() as tx:
+            self._insert_blobs(tx, [(h, len(data), data)])
         return h
 
     def get_blob(self, blob_hash: str) -> bytes:
@@ -420,16 +414,16 @@ class Ledger:
 
     def record_checkpoint(self, tree_size: int, root: str) -> Checkpoint:
         """Record ``(tree_size, root)``; if that size is already recorded, return it as is."""
-        with translate_errors(self.where), self.engine.begin() as conn:
-            row = conn.execute(
-                text("SELECT tree_size, root, created_at FROM checkpoints WHERE tree_size = :n"),
+        with translate_errors(self.where), self._writer.transaction() as tx:
+            rows = tx.execute(
+                "SELECT tree_size, root, created_at FROM checkpoints WHERE tree_size = :n",
                 {"n": tree_size},
-            ).first()
-            if row is not None:
-                return Checkpoint(int(row[0]), str(row[1]), str(row[2]))
+            )
+            if rows:
+                return Checkpoint(int(rows[0][0]), str(rows[0][1]), str(rows[0][2]))
             cp = Checkpoint(tree_size, root, self._clock())
-            conn.execute(
-                text("INSERT INTO checkpoints (tree_size, root, created_at) VALUES (:n, :r, :c)"),
+            tx.execute(
+                "INSERT INTO checkpoints (tree_size, root, created_at) VALUES (:n, :r, :c)",
                 {"n": cp.tree_size, "r": cp.root, "c": cp.created_at},
             )
         return cp
@@ -444,28 +438,32 @@ class Ledger:
     def rebuild_projections(self, *, batch_size: int = 5000) -> int:
         """Reset every projection and fold all events again, in one transaction."""
         count = 0
-        with translate_errors(self.where), self.engine.begin() as conn:
+        page_sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE seq > :gt ORDER BY seq LIMIT :n"
+        with translate_errors(self.where), self._writer.transaction() as tx:
             for projection in self.projections:
-                projection.reset(conn)
+                projection.reset(tx)
             last = 0
-            cursor = 0
             while True:
-                rows = conn.execute(
-                    text(
-                        f"SELECT {_EVENT_COLUMNS} FROM events WHERE seq > :gt ORDER BY seq LIMIT :n"
-                    ),
-                    {"gt": cursor, "n": batch_size},
-                ).all()
-                if not rows:
+                page = [
+                    _row_to_event(r) for r in tx.execute(page_sql, {"gt": last, "n": batch_size})
+                ]
+                if not page:
                     break
-                page = [_row_to_event(r) for r in rows]
                 for projection in self.projections:
-                    projection.apply(conn, page)
+                    projection.apply(tx, page)
                 count += len(page)
-                cursor = last = page[-1].seq
+                last = page[-1].seq
             for projection in self.projections:
-                self._set_position(conn, projection.name, last)
+                _set_position(tx, projection.name, last)
         return count
+
+
+def _set_position(tx: Tx, name: str, position: int) -> None:
+    tx.execute(
+        "INSERT INTO projection_positions (name, position) VALUES (:n, :p) "
+        "ON CONFLICT (name) DO UPDATE SET position = excluded.position",
+        {"n": name, "p": position},
+    )
 
 
 def _row_to_event(r: Any) -> RecordedEvent:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-
 from pydoc_data.topics import topics
 
 
@@ -20,7 +19,9 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for name, body in sorted(topics.items()):
         (out / f"{name}.rst").write_text(body.strip() + "\n", encoding="utf-8")
-    print(f"exported {len(topics)} topics of the Python {sys.version.split()[0]} reference to {out}")
+    print(
+        f"exported {len(topics)} topics of the Python {sys.version.split()[0]} reference to {out}"
+    )
     return 0
 
 

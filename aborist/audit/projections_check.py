@@ -28,6 +28,7 @@ from ledger.engine import ledger_engine
 from ledger.envelope import GENESIS_HASH, RecordedEvent
 from ledger.migrate import upgrade
 from ledger.store import Ledger, translate_errors
+from ledger.writer import Writer
 
 __all__ = ["COLUMNS", "KEYS", "ScratchProjection", "compare_tables", "read_live", "read_tables"]
 
@@ -114,6 +115,7 @@ class ScratchProjection:
         self.url = f"sqlite:///{self._dir / 'scratch.db'}"
         self.engine = ledger_engine(self.url, sqlite_synchronous="OFF")
         self.projection = RunProjection()
+        self.writer = Writer(self.engine)
         self.events_folded = 0
         try:
             upgrade(self.engine)
@@ -124,8 +126,8 @@ class ScratchProjection:
     def fold(self, events: Sequence[RecordedEvent]) -> None:
         if not events:
             return
-        with self.engine.begin() as conn:
-            self.projection.apply(conn, events)
+        with self.writer.transaction() as tx:
+            self.projection.apply(tx, events)
         self.events_folded += len(events)
 
     def tables(self, run_id: str | None = None) -> Tables:
@@ -133,6 +135,7 @@ class ScratchProjection:
             return read_tables(conn, run_id)
 
     def close(self) -> None:
+        self.writer.close()
         self.engine.dispose()
         shutil.rmtree(self._dir, ignore_errors=True)
 
