@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from sqlalchemy import text
@@ -20,6 +22,9 @@ from aborist.qa.pipeline import Governance, RunResult
 from aborist.settings import Settings, load_settings
 from ledger.errors import LedgerError
 from ledger.store import Ledger, translate_errors
+
+if TYPE_CHECKING:
+    from aborist.qa.batch import BatchSummary
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,18 +135,147 @@ def _violations(result: RunResult) -> list[Any]:
     return [{"severity": "blocking"}] if result.label == "PARTIAL" else []
 
 
+class _Progress:
+    """One self-overwriting progress line on stderr, at most five times a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.last = 0.0
+        self.started = time.monotonic()
+
+    def __call__(self, s: BatchSummary, *, final: bool = False) -> None:
+        now = time.monotonic()
+        if not self.enabled or (not final and now - self.last < 0.2):
+            return
+        self.last = now
+        elapsed = max(now - self.started, 1e-9)
+        rate = s.done / elapsed
+        left = s.total - s.done
+        eta = f"{int(left / rate) // 60}:{int(left / rate) % 60:02d}" if rate > 0 else "?"
+        line = (
+            f"{s.done}/{s.total}  answered {s.answered} · cached {s.cached} · failed {s.failed}"
+            f"  {rate:.1f} q/s  ETA {eta}"
+        )
+        click.echo("\r" + line.ljust(78), err=True, nl=final)
+
+
+def _summary_lines(s: BatchSummary, skipped: int) -> list[str]:
+    lines = [
+        f"batch: {s.total} questions, {s.answered} answered ({s.cached} from the cache), "
+        f"{s.failed} failed, {s.not_attempted} not attempted, {skipped} input lines skipped; "
+        f"{s.done / max(s.seconds, 1e-9):.1f} questions/s over {s.seconds:.1f} s with "
+        f"{s.workers} worker{'s' if s.workers != 1 else ''}"
+    ]
+    for (mode, label), n in sorted(s.by_label.items()):
+        lines.append(f"  {mode:<10} {label:<14} {n}")
+    if s.stopped:
+        lines.append(s.stopped)
+    return lines
+
+
+def _run_batch_command(
+    path: Path,
+    *,
+    settings: Settings,
+    shards: tuple[str, ...],
+    workers: int,
+    output: Path | None,
+    governance: Governance,
+    opts: dict[str, Any],
+) -> None:
+    """`aborist query --batch`: read, answer with run_batch, write lines, summarize."""
+    from aborist.qa.batch import ClientSpec, read_questions, run_batch
+
+    with clean_errors():
+        items, problems = read_questions(path)
+    for problem in problems:
+        click.echo(f"{path}: {problem}", err=True)
+    spec = ClientSpec(opts["model_kind"], opts["base_url"], opts["llm_model"], opts["api_key"])
+    progress = _Progress(sys.stderr.isatty())
+    try:
+        sink = output.open("w", encoding="utf-8") if output is not None else sys.stdout
+    except OSError as e:
+        raise click.ClickException(f"cannot write {output}: {e}") from e
+
+    def emit(line: dict[str, Any]) -> None:
+        if "error" in line:
+            run = f" (run {line['run_id']})" if line["run_id"] else ""
+            click.echo(f"{line['id']}: failed: {line['error']}{run}", err=True)
+        sink.write(json.dumps(line, ensure_ascii=False) + "\n")
+        sink.flush()
+
+    try:
+        with clean_errors():
+            summary = run_batch(
+                items, db_url=settings.ledger_url(), shards_dir=settings.shards_path(),
+                shards=list(shards) or None, governance=governance, client=spec,
+                use_cache=not opts["no_cache"], workers=workers, on_result=emit,
+                on_progress=progress,
+            )  # fmt: skip
+    finally:
+        if output is not None:
+            sink.close()
+    progress(summary, final=True)
+    for line in _summary_lines(summary, len(problems)):
+        click.echo(line, err=True)
+    if not summary.ok:
+        raise SystemExit(1)
+
+
 @click.command()
-@click.argument("question")
+@click.argument("question", required=False)
 @click.option("--shard", "shards", multiple=True, help="Shard to search (repeatable; default all).")
+@click.option(
+    "--batch",
+    "batch_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help='Answer every line {"id", "question"} of this JSON Lines file instead of QUESTION.',
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=64),
+    default=1,
+    show_default=True,
+    help="With --batch: worker processes answering at once (each with its own connection).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="With --batch: write the answers (JSON Lines, input order) here instead of stdout.",
+)
 @answer_options
-def query(question: str, shards: tuple[str, ...], **opts: Any) -> None:
+def query(
+    question: str | None,
+    shards: tuple[str, ...],
+    batch_path: Path | None,
+    workers: int,
+    output: Path | None,
+    **opts: Any,
+) -> None:
     """Answer QUESTION from the ingested shards, verify it, and record every step.
 
+    With --batch, answer a whole questionnaire: one JSON object per output line (what --json
+    prints, plus "id"), a summary on stderr, exit 1 if any question failed (docs/batch.md).
+
     Example: aborist query "What does the nonlocal statement do?" --shard python-reference
+
+    Example: aborist query --batch questions.jsonl --workers 4 -o answers.jsonl
     """
     from aborist.qa.query import query as run_query
 
+    if (question is None) == (batch_path is None):
+        raise click.UsageError("give either QUESTION or --batch FILE (exactly one)")
     settings = load_settings(db_url=opts["db_url"])
+    if batch_path is not None:
+        _run_batch_command(
+            batch_path, settings=settings, shards=shards, workers=workers, output=output,
+            governance=_governance(opts), opts=opts,
+        )  # fmt: skip
+        return
+    if workers != 1 or output is not None:
+        raise click.UsageError("--workers and --output need --batch")
+    assert question is not None
     client = _client(settings, opts)
     with client, pipeline_ledger(settings) as lg, clean_errors():
         result = run_query(

@@ -68,6 +68,48 @@ def _walk(value: Any, path: str) -> tuple[Any, bool]:
     raise PayloadError(f"value at {path} of type {type(value).__name__} is not JSON-serializable")
 
 
+class _NotSimple(Exception):
+    """The value needs the careful walk: an error to name, or a type beyond plain JSON."""
+
+
+def _quick(value: Any) -> tuple[Any, bool]:
+    """:func:`_walk` for plain ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``
+    values, without building a path per node (payloads are walked on every append). Any
+    problem, or any other type, raises :class:`_NotSimple` and :func:`_walk` takes over."""
+    t = type(value)
+    if t is str or t is bool or value is None:
+        return value, True
+    if t is int:
+        if -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT:
+            return value, True
+        raise _NotSimple
+    if t is float:
+        if value != value or value in (math.inf, -math.inf):
+            raise _NotSimple
+        if value.is_integer() and -_FIXED_MAX < value < _FIXED_MAX:
+            return int(value), True
+        return value, _FIXED_MIN <= abs(value) < _FIXED_MAX
+    if t is dict:
+        out = {}
+        fast = True
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotSimple
+            out[key], ok = _quick(item)
+            if not ok or not (key.isascii() or not _HIGH.search(key)):
+                fast = False
+        return out, fast
+    if t is list or t is tuple:
+        items = []
+        fast = True
+        for item in value:
+            norm, ok = _quick(item)
+            items.append(norm)
+            fast = fast and ok
+        return items, fast
+    raise _NotSimple
+
+
 def canonical_json(value: Any) -> bytes:
     """Return the RFC 8785 canonical UTF-8 bytes of ``value``.
 
@@ -81,7 +123,10 @@ def canonical_json(value: Any) -> bytes:
     checks that both agree on random values. Raises :class:`PayloadError` for anything JSON
     cannot represent exactly.
     """
-    normalized, fast = _walk(value, "$")
+    try:
+        normalized, fast = _quick(value)
+    except _NotSimple:
+        normalized, fast = _walk(value, "$")
     if fast:
         return json.dumps(
             normalized, sort_keys=True, separators=(",", ":"), ensure_ascii=False

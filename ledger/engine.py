@@ -1,14 +1,19 @@
 """Build SQLAlchemy engines for the two backends, with the settings the ledger relies on.
 
-SQLite: WAL journal, ``synchronous`` FULL by default (an audit ledger loses no committed
-event on power loss; NORMAL is faster and still never corrupts), a 60 s busy timeout,
-and ``BEGIN IMMEDIATE`` for writing transactions so that two processes never both read
-the same chain head. PostgreSQL: psycopg 3; appends serialize on a transaction-level
+SQLite: WAL journal; ``synchronous`` NORMAL by default (``ABORIST_SQLITE_SYNCHRONOUS``
+or the ``sqlite_synchronous`` argument choose FULL, EXTRA or OFF): in WAL mode NORMAL never
+corrupts the database and loses nothing when the *application* crashes; only an OS crash
+or power loss can roll back the last commits, leaving a shorter but still valid chain.
+Checkpoints are always written with a full sync (:meth:`ledger.writer.Writer.transaction`
+``durable=True``), so a checkpoint never commits to events that could still be lost. A 60 s
+busy timeout, and ``BEGIN IMMEDIATE`` for writing transactions so that two processes never
+both read the same chain head. PostgreSQL: psycopg 3; appends serialize on a transaction-level
 advisory lock (see :mod:`ledger.store`).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +26,7 @@ from ledger.errors import ConfigurationError
 __all__ = ["SQLITE_SYNCHRONOUS", "describe_url", "ledger_engine", "parse_url", "sqlite_path"]
 
 SQLITE_SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA", "OFF")
+SQLITE_SYNC_ENV = "ABORIST_SQLITE_SYNCHRONOUS"
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 
 
@@ -68,13 +74,16 @@ def sqlite_path(url: URL) -> Path | None:
     return Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
 
 
-def ledger_engine(url: str | URL, *, sqlite_synchronous: str = "FULL", **kwargs: Any) -> Engine:
+def ledger_engine(
+    url: str | URL, *, sqlite_synchronous: str | None = None, **kwargs: Any
+) -> Engine:
     """An engine configured for the ledger. Does not connect."""
     parsed = parse_url(url)
-    sync = sqlite_synchronous.upper()
+    sync = (sqlite_synchronous or os.environ.get(SQLITE_SYNC_ENV) or "NORMAL").upper()
     if sync not in SQLITE_SYNCHRONOUS:
         raise ConfigurationError(
-            f"sqlite synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)}, not {sync!r}"
+            f"sqlite synchronous ({SQLITE_SYNC_ENV}) must be one of "
+            f"{', '.join(SQLITE_SYNCHRONOUS)}, not {sync!r}"
         )
     try:
         engine = create_engine(parsed, **kwargs)

@@ -141,7 +141,7 @@ class Ledger:
         cls,
         url: str | URL,
         *,
-        sqlite_synchronous: str = "FULL",
+        sqlite_synchronous: str | None = None,
         projections: Sequence[Projection] = (),
         clock: Callable[[], str] = utc_now,
         check_schema: bool = True,
@@ -414,7 +414,7 @@ class Ledger:
 
     def record_checkpoint(self, tree_size: int, root: str) -> Checkpoint:
         """Record ``(tree_size, root)``; if that size is already recorded, return it as is."""
-        with translate_errors(self.where), self._writer.transaction() as tx:
+        with translate_errors(self.where), self._writer.transaction(durable=True) as tx:
             rows = tx.execute(
                 "SELECT tree_size, root, created_at FROM checkpoints WHERE tree_size = :n",
                 {"n": tree_size},

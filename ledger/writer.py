@@ -82,15 +82,24 @@ class Writer:
                 conn.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[Tx]:
+    def transaction(self, *, durable: bool = False) -> Iterator[Tx]:
         """BEGIN IMMEDIATE (SQLite) or an implicit transaction (PostgreSQL); COMMIT on
-        success, ROLLBACK on any exception."""
+        success, ROLLBACK on any exception. ``durable`` makes a SQLite commit sync the WAL
+        to disk whatever the connection's ``synchronous`` setting (and with it every
+        earlier commit); PostgreSQL commits are durable already."""
         with self._lock:
             try:
                 if self._conn is None:
                     self._conn = self.engine.raw_connection()
                 conn = self._conn
                 cursor = conn.cursor()
+                relaxed: int | None = None
+                if durable and not self.postgres:
+                    cursor.execute("PRAGMA synchronous")
+                    level = int(cursor.fetchone()[0])  # 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA
+                    if level < 2:
+                        relaxed = level
+                        cursor.execute("PRAGMA synchronous = FULL")
                 if not self.postgres:
                     cursor.execute("BEGIN IMMEDIATE")
             except self._dbapi_error as e:
@@ -106,6 +115,8 @@ class Writer:
                 raise
             finally:
                 with suppress(self._dbapi_error):
+                    if relaxed is not None and self._conn is conn:
+                        cursor.execute(f"PRAGMA synchronous = {relaxed}")
                     cursor.close()
 
     def _rollback(self, conn: Any, cursor: Any, error: BaseException) -> None:

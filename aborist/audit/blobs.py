@@ -7,8 +7,9 @@ name were changed after the fact, and a name with no bytes was deleted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from aborist.audit.findings import Divergence, ReplayReport
 from ledger.canonical import sha256_hex
@@ -16,7 +17,7 @@ from ledger.envelope import RecordedEvent
 from ledger.errors import BlobNotFoundError
 from ledger.store import Ledger
 
-__all__ = ["BlobRef", "check_blob", "check_blobs", "referenced_blobs"]
+__all__ = ["BlobRef", "BlobSource", "check_blob", "check_blobs", "referenced_blobs"]
 
 #: Payload fields that hold a blob address, per event type: (stage, field).
 BLOB_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -32,6 +33,14 @@ BLOB_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
 EVIDENCE_STAGE = {"qa.evidence_mapped": "evidence_map", "qa.context_assembled": "context"}
 
 
+class BlobSource(Protocol):
+    """Where blob bytes come from: a :class:`~ledger.store.Ledger`, or an export bundle's
+    blobs read with no database (:mod:`aborist.audit.bundle`). ``get_blob`` raises
+    :class:`~ledger.errors.BlobNotFoundError` for an unknown address."""
+
+    def get_blob(self, blob_hash: str) -> bytes: ...
+
+
 @dataclass(frozen=True, slots=True)
 class BlobRef:
     """One reference to a blob: which run's which event (and stage) names it."""
@@ -42,17 +51,26 @@ class BlobRef:
     stage: str
 
 
-def referenced_blobs(run_id: str, events: Iterable[RecordedEvent]) -> list[BlobRef]:
-    """Every blob address in ``run_id``'s events, in event order."""
+def _payload(ev: RecordedEvent) -> dict[str, Any]:
+    return ev.data
+
+
+def referenced_blobs(
+    run_id: str,
+    events: Iterable[RecordedEvent],
+    data: Callable[[RecordedEvent], dict[str, Any]] = _payload,
+) -> list[BlobRef]:
+    """Every blob address in ``run_id``'s events, in event order. ``data`` parses a
+    payload (a caller that already parsed them passes its cache)."""
     refs: list[BlobRef] = []
     for ev in events:
         if ev.type in EVIDENCE_STAGE:
-            items = ev.data.get("evidence")
+            items = data(ev).get("evidence")
             for item in items if isinstance(items, list) else []:
                 if isinstance(item, dict) and isinstance(item.get("text_blob"), str):
                     refs.append(BlobRef(item["text_blob"], ev.seq, run_id, EVIDENCE_STAGE[ev.type]))
         for stage, name in BLOB_FIELDS.get(ev.type, ()):
-            value = ev.data.get(name)
+            value = data(ev).get(name)
             if isinstance(value, str):
                 refs.append(BlobRef(value, ev.seq, run_id, stage))
     return refs
@@ -62,10 +80,10 @@ def _divergence(ref: BlobRef, found: str, detail: str) -> Divergence:
     return Divergence("blob", ref.seq, ref.run, ref.stage, ref.blob, found, detail)
 
 
-def check_blob(ledger: Ledger, ref: BlobRef) -> tuple[bytes | None, Divergence | None]:
+def check_blob(source: BlobSource, ref: BlobRef) -> tuple[bytes | None, Divergence | None]:
     """Fetch ``ref``'s bytes; a divergence if they are missing or hash elsewhere."""
     try:
-        data = ledger.get_blob(ref.blob)
+        data = source.get_blob(ref.blob)
     except BlobNotFoundError:
         return None, _divergence(ref, "no blob", f"blob {ref.blob} is missing")
     actual = sha256_hex(data)

@@ -30,7 +30,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from aborist.audit.blobs import check_blob, referenced_blobs
+from aborist.audit.blobs import BlobRef, BlobSource, check_blob, referenced_blobs
 from aborist.audit.findings import Divergence, NotReexecuted, ReplayReport, VersionSkew, clip
 from aborist.errors import AboristError
 from aborist.events import (
@@ -48,8 +48,7 @@ from aborist.qa.verify import Verdict, verify_answer
 from aborist.qa.verify_policy import DEFAULT_POLICY, VERIFIER_VERSION, policy_hash
 from ledger.canonical import canonical_json, sha256_hex
 from ledger.envelope import RecordedEvent
-from ledger.errors import LedgerError
-from ledger.store import Ledger
+from ledger.errors import BlobNotFoundError, LedgerError
 
 __all__ = ["first_difference", "reexecute_run", "running_versions"]
 
@@ -104,15 +103,36 @@ def _load_repair() -> Callable[..., Any] | None:
     return fn if callable(fn) else None
 
 
+class _Fetched:
+    """Blobs already read (one query per run), as a :class:`BlobSource`."""
+
+    def __init__(self, blobs: dict[str, bytes]) -> None:
+        self.blobs = blobs
+
+    def get_blob(self, blob_hash: str) -> bytes:
+        try:
+            return self.blobs[blob_hash]
+        except KeyError:
+            raise BlobNotFoundError(f"no blob with hash {blob_hash}") from None
+
+
 class _RunReplay:
     """Re-execution of one run; collects into the shared report."""
 
-    def __init__(self, ledger: Ledger, run_id: str, events: Sequence[RecordedEvent],
+    def __init__(self, source: BlobSource, run_id: str, events: Sequence[RecordedEvent],
                  report: ReplayReport) -> None:  # fmt: skip
-        self.ledger = ledger
+        self.source = source
         self.run_id = run_id
         self.events = events
         self.report = report
+        self.parsed: dict[int, dict[str, Any]] = {}
+
+    def data(self, ev: RecordedEvent) -> dict[str, Any]:
+        """``ev``'s payload, parsed once per run (the verdict is read by several stages)."""
+        found = self.parsed.get(ev.seq)
+        if found is None:
+            found = self.parsed[ev.seq] = ev.data
+        return found
 
     def first(self, type_: str) -> RecordedEvent | None:
         return next((e for e in self.events if e.type == type_), None)
@@ -135,19 +155,32 @@ class _RunReplay:
         want = expected.model_dump(mode="json")
         if canonical_json(want) == ev.payload.encode("utf-8"):
             return
-        diff = first_difference(want, ev.data)
-        path, e, f = diff if diff is not None else ("$", want, ev.data)
+        diff = first_difference(want, self.data(ev))
+        path, e, f = diff if diff is not None else ("$", want, self.data(ev))
         self.diverge(ev, stage, _show(e), _show(f), path)
+
+    def prefetch(self, refs: Sequence[BlobRef]) -> BlobSource:
+        """The run's blobs in one query when the source can (a ledger's ``get_blobs``);
+        a missing blob falls back to one-by-one reads, so the failure names it."""
+        get_blobs = getattr(self.source, "get_blobs", None)
+        if get_blobs is None:
+            return self.source
+        try:
+            return _Fetched(get_blobs([r.blob for r in refs]))
+        except LedgerError:
+            return self.source
 
     def blobs(self) -> dict[str, bytes] | None:
         """Every referenced blob, checked; None (and divergences) if any failed."""
         out: dict[str, bytes] = {}
         ok = True
-        for ref in referenced_blobs(self.run_id, self.events):
+        refs = referenced_blobs(self.run_id, self.events, self.data)
+        source = self.prefetch(refs)
+        for ref in refs:
             if ref.blob in out:
                 continue
             self.report.blobs_checked += 1
-            data, failure = check_blob(self.ledger, ref)
+            data, failure = check_blob(source, ref)
             if failure is not None:
                 self.report.diverge(failure)
                 ok = False
@@ -156,7 +189,7 @@ class _RunReplay:
         return out if ok else None
 
     def skewed(self, verified: RecordedEvent) -> bool:
-        verdict = verified.data.get("verdict")
+        verdict = self.data(verified).get("verdict")
         recorded = verdict if isinstance(verdict, dict) else {}
         skew = False
         for key, running in running_versions().items():
@@ -173,7 +206,7 @@ class _RunReplay:
         for t in ("qa.evidence_mapped", "qa.context_assembled"):
             ev = self.first(t)
             if ev is not None:
-                records = list(ev.data["evidence"])
+                records = list(self.data(ev)["evidence"])
                 break
         return [
             EvidenceObject(
@@ -200,10 +233,10 @@ class _RunReplay:
             return
         stage = "evidence_map"
         try:
-            question = str(started.data["question"])
-            mode = str(started.data["mode"])
+            question = str(self.data(started)["question"])
+            mode = str(self.data(started)["mode"])
             evidence = self.evidence(blobs)
-            raw = blobs[answered.data["raw_answer_blob"]].decode("utf-8")
+            raw = blobs[self.data(answered)["raw_answer_blob"]].decode("utf-8")
             if mode == "claim-lattice":
                 stage = "parsed_claim_lattice"
                 claims = [c.to_dict() for c in parse_claims(raw)]
@@ -235,9 +268,9 @@ class _RunReplay:
         model and is taken as recorded, but its verdict is re-verified.
         """
         repairs = [e for e in self.events if e.type == "qa.answer_repaired"]
-        mech = next((e for e in repairs if e.data.get("method") == "mechanical"), None)
+        mech = next((e for e in repairs if self.data(e).get("method") == "mechanical"), None)
         policy = self.first("qa.run_started")
-        enabled = bool(policy and policy.data.get("policy", {}).get("repair_enabled"))
+        enabled = bool(policy and self.data(policy).get("policy", {}).get("repair_enabled"))
         if not repairs and not (enabled and verdict.audit_mode != "STRICT"):
             return raw, verdict.to_dict()
         repair_answer = _load_repair()
@@ -245,7 +278,7 @@ class _RunReplay:
             self.skip("repair", "aborist.qa.repair is not installed")
             if not repairs:
                 return raw, verdict.to_dict()
-            last = repairs[-1].data
+            last = self.data(repairs[-1])
             text = blobs[last["repaired_answer_blob"]].decode("utf-8")
             return text, dict(last["outcome"]["post_verdict"])
         answer, current = raw, verdict.to_dict()
@@ -269,15 +302,17 @@ class _RunReplay:
             self.report.deep_stages += 1
             self.diverge(mech, "repair", "no repair of a STRICT answer", "a mechanical repair")
         for ev in self.events:
-            if ev.type == "qa.reprompt_attempted" and ev.data.get("raw_answer_blob"):
-                reply = blobs[ev.data["raw_answer_blob"]].decode("utf-8")
+            if ev.type == "qa.reprompt_attempted" and self.data(ev).get("raw_answer_blob"):
+                reply = blobs[self.data(ev)["raw_answer_blob"]].decode("utf-8")
                 post = verify_answer(reply, evidence, DEFAULT_POLICY, question=question, mode=mode)
                 self.compare_fields(ev, "repair", {"verdict": post.to_dict()})
-        reprompt = next((e for e in reversed(repairs) if e.data.get("method") == "reprompt"), None)
+        reprompt = next(
+            (e for e in reversed(repairs) if self.data(e).get("method") == "reprompt"), None
+        )
         if reprompt is not None:
             self.skip("repair", "the re-prompt's reply came from the model (its verdict was "
                       "re-verified)")  # fmt: skip
-            text = blobs[reprompt.data["repaired_answer_blob"]].decode("utf-8")
+            text = blobs[self.data(reprompt)["repaired_answer_blob"]].decode("utf-8")
             post = verify_answer(text, evidence, DEFAULT_POLICY, question=question, mode=mode)
             want = {"outcome": {"repaired_text": text, "post_verdict": post.to_dict()}}
             self.compare_fields(reprompt, "repair", want)
@@ -293,17 +328,17 @@ class _RunReplay:
                 return {k: pick(v, found.get(k, _MISSING)) for k, v in w.items()}
             return found
 
-        diff = first_difference(want, pick(want, ev.data))
+        diff = first_difference(want, pick(want, self.data(ev)))
         if diff is not None:
             path, e, f = diff
             self.diverge(ev, stage, _show(e), _show(f), path)
 
     def render(self, answer: str, verdict: dict[str, Any], evidence: list[EvidenceObject]) -> None:
         ev = self.first("qa.answer_rendered")
-        if ev is not None and ev.data.get("render_version") != RENDER_VERSION:
+        if ev is not None and self.data(ev).get("render_version") != RENDER_VERSION:
             self.report.skew(
                 VersionSkew(ev.seq, self.run_id, "render", "render_version",
-                            clip(ev.data.get("render_version")), RENDER_VERSION)
+                            clip(self.data(ev).get("render_version")), RENDER_VERSION)
             )  # fmt: skip
             self.skip("render", "version skew: recorded by another renderer")
             return
@@ -325,7 +360,9 @@ class _RunReplay:
 
 
 def reexecute_run(
-    ledger: Ledger, run_id: str, events: Sequence[RecordedEvent], report: ReplayReport
+    source: BlobSource, run_id: str, events: Sequence[RecordedEvent], report: ReplayReport
 ) -> None:
-    """Re-run ``run_id``'s deterministic stages and record what diverged in ``report``."""
-    _RunReplay(ledger, run_id, events, report).run()
+    """Re-run ``run_id``'s deterministic stages and record what diverged in ``report``.
+
+    ``source`` gives the blobs: the ledger, or an export bundle's blobs with no database."""
+    _RunReplay(source, run_id, events, report).run()

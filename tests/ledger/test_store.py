@@ -215,3 +215,29 @@ def test_malformed_url(url: str) -> None:
 def test_unreachable_server() -> None:
     with pytest.raises(UnavailableError, match=r"127\.0\.0\.1"):
         Ledger.open("postgresql+psycopg://postgres@127.0.0.1:1/test?connect_timeout=2")
+
+
+def test_sqlite_durability_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NORMAL by default, chosen by ABORIST_SQLITE_SYNCHRONOUS; a checkpoint is written with
+    a full sync and the connection goes back to its setting afterwards."""
+    from ledger.proofs import checkpoint
+    from tests.conftest import migrate_url
+
+    url = f"sqlite:///{tmp_path / 'l.db'}"
+    migrate_url(url)
+
+    def level(lg: Ledger) -> int:
+        with lg._writer.transaction() as tx:
+            return int(tx.execute("PRAGMA synchronous")[0][0])
+
+    with Ledger.open(url) as lg:
+        lg.append("s", [ev()])
+        assert level(lg) == 1
+        checkpoint(lg)
+        assert level(lg) == 1
+    monkeypatch.setenv("ABORIST_SQLITE_SYNCHRONOUS", "full")
+    with Ledger.open(url) as lg:
+        assert level(lg) == 2
+    monkeypatch.setenv("ABORIST_SQLITE_SYNCHRONOUS", "sometimes")
+    with pytest.raises(ConfigurationError, match="ABORIST_SQLITE_SYNCHRONOUS"):
+        Ledger.open(url)
