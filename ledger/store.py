@@ -359,7 +359,10 @@ class Ledger:
                 params[f"t{i}"] = t
                 names.append(f":t{i}")
             clauses.append(f"type IN ({', '.join(names)})")
-        sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq"
+        # Within one stream, stream_seq order is seq order, and it walks the stream's index
+        # instead of the whole table.
+        order = "stream_seq" if stream is not None else "seq"
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY {order}"
         if limit is not None:
             sql += " LIMIT :limit"
             params["limit"] = limit

@@ -455,7 +455,8 @@ def _served_evidence(
     """Evidence and citations of the run a cache hit serves, from its events and blobs."""
     evidence: list[dict[str, Any]] = []
     citations: list[dict[str, Any]] = []
-    for ev in ledger.read_stream(run_stream(run_id)):
+    wanted = ["qa.evidence_mapped", "qa.context_assembled", "qa.answer_rendered"]
+    for ev in ledger.read(stream=run_stream(run_id), types=wanted):
         if ev.type in ("qa.evidence_mapped", "qa.context_assembled"):
             items = ev.data["evidence"]
             texts = ledger.get_blobs([item["text_blob"] for item in items])
