@@ -281,6 +281,14 @@ from cli.replay_cmd import replay as replay_command  # noqa: E402
 
 cli.add_command(replay_command)
 
+from cli.audit_cmd import export as export_command  # noqa: E402
+from cli.audit_cmd import report as report_command  # noqa: E402
+from cli.audit_cmd import verify_bundle as verify_bundle_command  # noqa: E402
+
+cli.add_command(export_command)
+cli.add_command(verify_bundle_command)
+cli.add_command(report_command)
+
 
 def main() -> None:
     cli()

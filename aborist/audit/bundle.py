@@ -1,0 +1,490 @@
+"""Export bundles: one run, verifiable offline by a third party with only the bundle and
+aborist (issue 7, "Export and offline verification"; docs/ledger-format.md, "Export
+bundles").
+
+:func:`export_run` writes the run's events (full envelopes), every blob they reference, a
+checkpoint covering the run, an RFC 9162 inclusion proof for every event against it, and
+consistency proofs between that checkpoint and every other recorded checkpoint (so a
+checkpoint the auditor kept, of any recorded size, can be linked to the bundle's).
+
+:func:`verify_bundle` needs no database. In order, it checks
+
+1. ``format``: the bundle's shape and format version;
+2. ``events``: every payload hash and event hash recomputed (:mod:`ledger.envelope`), every
+   event in the run's stream, ``stream_seq`` = 1..n, ``seq`` strictly increasing, and the
+   ``prev_hash`` link between events of consecutive ``seq``;
+3. ``inclusion``: every event's inclusion proof against the bundle's checkpoint root
+   (:func:`ledger.merkle.verify_inclusion`);
+4. ``checkpoint``: every consistency proof the bundle carries; with a trusted checkpoint,
+   equal roots at the same size, else a consistency proof linking the two sizes that holds
+   with the *trusted* root;
+5. ``blob``: every blob hashes to its address, and every referenced blob is present;
+6. ``dag``: the run DAG recomputed from the events (:func:`aborist.audit.dags.check_run`);
+7. ``deep``: the deterministic stages re-executed (:func:`aborist.audit.deep.reexecute_run`).
+
+What the bundle alone proves: the events are the ones the checkpoint commits to, and the
+recorded outputs are what the code produces from the recorded inputs. That the checkpoint
+is the ledger's real one is what a trusted checkpoint (``checkpoint=``) adds.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aborist.audit.blobs import referenced_blobs
+from aborist.audit.dags import check_run
+from aborist.audit.deep import reexecute_run
+from aborist.audit.findings import Divergence, ReplayReport, clip
+from aborist.audit.replay import parse_checkpoint
+from aborist.errors import InputError
+from aborist.events import run_stream
+from ledger import merkle
+from ledger.canonical import sha256_hex
+from ledger.envelope import RecordedEvent
+from ledger.errors import BlobNotFoundError
+from ledger.proofs import checkpoint as record_checkpoint
+from ledger.store import Checkpoint, Ledger
+
+__all__ = ["BUNDLE_CHECKS", "BUNDLE_FORMAT", "BundleReport", "export_run", "verify_bundle"]
+
+BUNDLE_FORMAT = "aborist.bundle.v1"
+LEDGER_FORMAT = 1
+#: The checks of :func:`verify_bundle`, in the order they run.
+BUNDLE_CHECKS = ("format", "events", "inclusion", "checkpoint", "blob", "dag", "deep")
+_ENVELOPE_FIELDS = (
+    "seq",
+    "event_id",
+    "stream",
+    "stream_seq",
+    "type",
+    "type_version",
+    "recorded_at",
+    "payload",
+    "payload_hash",
+    "prev_hash",
+    "hash",
+)
+
+
+_INT_FIELDS = ("seq", "stream_seq", "type_version")
+
+
+# -- export ---------------------------------------------------------------------------------
+
+
+def _covering_checkpoint(ledger: Ledger, last_seq: int) -> Checkpoint:
+    """The latest recorded checkpoint covering ``last_seq``; else a new one, recorded."""
+    covering = [cp for cp in ledger.checkpoints() if cp.tree_size >= last_seq]
+    return covering[-1] if covering else record_checkpoint(ledger)
+
+
+def export_run(ledger: Ledger, run_id: str, *, extra_sizes: Sequence[int] = ()) -> dict[str, Any]:
+    """The bundle of ``run_id`` (a JSON-ready dict; format in docs/ledger-format.md).
+
+    ``extra_sizes`` adds consistency proofs from (or to) tree sizes that were never recorded
+    as checkpoints, e.g. the size of a checkpoint an auditor kept."""
+    run_id = run_id.strip()
+    events = ledger.read_stream(run_stream(run_id))
+    if not events:
+        raise InputError(f"no run {run_id!r} in the ledger")
+    cp = _covering_checkpoint(ledger, events[-1].seq)
+    recorded = {c.tree_size for c in ledger.checkpoints()}
+    sizes = sorted((recorded | set(extra_sizes)) - {cp.tree_size})
+    hashes = ledger.event_hashes(max([cp.tree_size, *sizes]))
+    if len(hashes) < cp.tree_size or any(s > len(hashes) or s < 1 for s in sizes):
+        raise InputError(f"a checkpoint size is outside the ledger's {len(hashes)} events")
+    tree = hashes[: cp.tree_size]
+    if merkle.merkle_root(tree).hex() != cp.root:
+        raise InputError(
+            f"the recorded checkpoint of size {cp.tree_size} does not match the events; "
+            "run `aborist-ledger replay`"
+        )
+    blobs: dict[str, str] = {}
+    for ref in referenced_blobs(run_id, events):
+        if ref.blob not in blobs:
+            try:
+                data = ledger.get_blob(ref.blob)
+            except BlobNotFoundError as e:
+                raise InputError(f"run {run_id}: {e}") from e
+            blobs[ref.blob] = base64.b64encode(data).decode("ascii")
+    inclusion = [
+        {
+            "seq": ev.seq,
+            "leaf_index": ev.seq - 1,
+            "tree_size": cp.tree_size,
+            "proof": [p.hex() for p in merkle.inclusion_proof(tree, ev.seq - 1, cp.tree_size)],
+        }
+        for ev in events
+    ]
+    consistency = []
+    for size in sizes:
+        lo, hi = sorted((size, cp.tree_size))
+        proof = merkle.consistency_proof(hashes[:hi], lo, hi)
+        consistency.append(
+            {
+                "size1": lo,
+                "root1": merkle.merkle_root(hashes[:lo]).hex(),
+                "size2": hi,
+                "root2": merkle.merkle_root(hashes[:hi]).hex(),
+                "proof": [p.hex() for p in proof],
+            }
+        )
+    return {
+        "format": BUNDLE_FORMAT,
+        "ledger_format": LEDGER_FORMAT,
+        "run_id": run_id,
+        "events": [ev.to_dict() for ev in events],
+        "blobs": dict(sorted(blobs.items())),
+        "checkpoint": cp.to_dict(),
+        "inclusion_proofs": inclusion,
+        "consistency_proofs": consistency,
+    }
+
+
+# -- verify ---------------------------------------------------------------------------------
+
+
+@dataclass
+class BundleReport:
+    """What :func:`verify_bundle` found; ``ok`` when every check held.
+
+    ``failures`` keeps the first failure of each check, in check order (``first`` is the
+    one to name); ``deep`` carries the re-execution's version skew and skipped stages."""
+
+    run_id: str = ""
+    events: int = 0
+    blobs: int = 0
+    checkpoint: dict[str, Any] = field(default_factory=dict)
+    trusted_checkpoint: int | None = None
+    checks: dict[str, str] = field(default_factory=dict)
+    failures: dict[str, Divergence] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    deep: ReplayReport = field(default_factory=ReplayReport)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    @property
+    def first(self) -> Divergence | None:
+        return next((self.failures[k] for k in BUNDLE_CHECKS if k in self.failures), None)
+
+    def fail(self, d: Divergence) -> None:
+        self.failures.setdefault(d.kind, d)
+        self.counts[d.kind] = self.counts.get(d.kind, 0) + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "run_id": self.run_id,
+            "events": self.events,
+            "blobs": self.blobs,
+            "checkpoint": self.checkpoint,
+            "trusted_checkpoint": self.trusted_checkpoint,
+            "checks": dict(self.checks),
+            "failures": [self.failures[k].to_dict() for k in BUNDLE_CHECKS if k in self.failures],
+            "failure_counts": {k: self.counts[k] for k in BUNDLE_CHECKS if k in self.counts},
+            "deep_stages": self.deep.deep_stages,
+            "version_skew": [s.to_dict() for s in self.deep.version_skew],
+            "not_reexecuted": [n.to_dict() for n in self.deep.not_reexecuted],
+        }
+
+
+class _BundleBlobs:
+    """The bundle's blobs as a :class:`aborist.audit.blobs.BlobSource` (no database)."""
+
+    def __init__(self, blobs: Mapping[str, bytes]) -> None:
+        self.blobs = blobs
+
+    def get_blob(self, blob_hash: str) -> bytes:
+        data = self.blobs.get(blob_hash)
+        if data is None:
+            raise BlobNotFoundError(f"no blob with hash {blob_hash} in the bundle")
+        return data
+
+
+def _hex_list(value: object) -> list[bytes]:
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+        raise ValueError("a proof is a list of hex strings")
+    return [bytes.fromhex(p) for p in value]
+
+
+class _Verify:
+    def __init__(self, bundle: Mapping[str, Any], trusted: tuple[int, str] | None) -> None:
+        self.bundle = bundle
+        self.trusted = trusted
+        self.report = BundleReport(trusted_checkpoint=trusted[0] if trusted else None)
+        self.events: list[RecordedEvent] = []
+        self.blobs: dict[str, bytes] = {}
+        self.size = 0
+        self.root = b""
+
+    def fail(
+        self,
+        kind: str,
+        seq: int | None,
+        stage: str | None,
+        expected: str,
+        found: str,
+        detail: str = "",
+    ) -> None:
+        self.report.fail(
+            Divergence(kind, seq, self.report.run_id or None, stage, expected, found, detail)
+        )
+
+    def shape(self) -> bool:
+        b = self.bundle
+        if b.get("format") != BUNDLE_FORMAT:
+            self.fail("format", None, None, BUNDLE_FORMAT, clip(b.get("format")), "format")
+            return False
+        try:
+            self.report.run_id = str(b["run_id"])
+            self.events = [
+                RecordedEvent(**{k: e[k] for k in _ENVELOPE_FIELDS}) for e in b["events"]
+            ]
+            for e in self.events:
+                for k in _ENVELOPE_FIELDS:
+                    want = int if k in _INT_FIELDS else str
+                    value = getattr(e, k)
+                    if type(value) is not want:
+                        raise ValueError(f"event {e.seq!r}: {k} must be a JSON {want.__name__}")
+            self.blobs = {str(h): base64.b64decode(v, validate=True) for h, v in b["blobs"].items()}
+            self.size, root = parse_checkpoint(b["checkpoint"])
+            self.root = bytes.fromhex(root)
+            self.report.checkpoint = {"tree_size": self.size, "root": root}
+            if not isinstance(b["inclusion_proofs"], list):
+                raise ValueError("inclusion_proofs is a list")
+            if not isinstance(b.get("consistency_proofs", []), list):
+                raise ValueError("consistency_proofs is a list")
+        except (KeyError, TypeError, ValueError, AttributeError, binascii.Error, InputError) as e:
+            self.fail(
+                "format",
+                None,
+                None,
+                "a bundle as docs/ledger-format.md describes",
+                clip(f"{type(e).__name__}: {e}"),
+                "shape",
+            )
+            return False
+        if not self.events:
+            self.fail("format", None, None, "at least one event", "none", "events")
+            return False
+        self.report.events, self.report.blobs = len(self.events), len(self.blobs)
+        return True
+
+    def chain(self) -> None:
+        stream = run_stream(self.report.run_id)
+        prev: RecordedEvent | None = None
+        for i, ev in enumerate(self.events, start=1):
+            ph = sha256_hex(ev.payload.encode("utf-8"))
+            if ph != ev.payload_hash:
+                return self.fail("events", ev.seq, ev.type, ph, ev.payload_hash, "payload_hash")
+            h = ev.expected_hash()
+            if h != ev.hash:
+                return self.fail("events", ev.seq, ev.type, h, ev.hash, "hash")
+            if ev.stream != stream:
+                return self.fail("events", ev.seq, ev.type, stream, clip(ev.stream), "stream")
+            if ev.stream_seq != i:
+                return self.fail(
+                    "events",
+                    ev.seq,
+                    ev.type,
+                    str(i),
+                    str(ev.stream_seq),
+                    "stream_seq (an event of the run is missing or moved)",
+                )
+            if prev is not None:
+                if ev.seq <= prev.seq:
+                    return self.fail("events", ev.seq, ev.type, f"> {prev.seq}", str(ev.seq), "seq")
+                if ev.seq == prev.seq + 1 and ev.prev_hash != prev.hash:
+                    return self.fail(
+                        "events", ev.seq, ev.type, prev.hash, ev.prev_hash, "prev_hash"
+                    )
+            prev = ev
+        return None
+
+    def inclusion(self) -> None:
+        proofs: dict[int, Any] = {}
+        for p in self.bundle["inclusion_proofs"]:
+            if isinstance(p, Mapping) and isinstance(p.get("seq"), int):
+                proofs.setdefault(p["seq"], p)
+        for ev in self.events:
+            p = proofs.get(ev.seq)
+            if p is None:
+                return self.fail("inclusion", ev.seq, ev.type, "an inclusion proof", "none")
+            try:
+                path = _hex_list(p.get("proof"))
+                leaf = merkle.leaf_hash(bytes.fromhex(ev.hash))
+            except ValueError as e:
+                return self.fail("inclusion", ev.seq, ev.type, "hex hashes", clip(str(e)))
+            if not merkle.verify_inclusion(leaf, ev.seq - 1, self.size, path, self.root):
+                return self.fail(
+                    "inclusion",
+                    ev.seq,
+                    ev.type,
+                    f"a path to root {self.root.hex()}",
+                    "a path that does not lead there",
+                    f"event {ev.hash[:12]}… is not in the checkpoint of size {self.size}",
+                )
+        return None
+
+    def consistency(self) -> None:
+        carried: dict[tuple[int, int], tuple[list[bytes], bytes, bytes]] = {}
+        for p in self.bundle.get("consistency_proofs", []):
+            try:
+                s1, s2 = int(p["size1"]), int(p["size2"])
+                r1, r2 = bytes.fromhex(p["root1"]), bytes.fromhex(p["root2"])
+                path = _hex_list(p["proof"])
+            except (KeyError, TypeError, ValueError) as e:
+                return self.fail(
+                    "checkpoint",
+                    None,
+                    None,
+                    "a consistency proof",
+                    clip(f"{type(e).__name__}: {e}"),
+                )
+            mine = r2 if s2 == self.size else r1
+            if self.size not in (s1, s2) or mine != self.root:
+                return self.fail(
+                    "checkpoint",
+                    self.size,
+                    None,
+                    self.root.hex(),
+                    mine.hex(),
+                    f"consistency proof {s1}->{s2} is not from the bundle's checkpoint",
+                )
+            if not merkle.verify_consistency(s1, s2, path, r1, r2):
+                return self.fail(
+                    "checkpoint",
+                    s1,
+                    None,
+                    f"tree {s2} extends tree {s1}",
+                    "a proof that does not hold",
+                    f"consistency {s1}->{s2}",
+                )
+            carried[(s1, s2)] = (path, r1, r2)
+        if self.trusted is None:
+            return None
+        size, root_hex = self.trusted
+        root = bytes.fromhex(root_hex)
+        if size == self.size:
+            if root != self.root:
+                self.fail(
+                    "checkpoint",
+                    size,
+                    None,
+                    root_hex,
+                    self.root.hex(),
+                    "the trusted checkpoint's root at the same size",
+                )
+            return None
+        key = (size, self.size) if size < self.size else (self.size, size)
+        proof = carried.get(key)
+        if proof is None:
+            return self.fail(
+                "checkpoint",
+                size,
+                None,
+                f"a consistency proof {key[0]}->{key[1]}",
+                "none in the bundle",
+                f"trusted checkpoint of size {size}: re-export with --since-checkpoint",
+            )
+        path, r1, r2 = proof
+        want = (root, self.root) if size < self.size else (self.root, root)
+        if not merkle.verify_consistency(key[0], key[1], path, *want):
+            return self.fail(
+                "checkpoint",
+                size,
+                None,
+                root_hex,
+                (r1 if size < self.size else r2).hex(),
+                f"trusted checkpoint of size {size}: the bundle's tree does not "
+                "extend it (history was rewritten, or the checkpoint is from "
+                "another ledger)",
+            )
+        return None
+
+    def blob_check(self) -> None:
+        for h, data in self.blobs.items():
+            actual = sha256_hex(data)
+            if actual != h:
+                self.fail("blob", None, None, h, actual, f"blob {h} bytes hash elsewhere")
+        for ref in referenced_blobs(self.report.run_id, self.events):
+            if ref.blob not in self.blobs:
+                self.fail(
+                    "blob",
+                    ref.seq,
+                    ref.stage,
+                    ref.blob,
+                    "no blob",
+                    f"blob {ref.blob} is not in the bundle",
+                )
+
+    def run(self) -> BundleReport:
+        r = self.report
+        ran: list[str] = []
+        if self.shape():
+            ran = list(BUNDLE_CHECKS)
+            self.chain()
+            self.inclusion()
+            self.consistency()
+            self.blob_check()
+            try:
+                check = check_run(r.run_id, self.events, None)
+                for d in check.divergences:
+                    r.fail(d)
+            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                self.fail(
+                    "dag",
+                    None,
+                    None,
+                    "payloads as the pipeline records them",
+                    clip(f"{type(e).__name__}: {e}"),
+                )
+            good = {h: d for h, d in self.blobs.items() if sha256_hex(d) == h}
+            try:
+                reexecute_run(_BundleBlobs(good), r.run_id, self.events, r.deep)
+            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                self.fail(
+                    "deep",
+                    None,
+                    None,
+                    "re-executable recorded inputs",
+                    clip(f"{type(e).__name__}: {e}"),
+                )
+            for kind in ("blob", "deep"):
+                found = r.deep.first(kind)
+                if found is not None:
+                    r.fail(found)
+        else:
+            ran = ["format"]
+        skipped = (
+            {"checkpoint"}
+            if self.trusted is None and not self.bundle.get("consistency_proofs")
+            else set()
+        )
+        r.checks = {
+            k: "skipped"
+            if k not in ran or k in skipped
+            else "diverged"
+            if k in r.failures
+            else "held"
+            for k in BUNDLE_CHECKS
+        }
+        return r
+
+
+def verify_bundle(
+    bundle: Mapping[str, Any], *, checkpoint: Mapping[str, Any] | None = None
+) -> BundleReport:
+    """Verify ``bundle`` with no database; ``checkpoint`` is one the caller trusts (as
+    ``aborist-ledger checkpoint --json`` prints it). Never raises for a bad bundle: every
+    problem is a failure in the report. :class:`InputError` for a malformed checkpoint."""
+    trusted = parse_checkpoint(checkpoint) if checkpoint is not None else None
+    if not isinstance(bundle, Mapping):
+        bundle = {}
+    return _Verify(bundle, trusted).run()

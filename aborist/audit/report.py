@@ -1,0 +1,393 @@
+"""The one-page audit report of a run (issue 7, "The audit report").
+
+:func:`render_report` reads one run from the ledger and writes ONE self-contained HTML
+file: inline CSS and SVG, no script, no network, no external asset, so it can be mailed,
+archived, and opened offline years later. It shows the question; the answer with each
+unit coloured by its verdict and linked (``#ev-…``) to its evidence; each evidence excerpt
+with the claim's words highlighted (``<mark>``) inside the spotlight; the audit mode and
+the display ladder's rung (:mod:`aborist.qa.ladder`); the repair transition when there was
+one; the run DAG as an SVG (one box per stage, edges to its parents, each node's hash
+abbreviated with the full hashes in a ``<title>``); and the run's chain position and the
+checkpoint covering it, with every inclusion proof verified.
+
+Every string from the ledger is escaped (:func:`html.escape`), attribute values included:
+a hostile question, answer or evidence text cannot inject markup. Read-only: nothing is
+appended to the ledger (a run no checkpoint covers says so, rather than recording one).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from aborist.audit.dags import check_run
+from aborist.qa.ladder import LADDER, ladder_rung
+from aborist.qa.recorded import RecordedRun, load_run
+from ledger import merkle
+from ledger.envelope import RecordedEvent
+from ledger.store import Ledger
+
+__all__ = ["render_report"]
+
+_CSS = """
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;
+background:#f6f7f9}
+main{max-width:960px;margin:0 auto;padding:24px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid
+#d6dae1;padding-bottom:4px}
+.meta{color:#5a6272;font-size:13px}.mono,code{font-family:ui-monospace,Menlo,Consolas,monospace;
+font-size:12.5px}
+.question{font-size:18px;background:#fff;border-left:4px solid #3b6fd8;padding:10px 14px}
+.badge{display:inline-block;padding:2px 10px;border-radius:12px;font-weight:600;color:#fff;
+margin-right:8px}
+.mode-STRICT{background:#1f7a3e}.mode-HYBRID{background:#b7791f}.mode-UNGROUNDED{background:#b83232}
+.answer{background:#fff;padding:10px 14px;border:1px solid #d6dae1}
+.unit{display:block;padding:6px 8px;margin:4px 0;border-radius:4px}
+.unit a{font-size:12px;margin-left:6px}
+.verdict-verbatim{background:#e3f4e8;border-left:4px solid #1f7a3e}
+.verdict-supported{background:#fdf3dc;border-left:4px solid #b7791f}
+.verdict-unverified{background:#fbe4e4;border-left:4px solid #b83232}
+.evidence{background:#fff;border:1px solid #d6dae1;padding:8px 12px;margin:8px 0}
+.evidence:target{outline:3px solid #3b6fd8}
+mark{background:#ffe27a;padding:0 1px}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #d6dae1;padding:3px 8px;
+text-align:left}
+.ok{color:#1f7a3e;font-weight:600}.bad{color:#b83232;font-weight:600}
+.repair{display:grid;grid-template-columns:1fr 1fr;gap:12px}
+.repair pre{white-space:pre-wrap;background:#fff;border:1px solid #d6dae1;padding:8px;margin:0}
+svg text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
+"""
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_BOX_W, _BOX_H, _GAP, _X0 = 380, 42, 22, 16
+
+
+def _e(value: object) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def _anchor(evidence_id: str) -> str:
+    return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "_", evidence_id)
+
+
+def _unit_class(unit: Mapping[str, Any]) -> str:
+    if not unit.get("verified"):
+        return "verdict-unverified"
+    return "verdict-verbatim" if unit.get("grade") == "verbatim" else "verdict-supported"
+
+
+def highlight(excerpt: str, claims: Sequence[str], *, min_run: int = 4) -> str:
+    """``excerpt`` escaped, with every run of at least ``min_run`` consecutive words that
+    all occur in one of ``claims`` wrapped in ``<mark>`` (the claim's words inside the
+    spotlight)."""
+    wanted = {w.lower() for c in claims for w in _WORD.findall(c)}
+    spans: list[tuple[int, int]] = []
+    run: list[re.Match[str]] = []
+    for m in [*_WORD.finditer(excerpt), None]:
+        if m is not None and m.group().lower() in wanted:
+            run.append(m)
+            continue
+        if len(run) >= min_run:
+            spans.append((run[0].start(), run[-1].end()))
+        run = []
+    out, at = [], 0
+    for start, end in spans:
+        out.append(_e(excerpt[at:start]))
+        out.append(f"<mark>{_e(excerpt[start:end])}</mark>")
+        at = end
+    out.append(_e(excerpt[at:]))
+    return "".join(out)
+
+
+def dag_svg(nodes: Sequence[Mapping[str, Any]]) -> str:
+    """The run DAG as inline SVG: one box per stage, top to bottom; an edge from each
+    parent (straight when adjacent, an arc on the right otherwise)."""
+    index = {str(n["node_hash"]): i for i, n in enumerate(nodes)}
+    height = len(nodes) * (_BOX_H + _GAP) + _GAP
+    width = _X0 + _BOX_W + 40 + 26 * len(nodes)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="dag" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+        'aria-label="run DAG">',
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+        'markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" '
+        'fill="#5a6272"/></marker></defs>',
+    ]
+
+    def top(i: int) -> int:
+        return _GAP + i * (_BOX_H + _GAP)
+
+    for i, n in enumerate(nodes):
+        for parent in n.get("parents", []):
+            j = index.get(str(parent))
+            if j is None:
+                continue
+            if j == i - 1:
+                x = _X0 + _BOX_W // 2
+                parts.append(
+                    f'<line class="edge" x1="{x}" y1="{top(j) + _BOX_H}" x2="{x}" '
+                    f'y2="{top(i)}" stroke="#5a6272" marker-end="url(#arrow)"/>'
+                )
+            else:
+                x, y1, y2 = _X0 + _BOX_W, top(j) + _BOX_H // 2, top(i) + _BOX_H // 2
+                bend = x + 20 + 12 * (i - j)
+                parts.append(
+                    f'<path class="edge" d="M{x},{y1} C{bend},{y1} {bend},{y2} {x},{y2}" '
+                    'fill="none" stroke="#5a6272" marker-end="url(#arrow)"/>'
+                )
+    for i, n in enumerate(nodes):
+        stage, h, sh = _e(n.get("stage")), _e(n.get("node_hash")), _e(n.get("stage_hash"))
+        y = top(i)
+        parts.append(
+            f'<g class="dag-node" id="node-{stage}"><title>{stage}\nnode {h}\nstage {sh}</title>'
+            f'<rect x="{_X0}" y="{y}" width="{_BOX_W}" height="{_BOX_H}" rx="6" fill="#fff" '
+            f'stroke="#3b6fd8"/><text x="{_X0 + 10}" y="{y + 17}" font-weight="bold">{stage}'
+            f'</text><text x="{_X0 + 10}" y="{y + 34}" fill="#5a6272">node {h[:16]}… stage '
+            f"{sh[:12]}…</text></g>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+class _Page:
+    def __init__(self, ledger: Ledger, run: RecordedRun) -> None:
+        self.ledger = ledger
+        self.run = run
+        self.source = run  # the run whose answer is shown (a cache hit's served run)
+        self.out: list[str] = []
+
+    def add(self, *html: str) -> None:
+        self.out.extend(html)
+
+    def header(self) -> None:
+        r = self.run
+        self.add(
+            f'<header><h1>Audit report</h1><p class="meta">run <code>{_e(r.run_id)}'
+            f'</code> · status <b class="status">{_e(r.status)}</b> · mode '
+            f"<b>{_e(r.mode)}</b></p></header>"
+        )
+        self.add("<h2>Question</h2>", f'<p class="question" id="question">{_e(r.question)}</p>')
+        if r.status == "cached":
+            done = r.payload("qa.run_completed") or {}
+            served = str(done.get("served_from_run_id"))
+            self.add(
+                f'<p class="meta">Served from the answer cache: the answer, evidence and '
+                f"DAG below are those of run <code>{_e(served)}</code>.</p>"
+            )
+            try:
+                self.source = load_run(self.ledger, served)
+            except Exception:  # a report must still render what is there
+                self.add('<p class="bad">The served run is not in the ledger.</p>')
+        failed = r.payload("qa.run_failed")
+        if failed is not None:
+            self.add(
+                f'<p class="bad">Run failed at stage {_e(failed.get("stage"))}: '
+                f"{_e(failed.get('error_type'))}: {_e(failed.get('message'))}</p>"
+            )
+
+    def verdict(self) -> None:
+        s = self.source
+        labelled = s.payload("qa.answer_labelled")
+        verified = s.payload("qa.answer_verified")
+        if labelled is None:
+            self.add("<h2>Verdict</h2><p>The run was not labelled.</p>")
+            return
+        mode = str(labelled.get("audit_mode"))
+        repaired = s.payload("qa.answer_repaired")
+        final = (repaired or {}).get("outcome", {}).get("post_verdict") if repaired else None
+        violations = (final or (verified or {}).get("verdict") or {}).get("violations", [])
+        try:
+            rung = ladder_rung(mode, violations)
+            name, meaning = LADDER[rung - 1][1], LADDER[rung - 1][2]
+        except ValueError:
+            rung, name, meaning = 0, "unknown", "audit mode not recognised"
+        self.add(
+            "<h2>Verdict</h2>",
+            f'<p id="verdict"><span class="badge mode-{_e(mode)}" id="audit-mode">'
+            f'{_e(mode)}</span> ladder rung <b id="rung">{rung}</b> of 4: '
+            f"<b>{_e(name)}</b> — {_e(meaning)}. Label <b>{_e(labelled.get('label'))}</b>."
+            "</p>",
+        )
+
+    def answer(self) -> None:
+        rendered = self.source.payload("qa.answer_rendered")
+        if rendered is None:
+            return
+        units = rendered.get("units", [])
+        self.add('<h2>Answer</h2><div class="answer" id="answer">')
+        pointers = {
+            str(r.get("evidence_id")): str(r.get("pointer_id"))
+            for r in self.source.evidence_records()
+        }
+        for u in units:
+            links = " ".join(
+                f'<a href="#{_anchor(str(eid))}">[{_e(pointers.get(str(eid), eid))}]</a>'
+                for eid in u.get("evidence_ids", [])
+            )
+            state = "verified" if u.get("verified") else "unverified"
+            self.add(
+                f'<span class="unit {_unit_class(u)}" id="unit-{_e(u.get("index"))}" '
+                f'data-verdict="{state}" title="{_e(state)}, {_e(u.get("grade"))}, '
+                f'{_e(u.get("strategy"))}">{_e(u.get("text"))}{links}</span>'
+            )
+        if not units:
+            self.add(f"<pre>{_e(rendered.get('answer'))}</pre>")
+        self.add("</div>")
+
+    def evidence(self) -> None:
+        s = self.source
+        rendered = s.payload("qa.answer_rendered") or {}
+        citations = {str(c.get("evidence_id")): c for c in rendered.get("citations", [])}
+        units = {u.get("index"): str(u.get("text")) for u in rendered.get("units", [])}
+        records = s.evidence_records()
+        if not records:
+            return
+        self.add("<h2>Evidence</h2>")
+        for r in records:
+            eid = str(r.get("evidence_id"))
+            cited = citations.get(eid)
+            if cited is not None:
+                claims = [units.get(i, "") for i in cited.get("units", [])]
+                body = highlight(str(cited.get("excerpt", "")), claims)
+                note = "spotlight excerpt; the supported claim's words are marked"
+            else:
+                body, note = "", "not cited by a verified claim"
+            self.add(
+                f'<div class="evidence" id="{_anchor(eid)}"><b>{_e(r.get("pointer_id"))}'
+                f"</b> <code>{_e(eid)}</code> — {_e(r.get('title'))} "
+                f'<span class="meta">{_e(r.get("source_uri"))} · {_e(note)}</span>'
+                f'<p class="excerpt">{body}</p></div>'
+            )
+
+    def repair(self) -> None:
+        repaired = self.source.payload("qa.answer_repaired")
+        if repaired is None:
+            return
+        o = repaired.get("outcome", {})
+        self.add(
+            f"<h2>Repair ({_e(repaired.get('method'))})</h2>",
+            f'<p id="repair-transition">{_e(o.get("pre_repair_audit_mode"))} → '
+            f'{_e(o.get("post_repair_audit_mode"))}</p><div class="repair">'
+            f'<div><b>original</b><pre id="repair-original">{_e(o.get("original_text"))}'
+            f'</pre></div><div><b>repaired</b><pre id="repair-repaired">'
+            f"{_e(o.get('repaired_text'))}</pre></div></div>",
+        )
+        changes = o.get("changes", [])
+        if changes:
+            self.add('<table id="repair-changes"><tr><th>#</th><th>change</th></tr>')
+            for i, c in enumerate(changes, start=1):
+                desc = (
+                    ", ".join(f"{k}: {v}" for k, v in sorted(c.items()))
+                    if isinstance(c, Mapping)
+                    else str(c)
+                )
+                self.add(f"<tr><td>{i}</td><td>{_e(desc)}</td></tr>")
+            self.add("</table>")
+
+    def dag(self) -> None:
+        s = self.source
+        labelled = s.payload("qa.answer_labelled")
+        if labelled is None:
+            return
+        recorded = labelled.get("run_dag", {})
+        nodes = recorded.get("nodes", []) if isinstance(recorded, Mapping) else []
+        try:
+            check = check_run(s.run_id, s.events, None)
+            holds = check.dag is not None and not check.divergences
+        except (KeyError, TypeError, ValueError, AttributeError):
+            holds = False
+        state = (
+            '<span class="ok" id="dag-state">recomputed from the events: it matches</span>'
+            if holds
+            else '<span class="bad" id="dag-state">recomputed from the events: it does NOT match '
+            "(run aborist-ledger replay)</span>"
+        )
+        self.add(
+            "<h2>Run DAG</h2>",
+            f'<p>root <code id="dag-root">{_e(recorded.get("root"))}</code> · {state}</p>',
+            dag_svg(nodes),
+        )
+
+    def chain(self) -> None:
+        events = self.run.events
+        self.add("<h2>Chain position</h2>")
+        included = self._inclusion(events)
+        self.add(
+            '<table id="chain"><tr><th>seq</th><th>#</th><th>event</th><th>hash</th>'
+            "<th>included</th></tr>"
+        )
+        for ev in events:
+            mark = included.get(ev.seq)
+            cell = (
+                "—"
+                if mark is None
+                else ('<span class="ok">✓</span>' if mark else '<span class="bad">✗</span>')
+            )
+            self.add(
+                f"<tr><td>{ev.seq}</td><td>{ev.stream_seq}</td><td>{_e(ev.type)}</td>"
+                f'<td class="mono" title="{_e(ev.hash)}">{_e(ev.hash[:16])}…</td>'
+                f"<td>{cell}</td></tr>"
+            )
+        self.add("</table>")
+
+    def _inclusion(self, events: Sequence[RecordedEvent]) -> dict[int, bool]:
+        last = events[-1].seq
+        covering = [cp for cp in self.ledger.checkpoints() if cp.tree_size >= last]
+        if not covering:
+            self.add(
+                '<p id="checkpoint">No recorded checkpoint covers this run yet (seq '
+                f"{last}); run <code>aborist-ledger checkpoint</code>.</p>"
+            )
+            return {}
+        cp = covering[-1]
+        hashes = self.ledger.event_hashes(cp.tree_size)
+        root = bytes.fromhex(cp.root)
+        root_ok = len(hashes) == cp.tree_size and merkle.merkle_root(hashes) == root
+        out: dict[int, bool] = {}
+        for ev in events:
+            ok = root_ok and hashes[ev.seq - 1].hex() == ev.hash
+            if ok:
+                proof = merkle.inclusion_proof(hashes, ev.seq - 1, cp.tree_size)
+                leaf = merkle.leaf_hash(bytes.fromhex(ev.hash))
+                ok = merkle.verify_inclusion(leaf, ev.seq - 1, cp.tree_size, proof, root)
+            out[ev.seq] = ok
+        verdict = (
+            '<span class="ok">inclusion verified for every event</span>'
+            if all(out.values())
+            else '<span class="bad">inclusion FAILED</span>'
+        )
+        self.add(
+            f'<p id="checkpoint">Checkpoint: tree size <b>{cp.tree_size}</b>, root '
+            f"<code>{_e(cp.root)}</code>, recorded {_e(cp.created_at)}; covers the run "
+            f"(last seq {last}); {verdict}.</p>"
+        )
+        return out
+
+    def html(self) -> str:
+        self.header()
+        self.verdict()
+        self.answer()
+        self.evidence()
+        self.repair()
+        self.dag()
+        self.chain()
+        body = "\n".join(self.out)
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>aborist audit report · run {_e(self.run.run_id)}</title>"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+            "style-src 'unsafe-inline'; img-src data:\">"
+            f"<style>{_CSS}</style></head><body><main>\n{body}\n"
+            '<footer class="meta"><p>Generated by aborist-ledger report from the ledger\'s '
+            "own events; verify independently with <code>aborist-ledger replay --deep</code> "
+            "or an export bundle.</p></footer></main></body></html>\n"
+        )
+
+
+def render_report(ledger: Ledger, run_id: str) -> str:
+    """The audit report of ``run_id`` (a prefix of 6+ hex digits resolves) as one
+    self-contained HTML document."""
+    return _Page(ledger, load_run(ledger, run_id)).html()

@@ -1,0 +1,284 @@
+"""``aborist-ledger replay`` throughput on a ledger of 10,000+ runs (issue 7, "Speed").
+
+What is measured, on one fresh SQLite ledger built by this script (extractive runs over a
+small built-in shard, ``use_cache=False`` so every run goes through every stage; the
+build uses ``synchronous = NORMAL`` and its time is reported too):
+
+* ``replay`` (what the CLI runs without ``--deep``: chain, every run's DAG, blobs, the
+  projections rebuilt and compared), in events/s;
+* ``chain + DAGs``: :func:`ledger.chain.verify_chain` and
+  :func:`aborist.audit.dags.check_run` per run over the same rows, in events/s;
+* a **raw sqlite3 re-hash** of the same rows in the same process: one SELECT, sha256 of
+  every payload, the event hash (``hashlib`` over the same canonical header JSON), the
+  ``prev_hash`` link and gapless ``seq``. Target (issue 7): chain + DAGs within 3x of it;
+* ``replay --deep`` in runs/s, and the deep re-execution alone
+  (:func:`aborist.audit.deep.reexecute_run` per run, blobs read from the ledger). Target:
+  >= 1,000 runs/s.
+
+Each timing is the median of ``--repeat`` runs, interleaved. ``--profile`` adds a cProfile
+of the deep re-execution, grouped by component.
+
+Run: ``.venv/bin/python bench/replay.py`` (``--runs 500`` for a smoke run; ``--keep DIR``
+keeps the built ledger there and reuses it on the next call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import json
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _common import environment_line, markdown_table, median, migrate, profile_by_component
+
+from aborist.audit import replay
+from aborist.audit.dags import check_run
+from aborist.audit.deep import reexecute_run
+from aborist.audit.findings import ReplayReport
+from aborist.corpus.ingest import ingest
+from aborist.projections import RunProjection
+from aborist.qa.extractive import ExtractiveClient
+from aborist.qa.pipeline import Governance
+from aborist.qa.query import query
+from ledger.chain import verify_chain
+from ledger.envelope import EVENT_HASH_DOMAIN, GENESIS_HASH, RecordedEvent
+from ledger.store import Ledger
+
+DOCS = {
+    "rivers.md": """# Rivers of Eldoria
+
+The Silverrun River flows north from the Ashen Mountains into the Glass Lake.
+
+The Silverrun River is 412 kilometres long.
+
+The town of Brackwater was founded in 1312 by the fisherman Oren Vale.
+""",
+    "bees.txt": """Beekeeping in Eldoria
+
+The Eldorian honeybee produces violet honey in late autumn.
+Each hive of Eldorian honeybees contains about forty thousand workers.
+""",
+}
+QUESTIONS = (
+    "How long is the Silverrun River?",
+    "Who founded the town of Brackwater?",
+    "What honey does the Eldorian honeybee produce?",
+    "Where does the Silverrun River flow?",
+    "How many workers does a hive of Eldorian honeybees contain?",
+)
+
+
+def build(directory: Path, runs: int) -> tuple[str, float]:
+    """A ledger of ``runs`` runs (both modes), built once; returns (url, seconds)."""
+    db = directory / "ledger.db"
+    url = f"sqlite:///{db}"
+    if db.exists():
+        return url, 0.0
+    docs, shards = directory / "docs", directory / "shards"
+    docs.mkdir(parents=True, exist_ok=True)
+    for name, body in DOCS.items():
+        (docs / name).write_text(body, encoding="utf-8")
+    ingest(sorted(docs.iterdir()), "eldoria", shards_dir=shards)
+    migrate(url)
+    client = ExtractiveClient()
+    modes = (Governance(mode="claim-lattice"), Governance(mode="quote"))
+    t0 = time.perf_counter()
+    with Ledger.open(url, projections=[RunProjection()], sqlite_synchronous="NORMAL") as lg:
+        for i in range(runs):
+            query(
+                QUESTIONS[i % len(QUESTIONS)],
+                ledger=lg,
+                client=client,
+                shards_dir=shards,
+                governance=modes[(i // len(QUESTIONS)) % 2],
+                use_cache=False,
+            )
+    return url, time.perf_counter() - t0
+
+
+def raw_rehash(path: Path) -> int:
+    """The baseline: re-hash every row with the stdlib only (same work as the chain)."""
+    con = sqlite3.connect(path)
+    try:
+        rows = con.execute(
+            "SELECT seq, event_id, stream, stream_seq, type, type_version, recorded_at, "
+            "payload, payload_hash, prev_hash, hash FROM events ORDER BY seq"
+        )
+        prev, expected = GENESIS_HASH, 1
+        sha, dumps = hashlib.sha256, json.dumps
+        for seq, eid, stream, sseq, type_, tv, at, payload, ph, prevh, h in rows:
+            assert seq == expected and prevh == prev
+            assert sha(payload.encode("utf-8")).hexdigest() == ph
+            header = {
+                "event_id": eid,
+                "payload_hash": ph,
+                "prev_hash": prevh,
+                "recorded_at": at,
+                "seq": seq,
+                "stream": stream,
+                "stream_seq": sseq,
+                "type": type_,
+                "type_version": tv,
+            }
+            body = dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            assert sha(EVENT_HASH_DOMAIN + body).hexdigest() == h
+            prev, expected = h, expected + 1
+        return expected - 1
+    finally:
+        con.close()
+
+
+def runs_of(lg: Ledger) -> dict[str, list[RecordedEvent]]:
+    out: dict[str, list[RecordedEvent]] = {}
+    for ev in lg.iter_events():
+        if ev.stream.startswith("run:"):
+            out.setdefault(ev.stream[4:], []).append(ev)
+    return out
+
+
+def chain_and_dags(lg: Ledger) -> int:
+    """verify_chain over every event, check_run for every run as its stream ends."""
+    pending: dict[str, list[RecordedEvent]] = {}
+    n = 0
+
+    def events() -> Iterator[RecordedEvent]:
+        for ev in lg.iter_events():
+            yield ev
+            if ev.stream.startswith("run:"):
+                pending.setdefault(ev.stream[4:], []).append(ev)
+                if ev.type == "qa.run_completed":
+                    events_ = pending.pop(ev.stream[4:])
+                    assert not check_run(ev.stream[4:], events_, None).divergences
+
+    report = verify_chain(events())
+    assert report.ok, report.failure
+    n = report.events_checked
+    return n
+
+
+def timed(fn: Callable[[], object]) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keep", type=Path, help="build (or reuse) the ledger in this directory")
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="aborist-bench-replay-") as tmp:
+        directory = args.keep or Path(tmp)
+        directory.mkdir(parents=True, exist_ok=True)
+        url, build_s = build(directory, args.runs)
+        db = directory / "ledger.db"
+        with Ledger.open(url) as lg:
+            n_events = lg.head()[0]
+            runs = runs_of(lg)
+            n_runs = len(runs)
+            samples: dict[str, list[float]] = {
+                k: [] for k in ("raw", "cd", "replay", "deep", "reexec", "mem")
+            }
+            deep_runs = 0
+
+            def deep_only() -> None:
+                report = ReplayReport()
+                for rid, evs in runs.items():
+                    reexecute_run(lg, rid, evs, report)
+                assert report.ok, report.to_dict()["divergences"]
+
+            blobs = dict(lg.iter_blobs())
+
+            class InMemory:
+                """Every blob read up front: the re-execution's compute without I/O."""
+
+                def get_blob(self, blob_hash: str) -> bytes:
+                    return blobs[blob_hash]
+
+            def deep_in_memory() -> None:
+                report = ReplayReport()
+                source = InMemory()
+                for rid, evs in runs.items():
+                    reexecute_run(source, rid, evs, report)
+                assert report.ok, report.to_dict()["divergences"]
+
+            def full_deep() -> None:
+                nonlocal deep_runs
+                report = replay(lg, deep=True)
+                assert report.ok, report.to_dict()["divergences"]
+                deep_runs = report.deep_runs
+
+            def full() -> None:
+                assert replay(lg).ok
+
+            for _ in range(args.repeat):
+                samples["raw"].append(timed(lambda: raw_rehash(db)))
+                samples["cd"].append(timed(lambda: chain_and_dags(lg)))
+                samples["replay"].append(timed(full))
+                samples["deep"].append(timed(full_deep))
+                samples["reexec"].append(timed(deep_only))
+                samples["mem"].append(timed(deep_in_memory))
+            m = {k: median(v) for k, v in samples.items()}
+            raw = m["raw"]
+
+            def row(case: str, secs: float, items: int, unit: str, ratio: bool) -> list[str]:
+                vs = f"{secs / raw:.2f}x" if ratio else "-"
+                return [case, f"{secs:.2f}", f"{items / secs:,.0f} {unit}", vs]
+
+            rows = [
+                row("raw sqlite3 re-hash (baseline)", raw, n_events, "events/s", True),
+                row("chain + DAGs", m["cd"], n_events, "events/s", True),
+                row(
+                    "replay (chain, blobs, DAGs, projections)",
+                    m["replay"],
+                    n_events,
+                    "events/s",
+                    True,
+                ),
+                row("replay --deep", m["deep"], deep_runs, "runs/s", False),
+                row("deep re-execution alone", m["reexec"], n_runs, "runs/s", False),
+                row("deep re-execution, blobs in memory", m["mem"], n_runs, "runs/s", False),
+            ]
+            print(environment_line())
+            print(
+                f"ledger: {n_runs:,} runs, {n_events:,} events; "
+                f"build {build_s:.1f} s ({n_runs / build_s if build_s else 0:,.0f} runs/s, "
+                "synchronous NORMAL)"
+                if build_s
+                else f"ledger: {n_runs:,} runs, {n_events:,} events (reused)"
+            )
+            print(f"median of {args.repeat}\n")
+            print(markdown_table(["case", "seconds", "throughput", "vs raw"], rows))
+            if args.profile:
+                prof = cProfile.Profile()
+                prof.enable()
+                deep_only()
+                prof.disable()
+                components = [
+                    ("verify (aborist.qa.verify*, warrant)", ["verify", "warrant"]),
+                    ("evidence objects, textcanon", ["evidence.py", "textcanon"]),
+                    ("repair", ["repair"]),
+                    ("render, spotlight", ["render.py"]),
+                    ("parse_claims", ["parse_claims"]),
+                    ("pydantic (event models)", ["pydantic"]),
+                    ("canonical JSON, hashing", ["canonical", "rfc8785", "sha256"]),
+                    ("blob reads (SQLAlchemy, sqlite3)", ["sqlalchemy", "sqlite3", "store.py"]),
+                    ("json parse (RecordedEvent.data)", ["json/", "envelope.py"]),
+                    ("deep.py itself", ["audit/deep.py"]),
+                ]
+                print("\nprofile of the deep re-execution (per run):\n")
+                print(profile_by_component(prof, n_runs, components).replace("µs/event", "µs/run"))
+
+
+if __name__ == "__main__":
+    main()

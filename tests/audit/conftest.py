@@ -1,0 +1,90 @@
+"""Fixtures shared by the export-bundle and report tests: one real ledger per backend
+(built by running queries with :func:`tests.audit.test_replay.build_ledger`, plus the two
+repaired runs and a run with a hostile question and answer), built once per module."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from aborist.qa.client import StubClient
+from aborist.qa.query import query
+from ledger.engine import ledger_engine
+from ledger.migrate import upgrade
+from tests.audit.test_replay import Built, add_repair_runs, build_ledger
+
+PG_URL = os.environ.get("ABORIST_TEST_PG_URL")
+HOSTILE_QUESTION = (
+    '<script>alert("q")</script><img src=x onerror=alert(1)> How long is the Silverrun River?'
+)
+HOSTILE_ANSWER = (
+    'The Silverrun River is 412 kilometres long. [E1]\n<script>alert("a")</script>'
+    '<a href="http://evil.example/">click</a> " onmouseover="x [E1]'
+)
+
+
+@dataclass
+class Audited:
+    """A :class:`Built` ledger with its repaired and hostile runs named."""
+
+    built: Built
+    mechanical: str
+    reprompt: str
+    hostile: str
+
+
+def build_audited(url: str, tmp: Path) -> Audited:
+    engine = ledger_engine(url)
+    try:
+        upgrade(engine)
+    finally:
+        engine.dispose()
+    b = build_ledger(url, tmp)
+    mechanical, reprompt = add_repair_runs(b)
+    hostile = query(
+        HOSTILE_QUESTION,
+        ledger=b.ledger,
+        client=StubClient(default=HOSTILE_ANSWER),
+        shards_dir=b.shards,
+        use_cache=False,
+    )
+    return Audited(b, mechanical, reprompt, hostile.run_id)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def audited(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Audited]:
+    """One audited ledger per backend, shared by a module's tests (they only read it, or
+    record checkpoints)."""
+    tmp = tmp_path_factory.mktemp("audited")
+    admin, schema = None, ""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp / 'ledger.db'}"
+    else:
+        if not PG_URL:
+            pytest.skip("PostgreSQL half skipped: set ABORIST_TEST_PG_URL to run it")
+        schema = f"t_{uuid.uuid4().hex[:12]}"
+        admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        pg = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+        url = pg.render_as_string(hide_password=False)
+    try:
+        a = build_audited(url, tmp)
+        try:
+            yield a
+        finally:
+            a.built.ledger.close()
+    finally:
+        if admin is not None:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()
