@@ -200,7 +200,7 @@ def _evidence_from(result: RetrievalResult) -> list[EvidenceObject]:
         {
             "text": c.text,
             "source_uri": c.source_uri,
-            "title": c.title if not c.section else f"{c.title} — {c.section}",
+            "title": f"{c.title} — {c.section}" if c.section and c.section != c.title else c.title,
             "source_role": c.source_role,
         }
         for c in result.chunks
