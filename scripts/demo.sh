@@ -25,7 +25,12 @@ run $BIN/aborist runs --limit 5
 first=$($BIN/aborist runs --limit 4 --json | $BIN/python -c 'import json,sys; print(json.load(sys.stdin)["runs"][-1]["run_id"])')
 run $BIN/aborist show "$first"
 
-run $BIN/aborist-ledger checkpoint
-run $BIN/aborist-ledger replay --deep
+say "$BIN/aborist-ledger checkpoint --json > $ABORIST_HOME/checkpoint.json"
+$BIN/aborist-ledger checkpoint --json > "$ABORIST_HOME/checkpoint.json"
+cat "$ABORIST_HOME/checkpoint.json"
+run $BIN/aborist-ledger replay --deep --checkpoint "$ABORIST_HOME/checkpoint.json"
 run $BIN/aborist-ledger prove 3
-printf '\nThe ledger is at %s/ledger.db; try: %s/aborist-ledger events --limit 20\n' "$ABORIST_HOME" "$BIN"
+run $BIN/aborist-ledger export --run "$first" -o "$ABORIST_HOME/bundle.json"
+run $BIN/aborist-ledger verify-bundle "$ABORIST_HOME/bundle.json" --checkpoint "$ABORIST_HOME/checkpoint.json"
+run $BIN/aborist-ledger report "$first" -o "$ABORIST_HOME/run.html"
+printf '\nThe ledger is at %s/ledger.db, the audit page at %s/run.html;\ntry: %s/aborist-ledger events --limit 20\n' "$ABORIST_HOME" "$ABORIST_HOME" "$BIN"
