@@ -90,7 +90,10 @@ def repair_stage(
             )  # fmt: skip
             continue
         post = verify_answer(reply, evidence, policy, question=question, mode=mode)
-        ok = post.n_units > 0 and accept_reprompt(current, post)
+        # Same not-worse rule as the mechanical repair; a reply that repeats the answer
+        # changes nothing and is not accepted.
+        changed = reply.strip() != current_text.strip()
+        ok = changed and post.n_units > 0 and accept_reprompt(current, post)
         raw = reply.encode("utf-8")
         rec.record(
             RepromptAttempted(

@@ -110,6 +110,7 @@ TRAILING = (
 )
 #: An elided quotation the mechanics leave alone; the re-prompt (same reply) is accepted.
 ELIDED = 'The river "flows north from the Ashen Mountains [...] into the Glass Lake." [E1]'
+FIXED = 'The river "flows north from the Ashen Mountains into the Glass Lake." [E1]'
 
 
 def add_repair_runs(b: Built) -> tuple[str, str]:
@@ -117,7 +118,12 @@ def add_repair_runs(b: Built) -> tuple[str, str]:
     ids = []
     for answer, mode in ((TRAILING, "claim-lattice"), (ELIDED, "quote")):
         gov = Governance(mode=mode, repair_enabled=True, repair_max_reprompts=1)
-        r = query(Q_FLOW, ledger=b.ledger, client=StubClient(default=answer),
+
+        def responder(messages: list[dict[str, str]], first: str = answer) -> str:
+            # The first prompt gets the damaged answer; a re-prompt gets a verbatim one.
+            return first if len(messages) == 2 else FIXED
+
+        r = query(Q_FLOW, ledger=b.ledger, client=StubClient(responder),
                   shards_dir=b.shards, governance=gov)  # fmt: skip
         assert r.repair_changes, r
         ids.append(r.run_id)
