@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from aborist.corpus.shard import ShardInfo, list_shards, read_shard_info, resolve_shard
+from aborist.corpus.shard import SHARD_SUFFIX, ShardInfo, read_shard_info, resolve_shard
 from aborist.errors import CorpusError
 from aborist.qa.client import ChatClient
 from aborist.qa.pipeline import Governance, RepairHook, RunResult, execute_run
@@ -19,6 +19,22 @@ from aborist.qa.verify_policy import DEFAULT_POLICY, VerifierPolicy
 from ledger.store import Ledger
 
 __all__ = ["ShardSource", "query"]
+
+
+_INFO_CACHE: dict[Path, tuple[tuple[int, int, int], ShardInfo]] = {}
+
+
+def shard_info(path: Path) -> ShardInfo:
+    """A shard's metadata, remembered while its file is the same file: ingest builds a new
+    shard beside the old one and swaps it in, so a re-ingest always changes the inode."""
+    st = path.stat()
+    identity = (st.st_ino, st.st_mtime_ns, st.st_size)
+    known = _INFO_CACHE.get(path)
+    if known is not None and known[0] == identity:
+        return known[1]
+    info = read_shard_info(path)
+    _INFO_CACHE[path] = (identity, info)
+    return info
 
 
 def combined_version(values: Sequence[str]) -> str:
@@ -50,14 +66,14 @@ class ShardSource:
         """Shard metadata only (no concept table): all a cache hit needs."""
         if self._info is None:
             if self.requested:
-                self._info = [read_shard_info(resolve_shard(s, self.shards_dir))
-                              for s in dict.fromkeys(self.requested)]  # fmt: skip
+                paths = [resolve_shard(s, self.shards_dir) for s in dict.fromkeys(self.requested)]
             else:
-                self._info = list_shards(self.shards_dir)
-                if not self._info:
-                    raise CorpusError(
-                        f"no shards in {self.shards_dir}; run `aborist ingest PATH --shard NAME`"
-                    )
+                paths = sorted(self.shards_dir.glob(f"*{SHARD_SUFFIX}"))
+            self._info = [shard_info(p) for p in paths]
+            if not self._info:
+                raise CorpusError(
+                    f"no shards in {self.shards_dir}; run `aborist ingest PATH --shard NAME`"
+                )
         return self._info
 
     def roots(self) -> dict[str, str]:
