@@ -198,7 +198,7 @@ def _run_batch_command(
         raise click.ClickException(f"cannot write {output}: {e}") from e
 
     def emit(line: dict[str, Any]) -> None:
-        if "error" in line:
+        if "error" in line and line["error_type"] != "NotAttempted":  # those: in the summary
             run = f" (run {line['run_id']})" if line["run_id"] else ""
             click.echo(f"{line['id']}: failed: {line['error']}{run}", err=True)
         sink.write(json.dumps(line, ensure_ascii=False) + "\n")

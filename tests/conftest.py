@@ -26,6 +26,15 @@ SHARED_DATA = (REPO_ROOT / ".." / "shared" / "data").resolve()
 PG_URL = os.environ.get("ABORIST_TEST_PG_URL")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--run-load",
+        action="store_true",
+        default=False,
+        help="run the long batch load suite (4 workers x 250 questions)",
+    )
+
+
 def _pg_schema_url(schema: str) -> str:
     assert PG_URL is not None
     url = make_url(PG_URL)

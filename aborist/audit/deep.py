@@ -333,8 +333,17 @@ class _RunReplay:
             path, e, f = diff
             self.diverge(ev, stage, _show(e), _show(f), path)
 
+    def ended_before(self, stage: str, ev: RecordedEvent | None) -> bool:
+        """A run that failed or was interrupted before ``stage`` has nothing to compare."""
+        if ev is None and self.first("qa.run_completed") is None:
+            self.skip(stage, "the run ended before this stage")
+            return True
+        return False
+
     def render(self, answer: str, verdict: dict[str, Any], evidence: list[EvidenceObject]) -> None:
         ev = self.first("qa.answer_rendered")
+        if self.ended_before("render", ev):
+            return
         if ev is not None and self.data(ev).get("render_version") != RENDER_VERSION:
             self.report.skew(
                 VersionSkew(ev.seq, self.run_id, "render", "render_version",
@@ -347,6 +356,8 @@ class _RunReplay:
 
     def label(self, answer: str, verdict: dict[str, Any]) -> None:
         ev = self.first("qa.answer_labelled")
+        if self.ended_before("final_label", ev):
+            return
         if ev is None:
             self.report.deep_stages += 1
             self.diverge(None, "final_label", "a qa.answer_labelled event", "none")

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -34,6 +35,7 @@ from cli.ledger_cli import cli
 from cli.replay_cmd import replay as replay_command
 from ledger.engine import ledger_engine
 from ledger.envelope import RecordedEvent
+from ledger.errors import UnavailableError
 from ledger.migrate import upgrade
 from ledger.proofs import checkpoint, tree_root
 from ledger.store import Ledger
@@ -356,3 +358,26 @@ def test_cli_domain_errors_are_one_line(clean: Built, tmp_path: Path) -> None:
 def test_cli_help_has_example() -> None:
     result = CliRunner().invoke(cli, ["replay", "--help"])
     assert result.exit_code == 0 and "Example:" in result.stdout
+
+
+def test_run_cut_off_after_verify_is_incomplete_not_divergent(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose ledger connection was lost after qa.answer_verified has no render or
+    label to compare: --deep says so, and does not call it tampering."""
+    real_append = Ledger.append
+
+    def failing_append(self: Ledger, stream: str, events: Any, **kw: Any) -> Any:
+        if events[-1].type == "qa.answer_rendered":
+            raise UnavailableError("simulated: connection lost")
+        return real_append(self, stream, events, **kw)
+
+    monkeypatch.setattr(Ledger, "append", failing_append)
+    with pytest.raises(UnavailableError):
+        query(Q_FOUNDER, ledger=built.ledger, client=ExtractiveClient(), shards_dir=built.shards,
+              use_cache=False)  # fmt: skip
+    monkeypatch.setattr(Ledger, "append", real_append)
+    report = replay(built.ledger, deep=True)
+    assert report.ok, [d.to_dict() for d in report.divergences.values()]
+    skipped = {(n.stage, n.reason) for n in report.not_reexecuted}
+    assert ("render", "the run ended before this stage") in skipped
