@@ -72,6 +72,18 @@ _FAIL_RUN = (
 )
 
 
+_FOLDED = frozenset(
+    {
+        "qa.run_started",
+        "qa.cache_checked",
+        "qa.answer_labelled",
+        "qa.cache_written",
+        "qa.run_completed",
+        "qa.run_failed",
+    }
+)
+
+
 class RunProjection:
     """Folds ``qa.*`` events into providence_cache, run_dag_nodes and runs."""
 
@@ -86,7 +98,8 @@ class RunProjection:
         for ev in events:
             if ev.type.startswith("qa.") and ev.stream.startswith("run:"):
                 run_id = ev.stream[4:]
-                self._fold(tx, ev, run_id, json.loads(ev.payload))
+                if ev.type in _FOLDED:  # the others only move the run's position
+                    self._fold(tx, ev, run_id, json.loads(ev.payload))
                 last[run_id] = {"seq": ev.seq, "type": ev.type, "run_id": run_id}
         if last:  # each run's position once per batch, not once per event
             tx.executemany(_TOUCH_RUN, list(last.values()))

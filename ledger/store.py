@@ -131,7 +131,11 @@ class Ledger:
         self._pg = engine.dialect.name == "postgresql"
         ph = "%s" if self._pg else "?"
         self._insert_sql = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES ({', '.join([ph] * 11)})"
-        self._stream_pos_sql = f"SELECT MAX(stream_seq) FROM events WHERE stream = {ph}"
+        self._positions_sql = (
+            "SELECT (SELECT seq FROM events ORDER BY seq DESC LIMIT 1), "
+            "(SELECT hash FROM events ORDER BY seq DESC LIMIT 1), "
+            f"(SELECT MAX(stream_seq) FROM events WHERE stream = {ph})"
+        )
         self._ph = ph
         if check_schema:
             self.check_schema()
@@ -218,11 +222,11 @@ class Ledger:
             cur = tx.cursor
             if self._pg:
                 cur.execute("SELECT pg_advisory_xact_lock(%s)", (PG_APPEND_LOCK_KEY,))
-            cur.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")
-            head = cur.fetchone()
-            seq, prev = (int(head[0]), str(head[1])) if head else (0, GENESIS_HASH)
-            cur.execute(self._stream_pos_sql, (stream,))
-            stream_seq = int(cur.fetchone()[0] or 0)
+            # Head and stream position in one statement, under the lock (one round trip).
+            cur.execute(self._positions_sql, (stream,))
+            head_seq, head_hash, pos = cur.fetchone()
+            seq, prev = (int(head_seq), str(head_hash)) if head_seq else (0, GENESIS_HASH)
+            stream_seq = int(pos or 0)
             if expected_stream_seq is not None and expected_stream_seq != stream_seq:
                 raise ConcurrencyError(
                     f"stream {stream!r} is at position {stream_seq}, expected "
