@@ -402,24 +402,24 @@ def _stages(
     }
     rec.stage_hashes["final_label"] = label_stage_hash(label_fields)
     dag = build_dag(gov.mode, _dag_inputs(rec.stage_hashes, gov.mode))
-    rec.record(AnswerLabelled(**label_fields, run_dag=dag.to_dict()))
-
+    # The label is the last stage; writing the cache and closing the run compute nothing
+    # more, so the three events commit together (the run is never labelled but unclosed).
+    closing: list[EventPayload] = [AnswerLabelled(**label_fields, run_dag=dag.to_dict())]
     if use_cache:
-        rec.stage = "cache_write"
-        rec.record(
+        closing.append(
             CacheWritten(
                 cache_key=key, answer=answer, audit_mode=label_fields["audit_mode"],
                 label=label_fields["label"], run_dag_root=dag.root,
                 key_dimensions=dims.to_dict(),
             )
         )  # fmt: skip
-    rec.stage = "complete"
-    rec.record(
+    closing.append(
         RunCompleted(
             status="answered", cache_hit=False, audit_mode=label_fields["audit_mode"],
             label=label_fields["label"], run_dag_root=dag.root,
         )
     )  # fmt: skip
+    rec.record_all(closing)
     return RunResult(
         run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key, cache_hit=False,
         answer=answer, audit_mode=label_fields["audit_mode"], label=label_fields["label"],
