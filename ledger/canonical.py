@@ -95,14 +95,21 @@ def _quick(value: Any) -> tuple[Any, bool]:
         for key, item in value.items():
             if type(key) is not str:
                 raise _NotSimple
-            out[key], ok = _quick(item)
-            if not ok or not (key.isascii() or not _HIGH.search(key)):
+            if not key.isascii() and _HIGH.search(key):
                 fast = False
+            if type(item) is str:  # the common leaf, without a call
+                out[key] = item
+                continue
+            out[key], ok = _quick(item)
+            fast = fast and ok
         return out, fast
     if t is list or t is tuple:
         items = []
         fast = True
         for item in value:
+            if type(item) is str:
+                items.append(item)
+                continue
             norm, ok = _quick(item)
             items.append(norm)
             fast = fast and ok
