@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,9 +49,10 @@ def _pg_admin_engine():  # type: ignore[no-untyped-def]
     return create_engine(PG_URL, isolation_level="AUTOCOMMIT")
 
 
-@pytest.fixture
-def pg_schema_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL schema (dropped afterwards), as a ledger URL."""
+@contextmanager
+def pg_schema() -> Iterator[str]:
+    """A fresh, empty PostgreSQL schema (dropped afterwards), as a ledger URL. Skips when
+    ABORIST_TEST_PG_URL is unset; fails when it is set and the server is unreachable."""
     if not PG_URL:
         pytest.skip("PostgreSQL half skipped: set ABORIST_TEST_PG_URL to run it")
     schema = f"t_{uuid.uuid4().hex[:12]}"
@@ -67,6 +69,22 @@ def pg_schema_url() -> Iterator[str]:
         with admin.connect() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@contextmanager
+def backend_url(backend: str, tmp: Path) -> Iterator[str]:
+    """An empty, unmigrated ledger URL of ``backend`` (sqlite or postgresql)."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp / 'ledger.db'}"
+    else:
+        with pg_schema() as url:
+            yield url
+
+
+@pytest.fixture
+def pg_schema_url() -> Iterator[str]:
+    with pg_schema() as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -4,23 +4,17 @@ repaired runs and a run with a hostile question and answer), built once per modu
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from aborist.qa.client import StubClient
 from aborist.qa.query import query
-from ledger.engine import ledger_engine
-from ledger.migrate import upgrade
 from tests.audit.test_replay import Built, add_repair_runs, build_ledger
+from tests.conftest import backend_url, migrate_url
 
-PG_URL = os.environ.get("ABORIST_TEST_PG_URL")
 HOSTILE_QUESTION = (
     '<script>alert("q")</script><img src=x onerror=alert(1)> How long is the Silverrun River?'
 )
@@ -41,11 +35,7 @@ class Audited:
 
 
 def build_audited(url: str, tmp: Path) -> Audited:
-    engine = ledger_engine(url)
-    try:
-        upgrade(engine)
-    finally:
-        engine.dispose()
+    migrate_url(url)
     b = build_ledger(url, tmp)
     mechanical, reprompt = add_repair_runs(b)
     hostile = query(
@@ -65,26 +55,9 @@ def audited(
     """One audited ledger per backend, shared by a module's tests (they only read it, or
     record checkpoints)."""
     tmp = tmp_path_factory.mktemp("audited")
-    admin, schema = None, ""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp / 'ledger.db'}"
-    else:
-        if not PG_URL:
-            pytest.skip("PostgreSQL half skipped: set ABORIST_TEST_PG_URL to run it")
-        schema = f"t_{uuid.uuid4().hex[:12]}"
-        admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        pg = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
-        url = pg.render_as_string(hide_password=False)
-    try:
+    with backend_url(request.param, tmp) as url:
         a = build_audited(url, tmp)
         try:
             yield a
         finally:
             a.built.ledger.close()
-    finally:
-        if admin is not None:
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()

@@ -9,8 +9,6 @@ reported apart from divergence; and the CLI's exit codes and JSON.
 from __future__ import annotations
 
 import json
-import os
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +16,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from aborist.audit import ReplayReport, parse_checkpoint, replay
 from aborist.audit.deep import first_difference
@@ -33,12 +29,11 @@ from aborist.qa.pipeline import Governance
 from aborist.qa.query import query
 from cli.ledger_cli import cli
 from cli.replay_cmd import replay as replay_command
-from ledger.engine import ledger_engine
 from ledger.envelope import RecordedEvent
 from ledger.errors import UnavailableError
-from ledger.migrate import upgrade
 from ledger.proofs import checkpoint, tree_root
 from ledger.store import Ledger
+from tests.conftest import backend_url, migrate_url
 
 if "replay" not in cli.commands:
     cli.add_command(replay_command)
@@ -58,7 +53,6 @@ Beekeeping in Eldoria
 The Eldorian honeybee produces violet honey in late autumn.
 Each hive of Eldorian honeybees contains about forty thousand workers.
 """
-PG_URL = os.environ.get("ABORIST_TEST_PG_URL")  # as tests/conftest.py reads it
 Q_LENGTH = "How long is the Silverrun River?"
 Q_FOUNDER = "Who founded the town of Brackwater?"
 Q_HONEY = "What honey does the Eldorian honeybee produce?"
@@ -150,33 +144,13 @@ def clean(
 ) -> Iterator[Built]:
     """One ledger per backend shared by the tests that only read it (built once: fast)."""
     tmp = tmp_path_factory.mktemp("clean")
-    if request.param == "sqlite":
-        url, admin, schema = f"sqlite:///{tmp / 'ledger.db'}", None, ""
-    else:
-        if not PG_URL:
-            pytest.skip("PostgreSQL half skipped: set ABORIST_TEST_PG_URL to run it")
-        schema = f"t_{uuid.uuid4().hex[:12]}"
-        admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        pg = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
-        url = pg.render_as_string(hide_password=False)
-    try:
-        engine = ledger_engine(url)
-        try:
-            upgrade(engine)
-        finally:
-            engine.dispose()
+    with backend_url(request.param, tmp) as url:
+        migrate_url(url)
         b = build_ledger(url, tmp)
         try:
             yield b
         finally:
             b.ledger.close()
-    finally:
-        if admin is not None:
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()
 
 
 def outside_checkpoint(lg: Ledger) -> dict[str, object]:
