@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -20,30 +19,9 @@ from aborist.audit.bundle import BundleReport, export_run
 from aborist.audit.bundle import verify_bundle as verify_run_bundle
 from aborist.audit.report import render_report
 from aborist.errors import AboristError
-from aborist.projections import open_ledger
-from aborist.settings import load_settings
-from ledger.errors import LedgerError
+from cli.common import clean_errors, db_option, pipeline_ledger, read_json_object, write_text
 
 __all__ = ["export", "report", "verify_bundle"]
-
-_DB_HELP = "Ledger database URL (default: $ABORIST_DB_URL, else SQLite under $ABORIST_HOME)."
-
-
-def _read_json(path: Path, what: str) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise click.ClickException(f"{path}: not a {what} JSON file ({e})") from e
-    if not isinstance(data, dict):
-        raise click.ClickException(f"{path}: a {what} is a JSON object")
-    return data
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise click.ClickException(f"cannot write {path}: {e.strerror or e}") from e
 
 
 @click.command("export")
@@ -64,7 +42,7 @@ def _write(path: Path, text: str) -> None:
     help="A checkpoint the recipient holds (from `aborist-ledger checkpoint --json`); "
     "the bundle carries a consistency proof from its size.",
 )
-@click.option("--db", "db_url", metavar="URL", help=_DB_HELP)
+@db_option
 def export(run_id: str, output: Path, since_file: Path | None, db_url: str | None) -> None:
     """Write one run as a bundle that verifies with no database.
 
@@ -79,19 +57,15 @@ def export(run_id: str, output: Path, since_file: Path | None, db_url: str | Non
         from aborist.audit.replay import parse_checkpoint
 
         try:
-            extra.append(parse_checkpoint(_read_json(since_file, "checkpoint"))[0])
+            extra.append(parse_checkpoint(read_json_object(since_file, "checkpoint"))[0])
         except AboristError as e:
             raise click.ClickException(f"{since_file}: {e}") from e
-    try:
-        url = load_settings(db_url=db_url).ledger_url()
-        with open_ledger(url) as lg:
-            from aborist.qa.recorded import load_run
+    from aborist.qa.recorded import load_run
 
-            resolved = load_run(lg, run_id).run_id
-            bundle = export_run(lg, resolved, extra_sizes=extra)
-    except (AboristError, LedgerError) as e:
-        raise click.ClickException(str(e)) from e
-    _write(output, json.dumps(bundle, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    with pipeline_ledger(db_url) as lg, clean_errors():
+        resolved = load_run(lg, run_id).run_id
+        bundle = export_run(lg, resolved, extra_sizes=extra)
+    write_text(output, json.dumps(bundle, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     cp = bundle["checkpoint"]
     click.echo(
         f"exported run {resolved}: {len(bundle['events'])} events, {len(bundle['blobs'])} "
@@ -144,8 +118,8 @@ def verify_bundle(bundle_file: Path, checkpoint_file: Path | None, as_json: bool
 
     Example: aborist-ledger verify-bundle bundle.json --checkpoint cp.json
     """
-    bundle = _read_json(bundle_file, "bundle")
-    trusted = _read_json(checkpoint_file, "checkpoint") if checkpoint_file else None
+    bundle = read_json_object(bundle_file, "bundle")
+    trusted = read_json_object(checkpoint_file, "checkpoint") if checkpoint_file else None
     try:
         report = verify_run_bundle(bundle, checkpoint=trusted)
     except AboristError as e:
@@ -167,7 +141,7 @@ def verify_bundle(bundle_file: Path, checkpoint_file: Path | None, as_json: bool
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write the HTML report.",
 )
-@click.option("--db", "db_url", metavar="URL", help=_DB_HELP)
+@db_option
 def report(run_id: str, output: Path, db_url: str | None) -> None:
     """Write a one-page, self-contained HTML audit report of one run.
 
@@ -177,11 +151,7 @@ def report(run_id: str, output: Path, db_url: str | None) -> None:
 
     Example: aborist-ledger report 8e46b6db59e8 -o run.html
     """
-    try:
-        url = load_settings(db_url=db_url).ledger_url()
-        with open_ledger(url) as lg:
-            html_text = render_report(lg, run_id)
-    except (AboristError, LedgerError) as e:
-        raise click.ClickException(str(e)) from e
-    _write(output, html_text)
+    with pipeline_ledger(db_url) as lg, clean_errors():
+        html_text = render_report(lg, run_id)
+    write_text(output, html_text)
     click.echo(f"wrote {output}")

@@ -6,47 +6,21 @@ The database comes from ``--db URL``, else ``ABORIST_DB_URL``, else SQLite at
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
 
 import click
 
 from aborist import __version__
 from aborist.settings import load_settings
+from cli.common import clean_errors, db_option, emit_json, json_option
 from ledger.engine import ledger_engine, parse_url, sqlite_path
-from ledger.errors import LedgerError
 from ledger.store import Ledger
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def db_option(f: F) -> F:
-    return click.option(
-        "--db",
-        "db_url",
-        metavar="URL",
-        help="Ledger database URL (default: $ABORIST_DB_URL, else SQLite under $ABORIST_HOME).",
-    )(f)
-
-
-def json_option(f: F) -> F:
-    return click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")(f)
 
 
 def resolve_url(db_url: str | None) -> str:
     return load_settings(db_url=db_url).ledger_url()
-
-
-@contextmanager
-def clean_errors() -> Iterator[None]:
-    """Library errors become one line on stderr and exit 1, never a traceback."""
-    try:
-        yield
-    except LedgerError as e:
-        raise click.ClickException(str(e)) from e
 
 
 @contextmanager
@@ -62,10 +36,6 @@ def open_ledger(db_url: str | None, *, with_projections: bool = False) -> Iterat
             yield lg
         finally:
             lg.close()
-
-
-def emit_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

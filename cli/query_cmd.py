@@ -5,47 +5,25 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from sqlalchemy import text
 
-from aborist.errors import AboristError
-from aborist.projections import open_ledger
 from aborist.qa.client import ChatClient
 from aborist.qa.client_select import MODEL_KINDS, select_client
 from aborist.qa.ladder import LADDER, ladder_rung
 from aborist.qa.pipeline import Governance, RunResult
 from aborist.settings import Settings, load_settings
-from ledger.errors import LedgerError
-from ledger.store import Ledger, translate_errors
+from cli.common import clean_errors, pipeline_ledger
+from ledger.store import translate_errors
 
 if TYPE_CHECKING:
     from aborist.qa.batch import BatchSummary
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@contextmanager
-def clean_errors() -> Iterator[None]:
-    """Domain and ledger errors become one line on stderr and exit 1."""
-    try:
-        yield
-    except (AboristError, LedgerError) as e:
-        raise click.ClickException(str(e)) from e
-
-
-@contextmanager
-def pipeline_ledger(settings: Settings) -> Iterator[Ledger]:
-    with clean_errors():
-        lg = open_ledger(settings.ledger_url())
-    try:
-        yield lg
-    finally:
-        lg.close()
 
 
 def answer_options(f: F) -> F:
@@ -277,7 +255,7 @@ def query(
         raise click.UsageError("--workers and --output need --batch")
     assert question is not None
     client = _client(settings, opts)
-    with client, pipeline_ledger(settings) as lg, clean_errors():
+    with client, pipeline_ledger(settings.db_url) as lg, clean_errors():
         result = run_query(
             question, ledger=lg, client=client, shards_dir=settings.shards_path(),
             shards=list(shards) or None, governance=_governance(opts),
@@ -299,7 +277,7 @@ def ask(path: Path, question: str, **opts: Any) -> None:
 
     settings = load_settings(db_url=opts["db_url"])
     client = _client(settings, opts)
-    with client, pipeline_ledger(settings) as lg, clean_errors():
+    with client, pipeline_ledger(settings.db_url) as lg, clean_errors():
         result = run_ask(
             path, question, ledger=lg, client=client, governance=_governance(opts),
             use_cache=not opts["no_cache"],
@@ -321,7 +299,7 @@ def runs(db_url: str | None, limit: int, as_json: bool) -> None:
             "started_at", "question", "failed_stage", "error")  # fmt: skip
     sql = text(f"SELECT {', '.join(cols)} FROM runs ORDER BY started_seq DESC LIMIT :n")
     with (
-        pipeline_ledger(settings) as lg,
+        pipeline_ledger(settings.db_url) as lg,
         clean_errors(),
         translate_errors(lg.where),
         lg.reader.connect() as conn,
@@ -353,7 +331,7 @@ def show(run_id: str, db_url: str | None, as_json: bool) -> None:
     from aborist.qa.recorded import load_run
 
     settings = load_settings(db_url=db_url)
-    with pipeline_ledger(settings) as lg, clean_errors():
+    with pipeline_ledger(settings.db_url) as lg, clean_errors():
         run = load_run(lg, run_id)
     label = run.payload("qa.answer_labelled")
     if as_json:
@@ -394,7 +372,7 @@ def inspect(run_id: str, db_url: str | None, as_json: bool) -> None:
     from aborist.qa.verify import verify_answer
 
     settings = load_settings(db_url=db_url)
-    with pipeline_ledger(settings) as lg, clean_errors():
+    with pipeline_ledger(settings.db_url) as lg, clean_errors():
         run = load_run(lg, run_id)
         raw = run.raw_answer(lg)
         if raw is None:

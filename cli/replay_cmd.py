@@ -10,28 +10,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
 from aborist.audit import ReplayReport
 from aborist.audit import replay as run_replay
-from aborist.errors import AboristError
-from aborist.projections import open_ledger
-from aborist.settings import load_settings
-from ledger.errors import LedgerError
+from cli.common import clean_errors, pipeline_ledger, read_json_object
 
 __all__ = ["replay"]
-
-
-def _read_checkpoint(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise click.BadParameter(f"{path}: not a checkpoint JSON file ({e})") from e
-    if not isinstance(data, dict):
-        raise click.BadParameter(f"{path}: a checkpoint is a JSON object with tree_size, root")
-    return data
 
 
 def _print_text(report: ReplayReport) -> None:
@@ -101,13 +87,13 @@ def replay(
 
     Example: aborist-ledger replay --deep --checkpoint cp.json
     """
-    checkpoint = _read_checkpoint(checkpoint_file) if checkpoint_file is not None else None
-    try:
-        url = load_settings(db_url=db_url).ledger_url()
-        with open_ledger(url) as lg:
-            report = run_replay(lg, run_id=run_id, since=since, deep=deep, checkpoint=checkpoint)
-    except (AboristError, LedgerError) as e:
-        raise click.ClickException(str(e)) from e
+    checkpoint = (
+        read_json_object(checkpoint_file, "checkpoint", error=click.BadParameter)
+        if checkpoint_file is not None
+        else None
+    )
+    with pipeline_ledger(db_url) as lg, clean_errors():
+        report = run_replay(lg, run_id=run_id, since=since, deep=deep, checkpoint=checkpoint)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
     else:

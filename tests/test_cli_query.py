@@ -290,19 +290,8 @@ def test_runs_on_an_empty_ledger(home: Path, ledger_url: str) -> None:
 
 def test_failed_and_interrupted_runs_are_listed_and_shown(home: Path, ledger_url: str) -> None:
     from aborist.projections import open_ledger
-    from aborist.qa.client import ChatClient, ChatResult, Messages
     from aborist.qa.query import query
-
-    class Interrupting(ChatClient):
-        kind = "interrupting"
-
-        def _complete(
-            self, messages: Messages, *, temperature: float, max_tokens: int | None
-        ) -> ChatResult:
-            raise KeyboardInterrupt
-
-        def _profile(self) -> dict[str, str]:
-            return {"model": "interrupting"}
+    from tests.eldoria import Interrupting
 
     fails_cleanly(invoke("query", Q, "--shard", "nosuch", "--db", ledger_url))
     with open_ledger(ledger_url) as lg, pytest.raises(KeyboardInterrupt):

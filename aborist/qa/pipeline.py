@@ -253,23 +253,22 @@ def execute_run(
     rec = RunRecorder(ledger, rid, gov.mode)
     # run_started is committed together with the cache check (or with run_failed, if the
     # corpus cannot even be resolved): nothing but reading happens before that point.
-    rec.defer(
-        RunStarted(
-            run_id=rid,
-            kind="ask" if source.kind == "ask" else "query",
-            question=question,
-            mode=gov.mode,
-            requested_shards=source.requested,
-            document=source.document,
-            model_profile=client.profile(),
-            policy=gov.to_dict(),
-            use_cache=use_cache,
-            aborist_version=__version__,
-        )
+    started = RunStarted(
+        run_id=rid,
+        kind="ask" if source.kind == "ask" else "query",
+        question=question,
+        mode=gov.mode,
+        requested_shards=source.requested,
+        document=source.document,
+        model_profile=client.profile(),
+        policy=gov.to_dict(),
+        use_cache=use_cache,
+        aborist_version=__version__,
     )
+    rec.defer(started)
     try:
         return _stages(question, source, rec, client, gov, verifier_policy, use_cache,
-                       repair_stage)  # fmt: skip
+                       repair_stage, json_hash(started.model_profile))  # fmt: skip
     except LedgerError:
         raise  # the ledger itself failed: nothing more can be recorded
     except Exception as e:  # an interrupt is not an Exception: the run reads as incomplete
@@ -286,6 +285,7 @@ def _stages(
     vpolicy: VerifierPolicy,
     use_cache: bool,
     repair_stage: RepairHook | None,
+    profile_hash: str,
 ) -> RunResult:
     ledger = rec.ledger
     rec.stage = "cache"
@@ -294,7 +294,7 @@ def _stages(
     dims = KeyDimensions(
         source_root=source_root_of(roots),
         question_hash=question_hash(question, gov.question_hash_mode),  # type: ignore[arg-type]
-        model_profile_hash=client.profile_hash(),
+        model_profile_hash=profile_hash,  # of the profile run_started records
         conversation_hash=conversation_hash(),
         governance_policy_hash=governance_policy_hash(gov.to_dict()),
         schema_version=SCHEMA_VERSION,

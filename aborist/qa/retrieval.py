@@ -90,6 +90,15 @@ OTHER_ROLE_WEIGHT = 0.5
 _ROUND = 6
 
 
+_IDENTITY = ("shard", "doc_id", "source_uri", "title", "section", "source_role",
+             "chunk_index", "chunk_hash")  # fmt: skip
+
+
+def _chunk_identity(chunk: Candidate | RetrievedChunk) -> dict[str, Any]:
+    """Which chunk of which document of which shard: the fields every record names."""
+    return {name: getattr(chunk, name) for name in _IDENTITY}
+
+
 @dataclass
 class Candidate:
     """One chunk FTS5 returned, and what every later stage decided about it."""
@@ -118,14 +127,7 @@ class Candidate:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "shard": self.shard,
-            "doc_id": self.doc_id,
-            "source_uri": self.source_uri,
-            "title": self.title,
-            "section": self.section,
-            "source_role": self.source_role,
-            "chunk_index": self.chunk_index,
-            "chunk_hash": self.chunk_hash,
+            **_chunk_identity(self),
             "bytes": self.n_bytes,
             "found_by": self.found_by,
             "bm25": round(self.bm25, _ROUND),
@@ -157,14 +159,7 @@ class RetrievedChunk:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "shard": self.shard,
-            "doc_id": self.doc_id,
-            "source_uri": self.source_uri,
-            "title": self.title,
-            "section": self.section,
-            "source_role": self.source_role,
-            "chunk_index": self.chunk_index,
-            "chunk_hash": self.chunk_hash,
+            **_chunk_identity(self),
             "text": self.text,
             "score": round(self.score, _ROUND),
             "accept_path": self.accept_path,

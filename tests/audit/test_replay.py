@@ -34,25 +34,11 @@ from ledger.errors import UnavailableError
 from ledger.proofs import checkpoint, tree_root
 from ledger.store import Ledger
 from tests.conftest import backend_url, migrate_url
+from tests.eldoria import BEES_TXT, RIVERS_MD
 
 if "replay" not in cli.commands:
     cli.add_command(replay_command)
 
-RIVERS_MD = """\
-# Rivers of Eldoria
-
-The Silverrun River flows north from the Ashen Mountains into the Glass Lake.
-
-The Silverrun River is 412 kilometres long.
-
-The town of Brackwater was founded in 1312 by the fisherman Oren Vale.
-"""
-BEES_TXT = """\
-Beekeeping in Eldoria
-
-The Eldorian honeybee produces violet honey in late autumn.
-Each hive of Eldorian honeybees contains about forty thousand workers.
-"""
 Q_LENGTH = "How long is the Silverrun River?"
 Q_FOUNDER = "Who founded the town of Brackwater?"
 Q_HONEY = "What honey does the Eldorian honeybee produce?"

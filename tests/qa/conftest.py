@@ -18,24 +18,7 @@ import pytest
 from aborist.corpus.ingest import ingest
 from aborist.projections import open_ledger
 from ledger.store import Ledger
-
-RIVERS_MD = """\
-# Rivers of Eldoria
-
-The Silverrun River flows north from the Ashen Mountains into the Glass Lake.
-
-The Silverrun River is 412 kilometres long.
-
-The town of Brackwater was founded in 1312 by the fisherman Oren Vale.
-"""
-
-BEES_TXT = """\
-Beekeeping in Eldoria
-
-The Eldorian honeybee produces violet honey in late autumn.
-Each hive of Eldorian honeybees contains about forty thousand workers.
-Queen bees in Eldoria live for roughly five years.
-"""
+from tests.eldoria import BEES_TXT, RIVERS_MD
 
 #: question -> the sentence of the corpus that answers it.
 FACTS = {

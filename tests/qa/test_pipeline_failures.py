@@ -16,7 +16,7 @@ from sqlalchemy import text
 
 from aborist.errors import CorpusError, InputError, ModelError
 from aborist.events import run_stream
-from aborist.qa.client import ChatClient, ChatResult, Messages, StubClient
+from aborist.qa.client import Messages, StubClient
 from aborist.qa.client_openai import OpenAICompatibleClient
 from aborist.qa.extractive import ExtractiveClient
 from aborist.qa.pipeline import Governance
@@ -25,6 +25,7 @@ from aborist.qa.recorded import load_run
 from aborist.qa.runner import ask
 from ledger.store import Ledger
 from ledger.verify import verify_ledger
+from tests.eldoria import Interrupting
 
 Q = "How long is the Silverrun River?"
 UP_TO_MODEL = [
@@ -136,20 +137,6 @@ def test_empty_question_is_refused_before_any_run(pipeline_ledger: Ledger, corpu
     with pytest.raises(InputError, match="no such file"):
         ask(corpus.docs_dir / "absent.md", Q, ledger=pipeline_ledger, client=ExtractiveClient())
     assert pipeline_ledger.head()[0] == 0
-
-
-class Interrupting(ChatClient):
-    """Ctrl-C arrives while the model is thinking."""
-
-    kind = "interrupting"
-
-    def _complete(
-        self, messages: Messages, *, temperature: float, max_tokens: int | None
-    ) -> ChatResult:
-        raise KeyboardInterrupt
-
-    def _profile(self) -> dict[str, Any]:
-        return {"model": "interrupting"}
 
 
 def test_interrupted_run_reads_as_incomplete(pipeline_ledger: Ledger, corpus: Any) -> None:

@@ -15,13 +15,14 @@ from sqlalchemy import text
 
 from aborist.errors import CorpusError, ModelError
 from aborist.projections import PROJECTION_TABLES
-from aborist.qa.client import ChatClient, ChatResult, Messages, StubClient
+from aborist.qa.client import StubClient
 from aborist.qa.extractive import ExtractiveClient
 from aborist.qa.pipeline import Governance
 from aborist.qa.query import query
 from aborist.qa.runner import ask
 from ledger.store import Ledger
 from ledger.verify import verify_ledger
+from tests.eldoria import Interrupting
 
 PRIMARY_KEYS = {
     "providence_cache": "cache_key",
@@ -56,18 +57,6 @@ def assert_rebuild_equals_live(ledger: Ledger) -> dict[str, list[tuple[Any, ...]
     report = verify_ledger(ledger)
     assert report.ok, report.to_dict()
     return live
-
-
-class Interrupting(ChatClient):
-    kind = "interrupting"
-
-    def _complete(
-        self, messages: Messages, *, temperature: float, max_tokens: int | None
-    ) -> ChatResult:
-        raise KeyboardInterrupt
-
-    def _profile(self) -> dict[str, Any]:
-        return {"model": "interrupting"}
 
 
 def perform(ledger: Ledger, corpus: Any, step: tuple[str, int, str, bool]) -> None:
