@@ -288,26 +288,20 @@ class Ledger:
         return h
 
     def get_blob(self, blob_hash: str) -> bytes:
-        with translate_errors(self.where), self.reader.connect() as conn:
-            row = conn.execute(
-                text("SELECT bytes FROM blobs WHERE hash = :h"), {"h": blob_hash}
-            ).first()
-        if row is None:
-            raise BlobNotFoundError(f"no blob with hash {blob_hash}")
-        return bytes(row[0])
+        return self.get_blobs([blob_hash])[blob_hash]
 
     def get_blobs(self, blob_hashes: Sequence[str]) -> dict[str, bytes]:
         """Several blobs in one query; raises :class:`BlobNotFoundError` naming a missing one."""
         wanted = list(dict.fromkeys(blob_hashes))
         found: dict[str, bytes] = {}
-        with translate_errors(self.where), self.reader.connect() as conn:
+        with translate_errors(self.where), self._writer.transaction(read_only=True) as tx:
             for i in range(0, len(wanted), 500):
                 part = wanted[i : i + 500]
                 names = ", ".join(f":h{j}" for j in range(len(part)))
-                rows = conn.execute(
-                    text(f"SELECT hash, bytes FROM blobs WHERE hash IN ({names})"),
+                rows = tx.execute(
+                    f"SELECT hash, bytes FROM blobs WHERE hash IN ({names})",
                     {f"h{j}": h for j, h in enumerate(part)},
-                ).all()
+                )
                 found.update((str(r[0]), bytes(r[1])) for r in rows)
         missing = [h for h in wanted if h not in found]
         if missing:
@@ -370,21 +364,24 @@ class Ledger:
         if limit is not None:
             sql += " LIMIT :limit"
             params["limit"] = limit
-        with translate_errors(self.where), self.reader.connect() as conn:
-            rows = conn.execute(text(sql), params).all()
-        return [_row_to_event(r) for r in rows]
+        return [_row_to_event(r) for r in self.fetch(sql, params)]
 
     def read_stream(self, stream: str, *, gt: int = 0) -> list[RecordedEvent]:
         """Every event of ``stream`` with ``stream_seq > gt``, in stream order."""
-        with translate_errors(self.where), self.reader.connect() as conn:
-            rows = conn.execute(
-                text(
-                    f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream = :s AND stream_seq > :gt "
-                    "ORDER BY stream_seq"
-                ),
-                {"s": stream, "gt": gt},
-            ).all()
+        rows = self.fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream = :s AND stream_seq > :gt "
+            "ORDER BY stream_seq",
+            {"s": stream, "gt": gt},
+        )
         return [_row_to_event(r) for r in rows]
+
+    def fetch(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """Rows of one read statement (``:name`` parameters), on the ledger's held
+        connection: the cheap path for the small reads a run makes (a cache lookup, the
+        events of one stream), without SQLAlchemy's per-statement machinery or a write
+        lock. Projections' tables are read this way too."""
+        with translate_errors(self.where), self._writer.transaction(read_only=True) as tx:
+            return tx.execute(sql, params)
 
     def iter_events(
         self, *, gt: int = 0, lte: int | None = None, batch_size: int = 5000

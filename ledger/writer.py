@@ -82,11 +82,13 @@ class Writer:
                 conn.close()
 
     @contextmanager
-    def transaction(self, *, durable: bool = False) -> Iterator[Tx]:
+    def transaction(self, *, durable: bool = False, read_only: bool = False) -> Iterator[Tx]:
         """BEGIN IMMEDIATE (SQLite) or an implicit transaction (PostgreSQL); COMMIT on
         success, ROLLBACK on any exception. ``durable`` makes a SQLite commit sync the WAL
         to disk whatever the connection's ``synchronous`` setting (and with it every
-        earlier commit); PostgreSQL commits are durable already."""
+        earlier commit); PostgreSQL commits are durable already. ``read_only`` starts a
+        deferred SQLite transaction instead, which takes no write lock: one consistent
+        snapshot for the reads inside it, and writers elsewhere are never blocked."""
         with self._lock:
             try:
                 if self._conn is None:
@@ -101,7 +103,7 @@ class Writer:
                         relaxed = level
                         cursor.execute("PRAGMA synchronous = FULL")
                 if not self.postgres:
-                    cursor.execute("BEGIN IMMEDIATE")
+                    cursor.execute("BEGIN" if read_only else "BEGIN IMMEDIATE")
             except self._dbapi_error as e:
                 self._drop(invalidate=True)
                 raise self._wrap(e) from e

@@ -15,8 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from sqlalchemy import text
-
 from aborist import __version__
 from aborist.errors import InputError, ModelError
 from aborist.events import (
@@ -59,7 +57,7 @@ from aborist.qa.verify_policy import DEFAULT_POLICY, VerifierPolicy, policy_hash
 from ledger.canonical import canonical_json, sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.errors import LedgerError
-from ledger.store import Ledger, translate_errors
+from ledger.store import Ledger
 
 __all__ = ["CorpusSource", "Governance", "RunResult", "execute_run", "label_stage_hash"]
 
@@ -436,17 +434,16 @@ def _dag_inputs(stage_hashes: dict[str, str], mode: str) -> dict[str, str]:
 
 
 def _lookup(ledger: Ledger, key: str) -> dict[str, Any] | None:
-    with translate_errors(ledger.where), ledger.reader.connect() as conn:
-        row = conn.execute(
-            text(
-                "SELECT answer, audit_mode, label, run_id, run_dag_root FROM providence_cache "
-                "WHERE cache_key = :k"
-            ),
-            {"k": key},
-        ).first()
-    if row is None:
+    rows = ledger.fetch(
+        "SELECT answer, audit_mode, label, run_id, run_dag_root FROM providence_cache "
+        "WHERE cache_key = :k",
+        {"k": key},
+    )
+    if not rows:
         return None
-    return dict(zip(("answer", "audit_mode", "label", "run_id", "run_dag_root"), row, strict=True))
+    return dict(
+        zip(("answer", "audit_mode", "label", "run_id", "run_dag_root"), rows[0], strict=True)
+    )
 
 
 def _served_evidence(

@@ -100,13 +100,7 @@ def load_run(ledger: Ledger, run_id: str) -> RecordedRun:
 def _by_prefix(ledger: Ledger, prefix: str) -> list[str]:
     if len(prefix) < 6 or not all(c in "0123456789abcdef" for c in prefix):
         return []
-    from sqlalchemy import text
-
-    from ledger.store import translate_errors
-
-    with translate_errors(ledger.where), ledger.reader.connect() as conn:
-        rows = conn.execute(
-            text("SELECT run_id FROM runs WHERE run_id LIKE :p ORDER BY run_id LIMIT 3"),
-            {"p": prefix + "%"},
-        ).all()
+    rows = ledger.fetch(
+        "SELECT run_id FROM runs WHERE run_id LIKE :p ORDER BY run_id LIMIT 3", {"p": prefix + "%"}
+    )
     return [str(r[0]) for r in rows]
