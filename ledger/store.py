@@ -124,8 +124,10 @@ class Ledger:
         self.where = describe_url(engine.url)
         self.projections = list(projections)
         self._clock = clock
-        # Reads go through SQLAlchemy without taking SQLite's write lock; writes go through
-        # one held driver connection (ledger.writer).
+        # Writes, and the small reads a run makes (``fetch``, ``read``, blobs), go through
+        # one held driver connection (ledger.writer); reads there run in deferred
+        # transactions that take no write lock. ``reader`` is SQLAlchemy's way in, for
+        # schema checks and the bulk scans that page through the whole ledger.
         self.reader = engine.execution_options(sqlite_begin="DEFERRED")
         self._writer = Writer(engine)
         self._pg = engine.dialect.name == "postgresql"
