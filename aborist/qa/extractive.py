@@ -11,7 +11,9 @@ each tagged with its evidence pointer:
 
 Coverage is IDF-weighted over the evidence sentences themselves: a sentence sharing the
 question's rarest terms covers more than one sharing only common ones; ties go to the
-sentence sharing more of the question's words, then to evidence order. When no sentence
+sentence holding more of the question's adjacent word pairs (pairs of two stopwords aside),
+then to the one sharing more of the question's words (stopwords included, each weighted by
+the same IDF, so "else" outweighs "of"), then to evidence order. When no sentence
 covers at least :data:`MIN_COVERAGE` of the question, the answer is
 :data:`~aborist.qa.prompts.CANNOT_ANSWER`, which the verifier labels ``UNGROUNDED``: the
 extractive answerer says plainly that the evidence does not answer the question rather
@@ -27,15 +29,16 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
-from aborist.corpus.lexicon import content_keys, sentences
+from aborist.corpus.lexicon import STOPWORDS, content_keys, light_stem, sentences
 from aborist.qa.client import ChatClient, ChatResult, Messages
 from aborist.qa.prompts import CANNOT_ANSWER, MODE_QUOTE, parse_messages
 
 __all__ = ["EXTRACTIVE_VERSION", "MAX_SENTENCES", "MIN_COVERAGE", "ExtractiveClient", "extract"]
 
-EXTRACTIVE_VERSION = "extractive/1"
+EXTRACTIVE_VERSION = "extractive/2"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 MIN_SENTENCE_CHARS = 20
@@ -87,16 +90,30 @@ def extract(
     n = len(pool)
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
     total = sum(idf.values())
-    words = set(_WORD.findall(question.lower()))
+    q_words = _WORD.findall(question.lower())
+    words = set(q_words)
+    pairs = {
+        (light_stem(a), light_stem(b))
+        for a, b in pairwise(q_words)
+        if not (a in STOPWORDS and b in STOPWORDS)
+    }
+    pool_words = [_WORD.findall(s.text.lower()) for s in pool]
+    shared_words = [words.intersection(w) for w in pool_words]
+    wdf = Counter(w for shared in shared_words for w in shared)
+    widf = {w: math.log((n + 1) / (wdf.get(w, 0) + 0.5)) for w in words}
     scored = []
-    for s in pool:
+    for s, tokens, shared in zip(pool, pool_words, shared_words, strict=True):
         covered = sum(idf[k] for k in s.keys & wanted) / total
         if covered >= min_coverage:
-            # Ties on content coverage go to the sentence sharing more of the question's
-            # words, stopwords included ("with", "else" name Python statements).
-            shared = len(words & set(_WORD.findall(s.text.lower())))
-            scored.append((-covered, -shared, s.order, s))
-    scored.sort(key=lambda t: t[:3])
+            # Ties on content coverage go first to the sentence holding more of the
+            # question's word pairs ("else clause", "with statement": a stopword that
+            # names a Python statement is only told apart from its everyday use by its
+            # neighbour), then to the one sharing more of the question's words, stopwords
+            # included, each weighted by its rarity among the evidence sentences.
+            adjacent = len(pairs.intersection(pairwise(map(light_stem, tokens))))
+            weight = round(sum(widf[w] for w in shared), 9)
+            scored.append((-covered, -adjacent, -weight, s.order, s))
+    scored.sort(key=lambda t: t[:4])
     lines: list[str] = []
     seen: set[str] = set()
     for *_, s in scored:
