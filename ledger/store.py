@@ -35,7 +35,7 @@ from ledger.errors import (
     PayloadError,
     UnavailableError,
 )
-from ledger.migrate import current_revision, head_revision
+from ledger.migrate import head_revision, stored_revision
 from ledger.writer import Tx, Writer
 
 __all__ = ["Checkpoint", "Ledger", "Projection", "translate_errors", "utc_now"]
@@ -181,7 +181,7 @@ class Ledger:
     def check_schema(self) -> None:
         """Raise :class:`NotMigratedError` unless the schema is at the head revision."""
         with translate_errors(self.where), self.reader.connect() as conn:
-            found = current_revision(conn)
+            found = stored_revision(conn)
         head = head_revision()
         if found is None:
             raise NotMigratedError(
