@@ -10,12 +10,19 @@ Quality
     answer text (compared after whitespace canonicalization, case-insensitively)?
 
   Systems, all over the *same chunks* of the same shard:
-  * ``aborist``: :meth:`aborist.qa.retrieval.Retriever.retrieve` (AND→OR, synonyms,
-    title filter, rerank, rivalry exclusion); the ranking is the selected chunks;
-  * ``fts5-or``: one bare FTS5 query, the question's escaped terms OR'ed, default
-    ``bm25()``, no filter or rerank;
+  * ``aborist``: :meth:`aborist.qa.retrieval.Retriever.retrieve` (query rules and
+    repairs, AND→OR, proximity boosts, synonyms, title filter, rerank, rivalry
+    exclusion); the ranking is the selected chunks;
+  * ``fts5-or``: one bare FTS5 query, the question's escaped terms OR'ed
+    (:func:`plain_units`: every word's letters and digits as one string, words made only
+    of stopwords dropped; frozen, so aborist's own query rules do not move the baseline),
+    default ``bm25()``, no filter or rerank;
   * ``bm25s``: the ``bm25s`` package over title + section + chunk text (its English
     stopwords, no stemmer).
+
+  Every figure is given for two fixed halves of each question set and for the whole:
+  half A holds the questions whose id's sha256 (of its decimal string) is even, half B
+  the rest. Retrieval rules were developed looking at half A only; half B is held out.
 
 Speed
   Median wall time per question of ``Retriever.retrieve`` (shards already open, as a
@@ -25,13 +32,18 @@ Speed
   questions) and on the Rust book shard (its section headings of two or more words as
   questions). Also the cold one-shot ``retrieve()`` that opens the shard each time.
 
-Run: ``.venv/bin/python bench/retrieval.py [--quick]``. Reads ``../shared/data/``;
-writes only to a temporary directory.
+Chunk size (``--chunk-sizes``): COVID-QA recall of the three systems again with the
+chunking constants set smaller and larger than ``chunk-1``'s, to show how the measure
+depends on them (an experiment only: the constants are patched in this process).
+
+Run: ``.venv/bin/python bench/retrieval.py [--quick] [--chunk-sizes]``. Reads
+``../shared/data/``; writes only to a temporary directory.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import platform
 import re
@@ -47,15 +59,42 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import aborist.corpus.chunking as chunking  # noqa: E402
 from aborist.corpus.canonicalize import canonical_inline  # noqa: E402
-from aborist.corpus.fts_query import fts_or, query_units  # noqa: E402
+from aborist.corpus.fts_query import MAX_UNITS, fts_or  # noqa: E402
 from aborist.corpus.ingest import ingest  # noqa: E402
+from aborist.corpus.lexicon import STOPWORDS, tokens  # noqa: E402
 from aborist.corpus.shard import open_shard, shard_path  # noqa: E402
 from aborist.qa.retrieval import Retriever, retrieve  # noqa: E402
 
 DATA = (REPO / ".." / "shared" / "data").resolve()
 TOP_K = 5
 BARE_LIMIT = 60
+HALVES = ("A", "B")
+#: (TARGET_CHARS, MIN_CHARS, MAX_CHARS) tried by --chunk-sizes besides chunk-1's own.
+CHUNK_VARIANTS = ((600, 150, 1000), (2000, 500, 3000))
+
+
+def half_of(question_id: object) -> str:
+    """``A`` when sha256 of the id's string is even, else ``B``: a fixed split."""
+    return "A" if int(hashlib.sha256(str(question_id).encode()).hexdigest(), 16) % 2 == 0 else "B"
+
+
+def plain_units(question: str) -> list[str]:
+    """The baseline's terms: each word's tokens as one string; words made only of
+    stopwords dropped unless nothing else is left; duplicates dropped; at most
+    MAX_UNITS. (aborist's query builder before its query rules; frozen here.)"""
+    units: list[str] = []
+    fallback: list[str] = []
+    for word in question.split():
+        toks = tokens(word)
+        if not toks:
+            continue
+        unit = " ".join(toks)
+        target = fallback if all(t in STOPWORDS for t in toks) else units
+        if unit not in target:
+            target.append(unit)
+    return (units or fallback)[:MAX_UNITS]
 
 
 def _slug(i: int) -> str:
@@ -66,8 +105,9 @@ def _md_escape_title(title: str) -> str:
     return " ".join(title.split()) or "untitled"
 
 
-def write_clapnq(out: Path) -> list[tuple[str, set[str]]]:
-    """Write the passages; return (question, gold doc file names) for answerable rows."""
+def write_clapnq(out: Path) -> list[tuple[str, set[str], str]]:
+    """Write the passages; return (question, gold doc file names, half) for answerable
+    rows."""
     answerable = [json.loads(x) for x in (DATA / "clapnq" / "clapnq_dev_answerable.jsonl").open()]
     unanswerable = [
         json.loads(x) for x in (DATA / "clapnq" / "clapnq_dev_unanswerable.jsonl").open()
@@ -80,20 +120,23 @@ def write_clapnq(out: Path) -> list[tuple[str, set[str]]]:
             f"# {_md_escape_title(passage['title'])}\n\n{passage['text']}\n", encoding="utf-8"
         )
         by_text.setdefault(passage["text"], set()).add(f"{name}.md")
-    return [(row["input"], by_text[row["passages"][0]["text"]]) for row in answerable]
+    return [
+        (row["input"], by_text[row["passages"][0]["text"]], half_of(row["id"]))
+        for row in answerable
+    ]
 
 
-def write_covidqa(out: Path) -> list[tuple[str, str]]:
-    """Write the papers; return (question, answer text) pairs."""
+def write_covidqa(out: Path) -> list[tuple[str, str, str]]:
+    """Write the papers; return (question, answer text, half) triples."""
     data = json.loads((DATA / "covidqa" / "200423_covidQA.json").read_text(encoding="utf-8"))
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str, str]] = []
     for i, paper in enumerate(data["data"]):
         para = paper["paragraphs"][0]
         context: str = para["context"]
         first, _, rest = context.partition("\n")
         (out / f"{_slug(i)}.md").write_text(f"# {first.strip()}\n\n{rest}", encoding="utf-8")
         for qa in para["qas"]:
-            pairs.append((qa["question"], qa["answers"][0]["text"]))
+            pairs.append((qa["question"], qa["answers"][0]["text"], half_of(qa["id"])))
     return pairs
 
 
@@ -135,7 +178,7 @@ class Corpus:
 
 
 def bare_or(conn: sqlite3.Connection, question: str, limit: int = BARE_LIMIT) -> list[int]:
-    units = query_units(question)
+    units = plain_units(question)
     if not units:
         return []
     rows = conn.execute(
@@ -163,12 +206,27 @@ def _aborist_rowids(retriever: Retriever, question: str, corpus: Corpus) -> list
     return [index[c.chunk_hash].rowid for c in result.chunks]
 
 
+Scores = dict[str, dict[str, tuple[float, ...]]]
+SYSTEMS = ("aborist", "fts5-or", "bm25s")
+
+
+def _by_half(hits: Sequence[tuple[str, tuple[int, ...]]]) -> dict[str, tuple[float, ...]]:
+    """Per half and for all: the mean of each hit column, as fractions."""
+    out: dict[str, tuple[float, ...]] = {}
+    for half in (*HALVES, "all"):
+        rows = [h for hf, h in hits if half in (hf, "all")]
+        out[half] = tuple(sum(col) / len(rows) for col in zip(*rows, strict=True))
+        out[f"n_{half}"] = (float(len(rows)),)
+    return out
+
+
 def eval_clapnq(
     retriever: Retriever,
     corpus: Corpus,
-    questions: Sequence[tuple[str, set[str]]],
+    questions: Sequence[tuple[str, set[str], str]],
     conn: sqlite3.Connection,
-) -> dict[str, tuple[float, float]]:
+) -> Scores:
+    """(top-1, top-5) per system and half."""
     systems: dict[str, Callable[[str], list[int]]] = {
         "aborist": lambda q: _aborist_rowids(retriever, q, corpus),
         "fts5-or": lambda q: bare_or(conn, q),
@@ -176,21 +234,22 @@ def eval_clapnq(
     }
     out = {}
     for name, run in systems.items():
-        top1 = top5 = 0
-        for question, gold in questions:
+        hits = []
+        for question, gold, half in questions:
             docs = _distinct_docs(run(question), corpus, TOP_K)
-            top1 += bool(docs[:1] and docs[0] in gold)
-            top5 += any(d in gold for d in docs)
-        out[name] = (top1 / len(questions), top5 / len(questions))
+            hits.append((half, (int(bool(docs[:1] and docs[0] in gold)),
+                                int(any(d in gold for d in docs)))))  # fmt: skip
+        out[name] = _by_half(hits)
     return out
 
 
 def eval_covidqa(
     retriever: Retriever,
     corpus: Corpus,
-    pairs: Sequence[tuple[str, str]],
+    pairs: Sequence[tuple[str, str, str]],
     conn: sqlite3.Connection,
-) -> dict[str, float]:
+) -> Scores:
+    """(answer in a top-5 chunk,) per system and half."""
     systems: dict[str, Callable[[str], list[int]]] = {
         "aborist": lambda q: _aborist_rowids(retriever, q, corpus),
         "fts5-or": lambda q: bare_or(conn, q),
@@ -198,11 +257,43 @@ def eval_covidqa(
     }
     out = {}
     for name, run in systems.items():
-        hits = 0
-        for question, answer in pairs:
+        hits = []
+        for question, answer, half in pairs:
             want = _norm(answer)
-            hits += any(want in corpus.norm_of[r] for r in run(question)[:TOP_K])
-        out[name] = hits / len(pairs)
+            hits.append(
+                (half, (int(any(want in corpus.norm_of[r] for r in run(question)[:TOP_K])),))
+            )
+        out[name] = _by_half(hits)
+    return out
+
+
+def covid_quality(shards_dir: Path, name: str, pairs: Sequence[tuple[str, str, str]]) -> Scores:
+    corpus = Corpus(shards_dir, name)
+    conn = open_shard(corpus.path)
+    with Retriever([name], shards_dir=shards_dir) as retriever:
+        scores = eval_covidqa(retriever, corpus, pairs, conn)
+    conn.close()
+    reachable = [
+        (h, (int(any(_norm(a) in t for t in corpus.norm_of.values())),)) for _, a, h in pairs
+    ]
+    scores["answer in any chunk"] = _by_half(reachable)
+    return scores
+
+
+def chunk_size_sensitivity(
+    root: Path, pairs: Sequence[tuple[str, str, str]]
+) -> list[tuple[tuple[int, int, int], int, Scores]]:
+    """COVID-QA quality with other chunking constants (patched in this process only)."""
+    saved = (chunking.TARGET_CHARS, chunking.MIN_CHARS, chunking.MAX_CHARS)
+    out = []
+    try:
+        for i, sizes in enumerate(CHUNK_VARIANTS):
+            chunking.TARGET_CHARS, chunking.MIN_CHARS, chunking.MAX_CHARS = sizes
+            shards_dir = root / f"shards-{i}"
+            report = ingest([root / "covidqa"], "covidqa", shards_dir=shards_dir)
+            out.append((sizes, report.n_chunks, covid_quality(shards_dir, "covidqa", pairs)))
+    finally:
+        chunking.TARGET_CHARS, chunking.MIN_CHARS, chunking.MAX_CHARS = saved
     return out
 
 
@@ -265,9 +356,33 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _quality_table(clap: Scores, covid: Scores) -> str:
+    rows = []
+    for half in (*HALVES, "all"):
+        for name in SYSTEMS:
+            rows.append([half, name, _pct(clap[name][half][0]), _pct(clap[name][half][1]),
+                         _pct(covid[name][half][0])])  # fmt: skip
+        base = covid["fts5-or"][half][0]
+        rows.append([half, "aborist - fts5-or (points)",
+                     f"{100 * (clap['aborist'][half][0] - clap['fts5-or'][half][0]):+.1f}",
+                     f"{100 * (clap['aborist'][half][1] - clap['fts5-or'][half][1]):+.1f}",
+                     f"{100 * (covid['aborist'][half][0] - base):+.1f}"])  # fmt: skip
+    return _table(
+        ["half", "system", "ClapNQ top-1 %", "ClapNQ top-5 %", "COVID-QA answer in top-5 %"],
+        rows,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer latency repeats")
+    parser.add_argument(
+        "--chunk-sizes", action="store_true", help="also COVID-QA with other chunk sizes"
+    )
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}; nothing to measure", file=sys.stderr)
@@ -295,14 +410,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with Retriever(["clapnq"], shards_dir=shards_dir) as retriever:
             clap = eval_clapnq(retriever, corpus, clap_q, conn)
         conn.close()
-        corpus = Corpus(shards_dir, "covidqa")
-        conn = open_shard(corpus.path)
-        with Retriever(["covidqa"], shards_dir=shards_dir) as retriever:
-            covid = eval_covidqa(retriever, corpus, covid_q, conn)
-        conn.close()
+        covid = covid_quality(shards_dir, "covidqa", covid_q)
+        sensitivity = chunk_size_sensitivity(root, covid_q) if args.chunk_sizes else []
 
         speed = {
-            "covidqa": latency(shards_dir, "covidqa", [q for q, _ in covid_q[:300]], repeats),
+            "covidqa": latency(shards_dir, "covidqa", [q for q, _, _ in covid_q[:300]], repeats),
             "rust-book": latency(shards_dir, "rust-book", rust_questions(shards_dir), repeats),
         }
 
@@ -313,18 +425,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         ["shard", "documents", "chunks", "seconds"],
         [[k, str(v[1]), str(v[2]), f"{v[0]:.2f}"] for k, v in timings.items()],
     ))  # fmt: skip
-    print("\nQuality (same chunks, same run)\n")
-    rows = [
-        [name, f"{100 * clap[name][0]:.1f}", f"{100 * clap[name][1]:.1f}",
-         f"{100 * covid[name]:.1f}"]
-        for name in ("aborist", "fts5-or", "bm25s")
-    ]  # fmt: skip
-    print(_table(
-        ["system", "ClapNQ gold passage top-1 %", "ClapNQ top-5 %", "COVID-QA answer in top-5 %"],
-        rows,
-    ))  # fmt: skip
-    print(f"\n(ClapNQ: {len(clap_q)} answerable questions over 600 passages; "
-          f"COVID-QA: {len(covid_q)} questions over 98 papers)\n")  # fmt: skip
+    print("\nQuality (same chunks, same run; half A = development, half B = held out)\n")
+    print(_quality_table(clap, covid))
+    print(f"\n(ClapNQ: {len(clap_q)} answerable questions over 600 passages, halves "
+          f"{clap['aborist']['n_A'][0]:.0f} / {clap['aborist']['n_B'][0]:.0f}; COVID-QA: "
+          f"{len(covid_q)} questions over 98 papers, halves {covid['aborist']['n_A'][0]:.0f} / "
+          f"{covid['aborist']['n_B'][0]:.0f}; COVID-QA answer in any chunk at all: "
+          f"{_pct(covid['answer in any chunk']['all'][0])} %)\n")  # fmt: skip
+    if sensitivity:
+        print("COVID-QA by chunk size (answer in top-5 %, all questions)\n")
+        rows = [["chunk-1 (1200, 300, 2000)", str(timings["covidqa"][2]),
+                 *(_pct(covid[n]["all"][0]) for n in SYSTEMS),
+                 _pct(covid["answer in any chunk"]["all"][0])]]  # fmt: skip
+        rows += [[str(sizes), str(n), *(_pct(sc[name]["all"][0]) for name in SYSTEMS),
+                  _pct(sc["answer in any chunk"]["all"][0])]
+                 for sizes, n, sc in sensitivity]  # fmt: skip
+        print(_table(["(target, min, max) chars", "chunks", *SYSTEMS, "answer in any chunk"],
+                     rows))  # fmt: skip
+        print()
     print("Latency, median per question (ms)\n")
     print(_table(
         ["shard", "questions", "bare FTS5 OR", "aborist (open shards)", "ratio",

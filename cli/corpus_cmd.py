@@ -132,6 +132,8 @@ def _print_ranking(result: RetrievalResult, limit: int) -> None:
         click.echo(f"  AND found {result.and_hits}: {result.and_query}")
     for s in result.synonyms:
         click.echo(f"  synonyms injected for {s.matched!r}: {', '.join(s.added)}")
+    for r in result.rewrites:
+        click.echo(f"  rewrote {r.unit!r} ({r.rule}): {', '.join(r.to) or 'dropped'}")
     if result.rivals:
         pairs = ", ".join(f"{a} (rival {b})" for a, b in result.rivals)
         click.echo(f"  rivalry exclusion on: {pairs}")

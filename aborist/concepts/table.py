@@ -268,11 +268,11 @@ class ConceptTable:
         """(concept, rival) pairs where the question names the concept (or a synonym of
         it) and not the rival (nor a synonym of it)."""
         tokens = phrase_tokens(question)
-        present = set(tokens)
+        index = self._rivalries_by_first_token()
+        # only rivalries with an alias starting with one of the question's tokens
+        maybe = {pair for t in set(tokens) for pair in index.get(t, ())}
         out: list[tuple[str, str]] = []
-        for a, b in sorted(self.rivalries):
-            if not any(alias[0] in present for alias in (*self._aliases(a), *self._aliases(b))):
-                continue
+        for a, b in sorted(maybe):
             a_in = any(_contains(tokens, alias) for alias in self._aliases(a))
             b_in = any(_contains(tokens, alias) for alias in self._aliases(b))
             if a_in and not b_in:

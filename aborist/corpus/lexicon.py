@@ -16,6 +16,7 @@ from functools import lru_cache
 __all__ = [
     "STOPWORDS",
     "content_keys",
+    "edit_distance",
     "key_of",
     "light_stem",
     "sentence_keys",
@@ -282,3 +283,25 @@ def sentence_keys(text: str) -> str:
         if keys:
             lines.append(f" {' '.join(keys)} ")
     return "\n".join(lines)
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Damerau-Levenshtein distance (optimal string alignment: insertions, deletions,
+    substitutions and transpositions of adjacent letters) between ``a`` and ``b``, or
+    ``limit + 1`` as soon as it is known to exceed ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            cost = 0 if ca == cb else 1
+            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                best = min(best, before[j - 2] + 1)
+            current[j] = best
+        if min(current) > limit:
+            return limit + 1
+        before, previous = previous, current
+    return previous[-1] if previous[-1] <= limit else limit + 1

@@ -17,18 +17,21 @@ from typing import Any
 
 from aborist.concepts.store import load_concepts
 from aborist.concepts.table import ConceptTable
+from aborist.corpus.lexicon import edit_distance
 from aborist.corpus.shard import SHARD_SUFFIX, list_shards, open_shard, resolve_shard
 from aborist.errors import CorpusError
 
 __all__ = ["ShardReader", "ShardRef", "open_readers"]
 
 _DETAIL_SQL = (
-    "SELECT rowid, doc_pos, section, chunk_index, chunk_hash, n_bytes, sentence_keys "
+    "SELECT rowid, doc_pos, section, chunk_index, chunk_hash, n_bytes, sentence_keys, text "
     "FROM chunks WHERE rowid IN ({marks})"
 )
 _DOCS_SQL = "SELECT doc_pos, doc_id, source_uri, title, source_role FROM documents"
-_TEXT_SQL = "SELECT rowid, text FROM chunks WHERE rowid IN ({marks})"
 _EXISTS_SQL = "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?"
+_VOCABULARY_SQL = (
+    "SELECT key, df FROM key_stats WHERE key >= ? AND key < ? AND length(key) BETWEEN ? AND ?"
+)
 _MATCH_SQL = (
     "SELECT rowid, bm25(chunks_fts, {w}) FROM chunks_fts WHERE chunks_fts MATCH ? "
     "ORDER BY bm25(chunks_fts, {w}) LIMIT ?"
@@ -102,25 +105,41 @@ class ShardReader:
 
     def details(self, rowids: Iterable[int]) -> list[tuple[Any, ...]]:
         """(rowid, doc_id, source_uri, title, section, source_role, chunk_index,
-        chunk_hash, n_bytes, sentence_keys) per chunk; the texts stay on disk, the
-        documents' fields come from memory (read once when the shard is opened)."""
+        chunk_hash, n_bytes, sentence_keys, text) per chunk; the documents' fields come
+        from memory (read once when the shard is opened)."""
         ids = tuple(rowids)
         if not ids:
             return []
         out = []
-        for rowid, pos, section, index, chunk_hash, n_bytes, keys in self._rows(
+        for rowid, pos, section, index, chunk_hash, n_bytes, keys, text in self._rows(
             _DETAIL_SQL.format(marks=", ".join("?" * len(ids))), ids
         ):
             doc_id, uri, title, role = self._docs[pos]
-            out.append((rowid, doc_id, uri, title, section, role, index, chunk_hash, n_bytes, keys))
+            out.append(
+                (rowid, doc_id, uri, title, section, role, index, chunk_hash, n_bytes, keys, text)
+            )
         return out
 
-    def texts(self, rowids: Iterable[int]) -> dict[int, str]:
-        ids = tuple(rowids)
-        if not ids:
-            return {}
-        rows = self._rows(_TEXT_SQL.format(marks=", ".join("?" * len(ids))), ids)
-        return {int(r): t for r, t in rows}
+    def near_keys(self, key: str, max_distance: int) -> list[tuple[str, int, int]]:
+        """(key, distance, df) of every key of this shard with the same first letter as
+        ``key`` and at most ``max_distance`` edits away (:func:`edit_distance`)."""
+        if not key:
+            return []
+        first = key[0]
+        upper = chr(ord(first) + 1)
+        rows = self._rows(
+            _VOCABULARY_SQL, (first, upper, len(key) - max_distance, len(key) + max_distance)
+        )
+        letters = set(key)
+        out = []
+        for other, df in rows:
+            # each edit changes the set of letters by at most two: a cheap necessary test
+            if len(letters ^ set(other)) > 2 * max_distance:
+                continue
+            distance = edit_distance(key, other, max_distance)
+            if distance <= max_distance and other != key:
+                out.append((str(other), distance, int(df)))
+        return out
 
     def key_weights(self, keys: Iterable[str]) -> dict[str, float]:
         """BM25's IDF, ln(1 + (N - df + 0.5) / (df + 0.5)), of each key this shard holds.

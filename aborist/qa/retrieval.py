@@ -4,7 +4,13 @@
 that records every decision, so the retrieval event can carry it and an auditor can see
 why each chunk was or was not used:
 
-1. **Query.** Each user term becomes an escaped FTS5 string (:mod:`aborist.corpus.fts_query`).
+1. **Query.** Each user term becomes an escaped FTS5 string (:mod:`aborist.corpus.fts_query`:
+   possessives dropped, keyword-like stopwords kept when they are the subject). A unit no
+   chunk of the shards holds is rewritten (:class:`QueryRewrite`: letters and digits
+   split, a phrase relaxed to its words, a long word spelling-corrected against the
+   shards' vocabulary, or dropped). Consecutive units close together in the question
+   add proximity boosts (``NEAR`` and exact-phrase groups) that only raise the BM25 score
+   of chunks holding them close together.
 2. **AND → OR.** BM25 (FTS5 ``bm25()`` with column weights :data:`BM25_WEIGHTS`) over all
    requested shards with every term required, if at least :data:`MIN_AND_HITS` chunks
    match that way (counted without ranking); otherwise with any term allowed plus the
@@ -29,6 +35,7 @@ documented, with their reasons, in docs/retrieval.md.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +48,17 @@ from aborist.concepts.table import (
     has_compare_phrasing,
     phrase_tokens,
 )
-from aborist.corpus.fts_query import fts_and, fts_or, query_units
+from aborist.corpus.fts_query import (
+    MAX_PAIRS,
+    NEAR_DISTANCE,
+    PAIR_GAP,
+    ProximityPair,
+    fts_and,
+    fts_or,
+    fts_string,
+    proximity_pairs,
+    query_terms,
+)
 from aborist.corpus.lexicon import STOPWORDS, light_stem
 from aborist.corpus.relevance import (
     Heading,
@@ -62,7 +79,9 @@ __all__ = [
     "RANK_ACCEPT",
     "RERANK_WEIGHTS",
     "ROLE_WEIGHTS",
+    "SPELLING_MIN_LETTERS",
     "Candidate",
+    "QueryRewrite",
     "RetrievalResult",
     "RetrievedChunk",
     "Retriever",
@@ -85,6 +104,12 @@ RERANK_WEIGHTS = {
     "role": 0.1,
     "purity": 0.1,
 }
+#: Only words of at least this many letters are spelling-corrected; at least
+#: SPELLING_WIDE_LETTERS letters allow two edits instead of one.
+SPELLING_MIN_LETTERS = 8
+SPELLING_WIDE_LETTERS = 12
+#: A corrected key's surface forms are compared by FTS5 hits counted up to this many.
+SURFACE_COUNT_LIMIT = 1000
 ROLE_WEIGHTS = {"primary": 1.0, "secondary": 0.6, "commentary": 0.3}
 OTHER_ROLE_WEIGHT = 0.5
 _ROUND = 6
@@ -99,7 +124,7 @@ def _chunk_identity(chunk: Candidate | RetrievedChunk) -> dict[str, Any]:
     return {name: getattr(chunk, name) for name in _IDENTITY}
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     """One chunk FTS5 returned, and what every later stage decided about it."""
 
@@ -166,6 +191,21 @@ class RetrievedChunk:
         }
 
 
+@dataclass(frozen=True)
+class QueryRewrite:
+    """A question unit no chunk of the requested shards holds, and what replaced it:
+    ``split`` (letters and digits written together, ``covid19`` → ``covid 19``),
+    ``relax`` (a phrase that never occurs, searched as its words), ``spelling`` (the
+    nearest word of the shards' vocabulary) or ``unmatched`` (dropped)."""
+
+    unit: str
+    rule: str
+    to: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"unit": self.unit, "rule": self.rule, "to": list(self.to)}
+
+
 @dataclass
 class RetrievalResult:
     question: str
@@ -183,6 +223,9 @@ class RetrievalResult:
     budget_bytes: int
     used_bytes: int
     constants: dict[str, Any] = field(default_factory=dict)
+    rewrites: list[QueryRewrite] = field(default_factory=list)
+    kept_keywords: list[str] = field(default_factory=list)
+    proximity: list[ProximityPair] = field(default_factory=list)
 
     @property
     def query(self) -> str:
@@ -196,6 +239,9 @@ class RetrievalResult:
             "question": self.question,
             "shards": [s.to_dict() for s in self.shards],
             "units": list(self.units),
+            "kept_keywords": list(self.kept_keywords),
+            "rewrites": [r.to_dict() for r in self.rewrites],
+            "proximity": [p.to_dict() for p in self.proximity],
             "mode": self.mode,
             "query": self.query,
             "and_query": self.and_query,
@@ -243,23 +289,15 @@ def _by_shard(candidates: Sequence[Candidate]) -> dict[str, dict[int, Candidate]
 
 
 def _fill_details(readers: list[ShardReader], candidates: list[Candidate]) -> None:
-    """Everything the filter and rerank read; texts are fetched only when needed."""
+    """Everything the filter, rerank and context read, texts included: nearly every
+    accepted chunk makes the 60 KB budget, so one query beats two."""
     wanted = _by_shard(candidates)
     for r in readers:
         index = wanted.get(r.ref.name, {})
         for row in r.details(index):
             c = index[row[0]]
             (c.doc_id, c.source_uri, c.title, c.section, c.source_role) = row[1:6]
-            c.chunk_index, c.chunk_hash, c.n_bytes, c.sentence_keys = row[6:10]
-
-
-def _fill_texts(readers: list[ShardReader], candidates: Sequence[Candidate]) -> None:
-    """Load the texts of the candidates that do not have them yet."""
-    wanted = _by_shard([c for c in candidates if not c.text])
-    for r in readers:
-        index = wanted.get(r.ref.name, {})
-        for rowid, text in r.texts(index).items():
-            index[rowid].text = text
+            c.chunk_index, c.chunk_hash, c.n_bytes, c.sentence_keys, c.text = row[6:11]
 
 
 def _judge(
@@ -368,6 +406,113 @@ def retrieve(
         )
 
 
+def _has_match(readers: list[ShardReader], unit: str) -> bool:
+    return _count_hits(readers, fts_string(unit), 1) > 0
+
+
+def _spelling(readers: list[ShardReader], token: str) -> str | None:
+    """The nearest word of the shards' vocabulary to ``token`` (module doc, step 1):
+    fewest edits, then most chunks holding it, then alphabetical; only for alphabetic
+    words of at least :data:`SPELLING_MIN_LETTERS` letters, one edit (two from
+    :data:`SPELLING_WIDE_LETTERS`), same first letter. The vocabulary holds light-stemmed
+    keys; the word returned is the key's surface form FTS5 finds most (:func:`_surface`)."""
+    if len(token) < SPELLING_MIN_LETTERS or not token.isalpha():
+        return None
+    key = light_stem(token)
+    limit = 2 if len(token) >= SPELLING_WIDE_LETTERS else 1
+    found: dict[str, tuple[int, int]] = {}
+    for r in readers:
+        for other, distance, df in r.near_keys(key, limit):
+            d0, df0 = found.get(other, (distance, 0))
+            found[other] = (min(d0, distance), df0 + df)
+    for other, _ in sorted(found.items(), key=lambda kv: (kv[1][0], -kv[1][1], kv[0])):
+        word = _surface(readers, other)
+        if word is not None:
+            return word
+    return None
+
+
+def _surface(readers: list[ShardReader], key: str) -> str | None:
+    """The inflection of ``key`` (``key``, ``key`` + e, s, es, ed, ing; y → ies) whose
+    light stem is ``key`` and that FTS5 (Porter-stemmed) finds in the most chunks, counted
+    up to :data:`SURFACE_COUNT_LIMIT`; None when none is found."""
+    forms = [key, key + "e", key + "s", key + "es", key + "ed", key + "ing"]
+    if key.endswith("y"):
+        forms.append(key[:-1] + "ies")
+    best, best_hits = None, 0
+    for form in dict.fromkeys(f for f in forms if light_stem(f) == key):
+        hits = _count_hits(readers, fts_string(form), SURFACE_COUNT_LIMIT)
+        if hits > best_hits:
+            best, best_hits = form, hits
+    return best
+
+
+def _repair_unit(readers: list[ShardReader], unit: str, subject: bool) -> QueryRewrite:
+    """What replaces a unit no chunk holds (:class:`QueryRewrite`); a relaxed phrase
+    keeps its stopwords only if it is a kept keyword subject (``subject``)."""
+    toks = unit.split()
+    if len(toks) == 1 and any(c.isdigit() for c in unit) and not unit.isdigit():
+        split = " ".join(re.findall(r"[^\W\d_]+|\d+", unit))
+        if split != unit and _has_match(readers, split):
+            return QueryRewrite(unit, "split", (split,))
+    if len(toks) > 1:
+        parts: list[str] = []
+        for t in toks:
+            if (t in STOPWORDS and not subject) or t in parts:
+                continue
+            if _has_match(readers, t):
+                parts.append(t)
+            elif (fixed := _spelling(readers, t)) is not None:
+                parts.append(fixed)
+        if parts:
+            return QueryRewrite(unit, "relax", tuple(parts))
+    elif (fixed := _spelling(readers, unit)) is not None:
+        return QueryRewrite(unit, "spelling", (fixed,))
+    return QueryRewrite(unit, "unmatched", ())
+
+
+def _unit_keys(units: Sequence[str]) -> set[str]:
+    return {light_stem(t) for u in units for t in u.split()}
+
+
+def _repair(
+    readers: list[ShardReader],
+    units: Sequence[str],
+    positions: Sequence[int],
+    known: set[str],
+    kept: Sequence[str] = (),
+) -> tuple[list[str], list[int], list[QueryRewrite]]:
+    """Units no chunk holds are rewritten (module doc, step 1). A one-word unit whose key
+    is ``known`` (some shard's ``key_stats`` holds it) is taken to match without asking
+    FTS5."""
+    out: list[str] = []
+    out_pos: list[int] = []
+    rewrites: list[QueryRewrite] = []
+    for unit, pos in zip(units, positions, strict=True):
+        if (" " not in unit and light_stem(unit) in known) or _has_match(readers, unit):
+            replaced: tuple[str, ...] = (unit,)
+        else:
+            rewrite = _repair_unit(readers, unit, unit in kept)
+            rewrites.append(rewrite)
+            replaced = rewrite.to
+        for u in replaced:
+            if u not in out:
+                out.append(u)
+                out_pos.append(pos)
+    if not out:  # nothing matches at all: search what was asked, find nothing, say so
+        return list(units), list(positions), rewrites
+    return out, out_pos, rewrites
+
+
+def _anchor(units: Sequence[str], idf: dict[str, float]) -> str:
+    """The unit the most chunks hold (lowest IDF): ``fts_and``'s neutral alternative."""
+
+    def weight(u: str) -> float:
+        return max((idf.get(light_stem(t), 0.0) for t in u.split()), default=0.0)
+
+    return min(units, key=lambda u: (weight(u), units.index(u)))
+
+
 def _retrieve(
     question: str,
     opened: list[ShardReader],
@@ -376,12 +521,12 @@ def _retrieve(
     limit: int,
     min_and_hits: int,
 ) -> RetrievalResult:
-    units = query_units(question)
+    terms = query_terms(question)
     comparative = has_compare_phrasing(question)
     result = RetrievalResult(
         question=question,
         shards=[s.ref for s in opened],
-        units=units,
+        units=list(terms.units),
         mode="NONE",
         and_query="",
         or_query=None,
@@ -401,12 +546,43 @@ def _retrieve(
             "rank_accept": RANK_ACCEPT,
             "rerank_weights": dict(RERANK_WEIGHTS),
             "role_weights": {**ROLE_WEIGHTS, "other": OTHER_ROLE_WEIGHT},
+            "pair_gap": PAIR_GAP,
+            "max_pairs": MAX_PAIRS,
+            "near_distance": NEAR_DISTANCE,
+            "spelling_min_letters": SPELLING_MIN_LETTERS,
+            "spelling_wide_letters": SPELLING_WIDE_LETTERS,
+            "surface_count_limit": SURFACE_COUNT_LIMIT,
         },
+        kept_keywords=list(terms.kept),
     )
-    if not units:
+    if not terms.units:
         return result
-    result.and_query = fts_and(units)
-    result.and_hits = _count_hits(opened, result.and_query, min_and_hits)
+    idf = {shard.ref.name: shard.key_weights(_unit_keys(terms.units)) for shard in opened}
+    units, positions, result.rewrites = _repair(
+        opened, terms.units, terms.positions, {k for w in idf.values() for k in w}, terms.kept
+    )
+    if result.rewrites:
+        for shard in opened:
+            idf[shard.ref.name].update(shard.key_weights(_unit_keys(units)))
+    result.units = units
+    kept = set(terms.kept) | {t for r in result.rewrites if r.unit in terms.kept for t in r.to}
+    question_keys = {
+        light_stem(t) for u in units for t in u.split() if t not in STOPWORDS or u in kept
+    } or _unit_keys(units)
+    weights: dict[str, list[WeightedKey]] = {}
+    totals: dict[str, float] = {}
+    merged_idf: dict[str, float] = {}
+    for shard in opened:
+        for k, w in idf[shard.ref.name].items():
+            merged_idf[k] = max(w, merged_idf.get(k, 0.0))
+        shard_keys = {k: w for k, w in sorted(idf[shard.ref.name].items()) if k in question_keys}
+        weights[shard.ref.name] = [(k, f" {k} ", w) for k, w in shard_keys.items()]
+        totals[shard.ref.name] = sum(shard_keys.values()) or 1.0
+
+    result.proximity = proximity_pairs(units, positions, terms.words)
+    boost = [group for pair in result.proximity for group in pair.boost()]
+    result.and_query = fts_and(units, boost, _anchor(units, merged_idf))
+    result.and_hits = _count_hits(opened, fts_and(units), min_and_hits)
     result.mode = "AND"
     candidates: list[Candidate] = []
     if result.and_hits >= min_and_hits:
@@ -416,24 +592,13 @@ def _retrieve(
         result.synonyms = table.synonym_injections(question)
         extra = [" ".join(phrase_tokens(p)) for s in result.synonyms for p in s.added]
         or_units = list(dict.fromkeys([*units, *(e for e in extra if e)]))
-        result.or_query = fts_or(or_units)
+        result.or_query = fts_or(or_units, boost)
         candidates = _search(opened, result.or_query, "OR", limit)
         result.mode = "OR"
     _fill_details(opened, candidates)
     result.candidates = candidates
 
-    question_keys = {light_stem(t) for u in units for t in u.split() if t not in STOPWORDS}
-    if not question_keys:
-        question_keys = {light_stem(t) for u in units for t in u.split()}
     injected = [phrase_tokens(p) for s in result.synonyms for p in s.added]
-    weights: dict[str, list[WeightedKey]] = {}
-    totals: dict[str, float] = {}
-    for shard in opened:
-        idf = shard.key_weights(question_keys)
-        weights[shard.ref.name] = [(k, f" {k} ", w) for k, w in idf.items()]
-        totals[shard.ref.name] = sum(idf.values()) or 1.0
-    if injected:
-        _fill_texts(opened, candidates)
     headings: dict[int, tuple[str, ...]] = {}
     title_scores: dict[tuple[str, str, str], tuple[float, float]] = {}
     for cand in candidates:
@@ -457,7 +622,6 @@ def _retrieve(
     suspects = [
         c for c in accepted if any(t in headings[id(c)] or p in c.sentence_keys for t, p in rivals)
     ]
-    _fill_texts(opened, suspects)
     for cand in suspects:
         body = phrase_tokens(cand.text)
         cand.rivalry = table.rivalry_hit_tokens(result.rivals, headings[id(cand)], body)
@@ -472,7 +636,6 @@ def _retrieve(
         cand.in_budget = True
         cand.decision = "selected"
         selected.append(cand)
-    _fill_texts(opened, selected)
     result.chunks = [
         RetrievedChunk(
             shard=c.shard,

@@ -122,7 +122,10 @@ def test_empty_question_is_an_input_error(retriever: Retriever, question: str) -
 def test_and_mode_when_enough_chunks_match_every_term(retriever: Retriever) -> None:
     result = retriever.retrieve("backups nightly", min_and_hits=1)
     assert result.mode == "AND"
-    assert result.query == '"backups" AND "nightly"'
+    assert result.query == (
+        '"backups" AND "nightly" AND ("backups nightly" OR NEAR("backups" "nightly", 6) '
+        'OR "backups")'
+    )
     assert result.or_query is None and result.synonyms == []
     assert {c.found_by for c in result.candidates} == {"AND"}
     assert list(_by_file(result)) == ["backup.md"]
@@ -132,7 +135,10 @@ def test_or_fallback_when_and_finds_too_little(retriever: Retriever) -> None:
     result = retriever.retrieve("backups nightly", min_and_hits=5)
     assert result.mode == "OR"
     assert result.and_hits == 1
-    assert result.query == '"backups" OR "nightly"'
+    assert (
+        result.query
+        == '"backups" OR "nightly" OR "backups nightly" OR NEAR("backups" "nightly", 6)'
+    )
     assert set(_by_file(result)) == {"backup.md", "incident.md", "misc.md"}
 
 
