@@ -193,6 +193,6 @@ def retrieve(
     except AboristError as e:
         raise click.ClickException(str(e)) from e
     if as_json:
-        _dump(result.to_dict())
+        _dump(result.to_dict(include_text=True))
     else:
         _print_ranking(result, limit)

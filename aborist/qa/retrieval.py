@@ -233,9 +233,12 @@ class RetrievalResult:
         return self.or_query if self.mode == "OR" and self.or_query else self.and_query
 
     def to_dict(self, *, include_text: bool = False) -> dict[str, Any]:
-        """Every decision, JSON-safe (floats rounded), without chunk texts unless asked:
-        chunk hashes identify the texts, which go to the ledger's blob store."""
-        return {
+        """Every decision, JSON-safe (floats rounded): what the ledger records. The chunks
+        that made the context are the candidates whose ``decision`` is ``selected``, in
+        order, and their hashes identify the texts, which go to the blob store; with
+        ``include_text`` a ``selected`` list of those chunks with their texts is added
+        (the ``aborist retrieve --json`` view)."""
+        record = {
             "question": self.question,
             "shards": [s.to_dict() for s in self.shards],
             "units": list(self.units),
@@ -252,12 +255,12 @@ class RetrievalResult:
             "rivals": [list(r) for r in self.rivals],
             "constants": dict(self.constants),
             "candidates": [c.to_dict() for c in self.candidates],
-            "selected": [
-                c.to_dict() if include_text else {**c.to_dict(), "text": None} for c in self.chunks
-            ],
             "budget_bytes": self.budget_bytes,
             "used_bytes": self.used_bytes,
         }
+        if include_text:
+            record["selected"] = [c.to_dict() for c in self.chunks]
+        return record
 
 
 def _search(readers: list[ShardReader], expr: str, found_by: str, limit: int) -> list[Candidate]:

@@ -251,8 +251,13 @@ def test_result_records_every_decision_as_canonical_json(retriever: Retriever) -
     assert data["constants"]["candidates_per_shard"] == retrieval_module.CANDIDATES_PER_SHARD
     cand = data["candidates"][0]
     assert set(cand) >= {"bm25", "accept_path", "rerank", "in_budget", "decision", "chunk_hash"}
-    assert all(s["text"] is None for s in data["selected"])
-    assert all(s["text"] for s in result.to_dict(include_text=True)["selected"])
+    # The record names the context through the candidates' decisions, in order; the
+    # texts are not in it. The JSON view adds them.
+    assert "selected" not in data and "text" not in cand
+    chosen = [c["chunk_hash"] for c in data["candidates"] if c["decision"] == "selected"]
+    assert chosen == [c.chunk_hash for c in result.chunks]
+    shown = result.to_dict(include_text=True)["selected"]
+    assert [s["chunk_hash"] for s in shown] == chosen and all(s["text"] for s in shown)
     chunk = result.chunks[0]
     assert (chunk.shard, chunk.chunk_index, len(chunk.chunk_hash)) == ("ops", 0, 64)
     assert chunk.title and chunk.source_uri.startswith("file://") and chunk.doc_id
