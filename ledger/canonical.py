@@ -11,13 +11,15 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Callable
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 import rfc8785
 
 from ledger.errors import PayloadError
 
-__all__ = ["canonical_json", "canonical_text", "sha256_hex"]
+__all__ = ["canonical_json", "canonical_string", "canonical_text", "sha256_hex"]
 
 _MAX_SAFE_INT = 2**53 - 1
 _FIXED_MIN = 1e-4
@@ -72,49 +74,101 @@ class _NotSimple(Exception):
     """The value needs the careful walk: an error to name, or a type beyond plain JSON."""
 
 
-def _quick(value: Any) -> tuple[Any, bool]:
-    """:func:`_walk` for plain ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``
-    values, without building a path per node (payloads are walked on every append). Any
-    problem, or any other type, raises :class:`_NotSimple` and :func:`_walk` takes over."""
+_NORMALIZE = 1  # an integral float somewhere: JCS writes it as an int, json.dumps does not
+_SLOW = 2  # a float or a key the fast serializer would not write as JCS does
+
+
+def _scan(value: Any) -> int:
+    """Which of :data:`_NORMALIZE` / :data:`_SLOW` apply to ``value``, for plain
+    ``dict``/``list``/``tuple``/``str``/``int``/``float``/``bool``/``None`` values.
+
+    Payloads are canonicalized on every append and replay compares thousands of them, so
+    this only reads: no copy, no path per node, and scalar members are checked without a
+    call. Any problem, or any other type, raises :class:`_NotSimple` and :func:`_walk`
+    takes over to name it."""
     t = type(value)
+    if t is dict:
+        flags = 0
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotSimple
+            if not key.isascii() and _HIGH.search(key):
+                flags |= _SLOW
+            ti = type(item)
+            if ti is str or ti is bool or item is None:
+                continue
+            if ti is int and -_MAX_SAFE_INT <= item <= _MAX_SAFE_INT:
+                continue
+            flags |= _scan(item)
+        return flags
+    if t is list or t is tuple:
+        flags = 0
+        for item in value:
+            ti = type(item)
+            if ti is str or ti is bool or item is None:
+                continue
+            if ti is int and -_MAX_SAFE_INT <= item <= _MAX_SAFE_INT:
+                continue
+            flags |= _scan(item)
+        return flags
     if t is str or t is bool or value is None:
-        return value, True
+        return 0
     if t is int:
         if -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT:
-            return value, True
+            return 0
         raise _NotSimple
     if t is float:
         if value != value or value in (math.inf, -math.inf):
             raise _NotSimple
         if value.is_integer() and -_FIXED_MAX < value < _FIXED_MAX:
-            return int(value), True
-        return value, _FIXED_MIN <= abs(value) < _FIXED_MAX
-    if t is dict:
-        out = {}
-        fast = True
-        for key, item in value.items():
-            if type(key) is not str:
-                raise _NotSimple
-            if not key.isascii() and _HIGH.search(key):
-                fast = False
-            if type(item) is str:  # the common leaf, without a call
-                out[key] = item
-                continue
-            out[key], ok = _quick(item)
-            fast = fast and ok
-        return out, fast
-    if t is list or t is tuple:
-        items = []
-        fast = True
-        for item in value:
-            if type(item) is str:
-                items.append(item)
-                continue
-            norm, ok = _quick(item)
-            items.append(norm)
-            fast = fast and ok
-        return items, fast
+            return _NORMALIZE
+        return 0 if _FIXED_MIN <= abs(value) < _FIXED_MAX else _SLOW
     raise _NotSimple
+
+
+def _normalize(value: Any) -> Any:
+    """A copy of ``value`` with its integral floats made ints (JCS writes ``1.0`` as
+    ``1``); only called once :func:`_scan` accepted ``value``."""
+    t = type(value)
+    if t is float:
+        return int(value) if value.is_integer() and -_FIXED_MAX < value < _FIXED_MAX else value
+    if t is dict:
+        return {key: _normalize(item) for key, item in value.items()}
+    if t is list or t is tuple:
+        return [_normalize(item) for item in value]
+    return value
+
+
+def _refuse(o: Any) -> Any:  # pragma: no cover - _scan/_walk admit only JSON types
+    raise TypeError(f"{type(o).__name__} is not JSON-serializable")
+
+
+# One C encoder, built once: ``json.dumps`` builds a new one on every call, which costs
+# more than encoding a small object. ``markers=None`` skips the cycle check; a cyclic
+# value never gets here (the recursive scan fails on it first).
+_C_ENCODER = (
+    c_make_encoder(None, _refuse, encode_basestring, None, ":", ",", True, False, False)
+    if c_make_encoder is not None
+    else None
+)
+
+
+def _dumps(value: Any) -> str:
+    """``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``."""
+    if _C_ENCODER is not None:
+        return "".join(_C_ENCODER(value, 0))
+    return json.dumps(  # pragma: no cover - CPython always has the C encoder
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+
+
+#: One string as JCS writes it (RFC 8785 §3.2.2.2), quotes included: the quote, the
+#: backslash and the control characters escaped (``\b \t \n \f \r`` short, the others
+#: ``\u00xx``), everything else as is: the stdlib's C ``encode_basestring``, which is what
+#: the fast path of :func:`canonical_json` writes strings with. For serializers of a fixed
+#: shape (event headers, DAG nodes) that write the punctuation themselves;
+#: ``tests/ledger/test_canonical_fixed.py`` checks them against :func:`canonical_json`.
+canonical_string: Callable[[str], str] = encode_basestring
 
 
 def canonical_json(value: Any) -> bytes:
@@ -131,13 +185,15 @@ def canonical_json(value: Any) -> bytes:
     cannot represent exactly.
     """
     try:
-        normalized, fast = _quick(value)
+        flags = _scan(value)
     except _NotSimple:
         normalized, fast = _walk(value, "$")
+    else:
+        if not flags:
+            return _dumps(value).encode("utf-8")
+        normalized, fast = (value, False) if flags & _SLOW else (_normalize(value), True)
     if fast:
-        return json.dumps(
-            normalized, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-        ).encode("utf-8")
+        return _dumps(normalized).encode("utf-8")
     try:
         return rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as e:  # pragma: no cover

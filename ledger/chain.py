@@ -8,14 +8,21 @@ PostgreSQL, or an exported bundle.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from hashlib import sha256
 from typing import Any
 
-from ledger.canonical import sha256_hex
-from ledger.envelope import GENESIS_HASH, RecordedEvent
+from ledger.canonical import canonical_string
+from ledger.envelope import EVENT_HASH_DOMAIN, GENESIS_HASH, RecordedEvent
 
-__all__ = ["ChainFailure", "ChainReport", "verify_chain"]
+__all__ = ["ChainFailure", "ChainReport", "ChainVerifier", "event_hash_of", "verify_chain"]
+
+_MAX_SAFE_INT = 2**53 - 1
+_HEADER = (
+    '{"event_id":%s,"payload_hash":%s,"prev_hash":%s,"recorded_at":%s,"seq":%d,'
+    '"stream":%s,"stream_seq":%d,"type":%s,"type_version":%d}'
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +71,101 @@ class ChainReport:
         }
 
 
+def event_hash_of(ev: RecordedEvent) -> str:
+    """:func:`ledger.envelope.event_hash` of ``ev``'s header, written by a serializer of
+    the header's fixed shape: the nine members in JCS order, each string through
+    :func:`~ledger.canonical.canonical_string`, each integer in plain digits. That is the
+    RFC 8785 text of the header object, byte for byte (``tests/ledger/
+    test_canonical_fixed.py`` checks it against ``event_hash``), without sorting keys or
+    walking values for every event of a replay. Integers outside the I-JSON range, or of
+    another type, take the general path (which rejects them)."""
+    seq, stream_seq, version = ev.seq, ev.stream_seq, ev.type_version
+    if not (
+        type(seq) is int
+        and type(stream_seq) is int
+        and type(version) is int
+        and -_MAX_SAFE_INT <= seq <= _MAX_SAFE_INT
+        and -_MAX_SAFE_INT <= stream_seq <= _MAX_SAFE_INT
+        and -_MAX_SAFE_INT <= version <= _MAX_SAFE_INT
+    ):
+        return ev.expected_hash()
+    q = canonical_string
+    header = _HEADER % (
+        q(ev.event_id), q(ev.payload_hash), q(ev.prev_hash), q(ev.recorded_at), seq,
+        q(ev.stream), stream_seq, q(ev.type), version,
+    )  # fmt: skip
+    return sha256(EVENT_HASH_DOMAIN + header.encode("utf-8")).hexdigest()
+
+
+class ChainVerifier:
+    """The chain checked one event at a time, for a caller that reads each row once and
+    feeds it to several checks (``aborist-ledger replay``). :meth:`check` takes the
+    payload's sha256 when the caller has computed it already (the run DAG check needs the
+    same digest), and returns False from the first failure on; :attr:`report` holds the
+    result. ``start_seq`` / ``start_prev_hash`` check a suffix of the chain, as in
+    :func:`verify_chain`."""
+
+    def __init__(
+        self,
+        *,
+        start_seq: int = 1,
+        start_prev_hash: str = GENESIS_HASH,
+        check_streams: bool = True,
+    ) -> None:
+        self.report = ChainReport(head_seq=start_seq - 1, head_hash=start_prev_hash)
+        self._expected_seq = start_seq
+        self._prev = start_prev_hash
+        self._check_streams = check_streams
+        self._from_genesis = start_seq == 1
+
+    def check(self, ev: RecordedEvent, payload_hash: str | None = None) -> bool:
+        if payload_hash is None:
+            payload_hash = sha256(ev.payload.encode("utf-8")).hexdigest()
+        return self.check_page((ev,), (payload_hash,))
+
+    def check_page(self, events: Sequence[RecordedEvent], payload_hashes: Sequence[str]) -> bool:
+        """:meth:`check` for several events in order, with their payloads' sha256s (the
+        loop replay runs on every row: the common case, a link that holds, is tested
+        inline, and :func:`_check_one` names what failed)."""
+        report = self.report
+        if report.failure is not None:
+            return False
+        streams = report.streams
+        expected, prev = self._expected_seq, self._prev
+        check_streams, from_genesis = self._check_streams, self._from_genesis
+        checked = 0
+        for ev, payload_hash in zip(events, payload_hashes, strict=True):
+            stream, stream_seq = ev.stream, ev.stream_seq
+            last = streams.get(stream) if check_streams else None
+            if (
+                ev.seq != expected
+                or payload_hash != ev.payload_hash
+                or ev.prev_hash != prev
+                or event_hash_of(ev) != ev.hash
+                or (
+                    check_streams
+                    and (last is not None or from_genesis)
+                    and stream_seq != (last or 0) + 1
+                )
+            ):
+                failure = _check_one(
+                    ev, payload_hash, expected, prev, streams, check_streams, from_genesis
+                )
+                assert failure is not None  # the test above is _check_one's, inlined
+                report.failure = failure
+                break
+            prev = ev.hash
+            streams[stream] = stream_seq
+            expected += 1
+            checked += 1
+        if checked:
+            report.events_checked += checked
+            report.head_seq = expected - 1
+            report.head_hash = prev
+        self._expected_seq, self._prev = expected, prev
+        return report.failure is None
+
+
 def verify_chain(
     events: Iterable[RecordedEvent],
     *,
@@ -76,26 +178,18 @@ def verify_chain(
     ``start_seq`` / ``start_prev_hash`` let a caller check a suffix (``replay --since``);
     stream positions are then only checked for being strictly consecutive.
     """
-    report = ChainReport(head_seq=start_seq - 1, head_hash=start_prev_hash)
-    expected_seq = start_seq
-    prev = start_prev_hash
-    streams = report.streams
+    verifier = ChainVerifier(
+        start_seq=start_seq, start_prev_hash=start_prev_hash, check_streams=check_streams
+    )
     for ev in events:
-        failure = _check_one(ev, expected_seq, prev, streams, check_streams, start_seq == 1)
-        if failure is not None:
-            report.failure = failure
-            return report
-        report.events_checked += 1
-        report.head_seq = ev.seq
-        report.head_hash = ev.hash
-        streams[ev.stream] = ev.stream_seq
-        prev = ev.hash
-        expected_seq += 1
-    return report
+        if not verifier.check(ev):
+            break
+    return verifier.report
 
 
 def _check_one(
     ev: RecordedEvent,
+    payload_hash: str,
     expected_seq: int,
     prev: str,
     streams: dict[str, int],
@@ -105,12 +199,11 @@ def _check_one(
     if ev.seq != expected_seq:
         kind = "gap or deletion" if ev.seq > expected_seq else "duplicate or out of order"
         return ChainFailure(expected_seq, f"seq ({kind})", str(expected_seq), str(ev.seq))
-    payload_hash = sha256_hex(ev.payload.encode("utf-8"))
     if payload_hash != ev.payload_hash:
         return ChainFailure(ev.seq, "payload_hash", payload_hash, ev.payload_hash)
     if ev.prev_hash != prev:
         return ChainFailure(ev.seq, "prev_hash", prev, ev.prev_hash)
-    recomputed = ev.expected_hash()
+    recomputed = event_hash_of(ev)
     if recomputed != ev.hash:
         return ChainFailure(ev.seq, "hash", recomputed, ev.hash)
     if check_streams:

@@ -12,12 +12,26 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from aborist.audit.findings import Divergence, ReplayReport
+from aborist.audit.run_events import RunEvents
 from ledger.canonical import sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.errors import BlobNotFoundError
-from ledger.store import Ledger
+from ledger.store import Ledger, translate_errors
 
-__all__ = ["BlobRef", "BlobSource", "check_blob", "check_blobs", "referenced_blobs"]
+__all__ = [
+    "BlobCache",
+    "BlobRef",
+    "BlobSource",
+    "check_blob",
+    "check_blobs",
+    "read_blobs",
+    "referenced_blobs",
+]
+
+#: Addresses per ``IN (...)`` query: well under SQLite's and psycopg's parameter limits.
+_CHUNK = 500
+#: Bytes :class:`BlobCache` keeps between batches before it starts afresh.
+CACHE_BUDGET = 64 * 1024 * 1024
 
 #: Payload fields that hold a blob address, per event type: (stage, field).
 BLOB_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -58,10 +72,21 @@ def _payload(ev: RecordedEvent) -> dict[str, Any]:
 def referenced_blobs(
     run_id: str,
     events: Iterable[RecordedEvent],
-    data: Callable[[RecordedEvent], dict[str, Any]] = _payload,
+    data: Callable[[RecordedEvent], Any] | None = None,
 ) -> list[BlobRef]:
     """Every blob address in ``run_id``'s events, in event order. ``data`` parses a
-    payload (a caller that already parsed them passes its cache)."""
+    payload (a caller that already parsed them passes its cache; a
+    :class:`~aborist.audit.run_events.RunEvents` brings its own)."""
+    if data is None and isinstance(events, RunEvents) and events.run_id == run_id:
+        if events.blob_refs is None:
+            events.blob_refs = _references(run_id, events, events.data)
+        return list(events.blob_refs)
+    return _references(run_id, events, data or _payload)
+
+
+def _references(
+    run_id: str, events: Iterable[RecordedEvent], data: Callable[[RecordedEvent], Any]
+) -> list[BlobRef]:
     refs: list[BlobRef] = []
     for ev in events:
         if ev.type in EVIDENCE_STAGE:
@@ -74,6 +99,68 @@ def referenced_blobs(
             if isinstance(value, str):
                 refs.append(BlobRef(value, ev.seq, run_id, stage))
     return refs
+
+
+def read_blobs(ledger: Ledger, hashes: Iterable[str]) -> dict[str, bytes]:
+    """The blobs of ``hashes`` that exist, a few hundred per query; a missing one is
+    simply absent (the caller names it)."""
+    wanted = list(dict.fromkeys(hashes))
+    found: dict[str, bytes] = {}
+    with translate_errors(ledger.where), ledger.reader.connect() as conn:
+        postgres = conn.dialect.name == "postgresql"
+        cursor = conn.connection.cursor()
+        try:
+            for i in range(0, len(wanted), _CHUNK):
+                part = wanted[i : i + _CHUNK]
+                marks = ", ".join(["%s" if postgres else "?"] * len(part))
+                cursor.execute(f"SELECT hash, bytes FROM blobs WHERE hash IN ({marks})", part)
+                found.update((str(h), bytes(b)) for h, b in cursor.fetchall())
+        finally:
+            cursor.close()
+    return found
+
+
+class BlobCache:
+    """A :class:`BlobSource` over a ledger that reads blobs in bulk: replay calls
+    :meth:`prefetch` with every address a batch of runs references (one query per few
+    hundred distinct blobs instead of one per run), then the runs read from memory.
+
+    It holds bytes, not verdicts: every reference is still re-hashed by
+    :func:`check_blob`. A blob absent from the table stays absent
+    (:class:`~ledger.errors.BlobNotFoundError`). Past :data:`CACHE_BUDGET` bytes the
+    cache starts afresh at the next prefetch, so memory stays bounded."""
+
+    def __init__(self, ledger: Ledger, budget: int = CACHE_BUDGET) -> None:
+        self.ledger = ledger
+        self.budget = budget
+        self.blobs: dict[str, bytes] = {}
+        self.missing: set[str] = set()
+        self.size = 0
+
+    def prefetch(self, hashes: Iterable[str]) -> None:
+        if self.size > self.budget:
+            self.blobs.clear()
+            self.missing.clear()
+            self.size = 0
+        wanted = [h for h in dict.fromkeys(hashes) if h not in self.blobs]
+        if not wanted:
+            return
+        found = read_blobs(self.ledger, wanted)
+        for h in wanted:
+            data = found.get(h)
+            if data is None:
+                self.missing.add(h)
+            else:
+                self.blobs[h] = data
+                self.size += len(data)
+
+    def get_blob(self, blob_hash: str) -> bytes:
+        data = self.blobs.get(blob_hash)
+        if data is not None:
+            return data
+        if blob_hash in self.missing:
+            raise BlobNotFoundError(f"no blob with hash {blob_hash}")
+        return self.ledger.get_blob(blob_hash)
 
 
 def _divergence(ref: BlobRef, found: str, detail: str) -> Divergence:

@@ -3,8 +3,9 @@
 
 For a run that reached ``qa.answer_labelled`` the stage hashes are recomputed from the
 stage events' payload bytes (``final_label``: :func:`aborist.qa.pipeline.label_stage_hash`
-of the labelled payload), the DAG is rebuilt with :func:`aborist.qa.dag.build_dag`, and
-every node and the root are compared with
+of the labelled payload), the DAG is rebuilt (:func:`rebuild_dag`: the topology of
+:func:`aborist.qa.dag.build_dag`, node hashes through a fixed-shape serializer), and every
+node and the root are compared with
 
 - the DAG recorded in ``qa.answer_labelled``,
 - ``run_dag_root`` in ``qa.cache_written`` and ``qa.run_completed``,
@@ -22,26 +23,44 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from hashlib import sha256
 from typing import Any
 
 from aborist.audit.findings import Divergence, clip
-from aborist.qa.dag import STAGE_EVENTS, RunDag, build_dag, stages_for
+from aborist.audit.projections_check import LiveRows, column
+from aborist.audit.run_events import RunEvents, as_run_events
+from aborist.qa.dag import (
+    DAG_NODE_DOMAIN,
+    STAGE_EVENTS,
+    STAGES,
+    DagNode,
+    RunDag,
+    build_dag,
+    stages_for,
+)
 from aborist.qa.pipeline import label_stage_hash
-from ledger.canonical import canonical_text, sha256_hex
+from ledger.canonical import canonical_string, canonical_text
 from ledger.envelope import RecordedEvent
 
-__all__ = ["LiveRows", "RunCheck", "check_run", "dag_blob_text", "run_status"]
+__all__ = [
+    "TERMINAL_EVENTS",
+    "RunCheck",
+    "check_run",
+    "dag_blob_text",
+    "node_hash",
+    "parents_text",
+    "rebuild_dag",
+    "run_status",
+]
 
 TERMINAL_EVENTS = ("qa.run_completed", "qa.run_failed")
 
-
-@dataclass
-class LiveRows:
-    """The live projection rows replay compares with, keyed for lookup by run."""
-
-    runs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    nodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    cache: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # by run_id
+_RUNS_ROOT = column("runs", "run_dag_root")
+_CACHE_ROOT = column("providence_cache", "run_dag_root")
+_CACHE_BLOB = column("providence_cache", "run_dag_blob")
+_NODE_FIELDS = ("ordinal", "stage", "stage_hash", "node_hash", "parents")
+_NODE_COLUMNS = tuple(column("run_dag_nodes", f) for f in _NODE_FIELDS)
 
 
 @dataclass
@@ -56,12 +75,85 @@ class RunCheck:
     served: tuple[int, str, str] | None = None  # (seq, served_from_run_id, recorded root)
 
 
+def node_hash(stage: str, stage_hash: str, parents: Sequence[str]) -> str:
+    """:func:`aborist.qa.dag.node_hash`, written by a serializer of the node's fixed shape
+    (``{"parents": [...], "stage": ..., "stage_hash": ...}`` in JCS member order, strings
+    through :func:`~ledger.canonical.canonical_string`): the same RFC 8785 bytes without a
+    general walk, for the ~9 nodes of every run a replay rebuilds. ``tests/audit/
+    test_dag_fixed_shape.py`` checks it against the pipeline's function."""
+    return _node_hash(stage, stage_hash, parents_text(parents))
+
+
+@cache
+def _stage_member(stage: str) -> str:
+    """The constant middle of a node's JCS text, ``,"stage":"<stage>","stage_hash":``
+    (stage names are the few of :data:`aborist.qa.dag.STAGES`)."""
+    return ',"stage":' + canonical_string(stage) + ',"stage_hash":'
+
+
+def _node_hash(stage: str, stage_hash: str, parents_json: str) -> str:
+    body = '{"parents":' + parents_json + _stage_member(stage) + canonical_string(stage_hash)
+    return sha256(DAG_NODE_DOMAIN + body.encode("utf-8") + b"}").hexdigest()
+
+
+def parents_text(parents: Sequence[str]) -> str:
+    """The canonical JSON of a list of parent node hashes: what a node hashes, and
+    ``run_dag_nodes.parents`` as :class:`aborist.projections.RunProjection` writes it."""
+    return "[" + ",".join([canonical_string(p) for p in parents]) + "]"
+
+
+@cache
+def _topology(mode: str, repaired: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each stage of a ``mode`` run with the positions of its parents, read off a DAG that
+    :func:`aborist.qa.dag.build_dag` builds from placeholder hashes: the pipeline's own
+    rule for which stage consumed which, not a copy of it."""
+    order = stages_for(mode, repaired=repaired)
+    dag = build_dag(mode, {stage: f"{i:064x}" for i, stage in enumerate(order)})
+    position = {n.node_hash: i for i, n in enumerate(dag.nodes)}
+    return tuple((n.stage, tuple(position[p] for p in n.parents)) for n in dag.nodes)
+
+
+def _rebuild(mode: str, stage_hashes: Mapping[str, str]) -> tuple[RunDag, list[str]] | None:
+    """The DAG and each node's parents as JCS text, or None for anything ``build_dag``
+    would refuse (an unknown mode, a missing or extra stage)."""
+    repaired = "repair" in stage_hashes
+    if mode not in STAGES:
+        return None
+    topology = _topology(mode, repaired)
+    if len(stage_hashes) != len(topology):
+        return None
+    nodes: list[DagNode] = []
+    texts: list[str] = []
+    hashes: list[str] = []
+    try:
+        for stage, parent_at in topology:
+            parents = tuple([hashes[i] for i in parent_at])
+            text = parents_text(parents)
+            stage_hash = stage_hashes[stage]
+            h = _node_hash(stage, stage_hash, text)
+            hashes.append(h)
+            texts.append(text)
+            nodes.append(DagNode(stage, stage_hash, parents, h))
+    except KeyError:
+        return None
+    return RunDag(mode, tuple(nodes)), texts
+
+
+def rebuild_dag(mode: str, stage_hashes: Mapping[str, str]) -> RunDag:
+    """:func:`aborist.qa.dag.build_dag`, equal node for node (a property test checks it),
+    with the node hashes of :func:`node_hash`. Anything ``build_dag`` would refuse goes
+    to ``build_dag``, which raises."""
+    built = _rebuild(mode, stage_hashes)
+    return built[0] if built is not None else build_dag(mode, stage_hashes)
+
+
 def run_status(events: Sequence[RecordedEvent]) -> str:
     """completed | cached | failed | incomplete, as :class:`aborist.qa.recorded.RecordedRun`."""
-    for ev in events:
-        if ev.type == "qa.run_completed":
-            return "cached" if ev.data.get("cache_hit") else "completed"
-    if any(ev.type == "qa.run_failed" for ev in events):
+    run = as_run_events("", events)
+    done = run.first("qa.run_completed")
+    if done is not None:
+        return "cached" if run.data(done).get("cache_hit") else "completed"
+    if run.first("qa.run_failed") is not None:
         return "failed"
     return "incomplete"
 
@@ -77,19 +169,13 @@ def dag_blob_text(dag: RunDag) -> str:
     return canonical_text({"root": dag.root, "nodes": nodes})
 
 
-def _first(events: Sequence[RecordedEvent], type_: str) -> RecordedEvent | None:
-    return next((e for e in events if e.type == type_), None)
-
-
-def _last(events: Sequence[RecordedEvent], type_: str) -> RecordedEvent | None:
-    """The stage's event: the last of its type, as the pipeline's recorder keeps it (a
-    re-prompt repair after a mechanical one is the repair that counts)."""
-    return next((e for e in reversed(events) if e.type == type_), None)
-
-
 def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | None) -> RunCheck:
-    """Recompute ``run_id``'s DAG from ``events`` (its stream, in order) and compare."""
-    check = RunCheck(run_id, run_status(events))
+    """Recompute ``run_id``'s DAG from ``events`` (its stream, in order) and compare.
+
+    ``events`` may be a :class:`~aborist.audit.run_events.RunEvents`, whose parsed
+    payloads and digests are then shared with the caller's other checks."""
+    run = as_run_events(run_id, events)
+    check = RunCheck(run_id, run_status(run))
     out = check.divergences
 
     def diverge(
@@ -99,46 +185,51 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
             Divergence("dag", ev.seq if ev else None, run_id, stage, expected, found, detail)
         )
 
-    started = _first(events, "qa.run_started")
+    started = run.first("qa.run_started")
     if started is None:
-        diverge(events[0] if events else None, "question", "a qa.run_started event", "none")
+        diverge(run[0] if run else None, "question", "a qa.run_started event", "none")
         return check
-    done = _first(events, "qa.run_completed")
+    done = run.first("qa.run_completed")
     if check.status == "cached" and done is not None:
-        data = done.data
+        data = run.data(done)
         check.served = (done.seq, str(data.get("served_from_run_id")), str(data["run_dag_root"]))
-    labelled = _first(events, "qa.answer_labelled")
+    labelled = run.first("qa.answer_labelled")
     if labelled is None:
         return check
 
-    mode = str(started.data["mode"])
+    mode = str(run.data(started)["mode"])
     if mode not in ("quote", "claim-lattice"):
         diverge(started, "question", "mode quote or claim-lattice", clip(mode))
         return check
-    repaired = _first(events, STAGE_EVENTS["repair"]) is not None
+    repaired = run.first(STAGE_EVENTS["repair"]) is not None
     hashes: dict[str, str] = {}
     for stage in stages_for(mode, repaired=repaired):
-        ev = _last(events, STAGE_EVENTS[stage])
+        ev = run.last(STAGE_EVENTS[stage])
         if ev is None:
             diverge(labelled, stage, f"a {STAGE_EVENTS[stage]} event before the label", "none")
             return check
         if stage == "final_label":
-            hashes[stage] = label_stage_hash(ev.data)
+            hashes[stage] = label_stage_hash(run.data(ev))
         else:
-            hashes[stage] = sha256_hex(ev.payload.encode("utf-8"))
-    dag = build_dag(mode, hashes)
+            hashes[stage] = run.digest(ev)
+    built = _rebuild(mode, hashes)
+    if built is None:
+        dag = build_dag(mode, hashes)  # raises what it refuses
+        texts = [parents_text(n.parents) for n in dag.nodes]
+    else:
+        dag, texts = built
     check.dag = dag
     check.stages_checked = len(dag.nodes)
 
-    label = labelled.data
+    label = run.data(labelled)
     _compare_recorded(
         dag, label.get("run_dag"), lambda s, e, f, d="": diverge(labelled, s, e, f, d)
     )
     for type_ in ("qa.cache_written", "qa.run_completed"):
-        ev = _first(events, type_)
+        ev = run.first(type_)
         if ev is None:
             continue
-        data = ev.data
+        data = run.data(ev)
         stage = "cache_write" if type_ == "qa.cache_written" else "complete"
         if data.get("run_dag_root") != dag.root:
             diverge(ev, stage, dag.root, clip(data.get("run_dag_root")), "run_dag_root")
@@ -146,11 +237,11 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
             if data.get(key) != label.get(key):
                 diverge(ev, stage, clip(label.get(key)), clip(data.get(key)), key)
         if "answer" in data:
-            h = sha256_hex(str(data["answer"]).encode("utf-8"))
+            h = sha256(str(data["answer"]).encode("utf-8")).hexdigest()
             if h != label.get("answer_hash"):
                 diverge(ev, stage, clip(label.get("answer_hash")), h, "sha256 of the answer")
     if live is not None:
-        out.extend(_compare_live(run_id, dag, events, live))
+        out.extend(_compare_live(run, dag, texts, live))
     return check
 
 
@@ -163,15 +254,16 @@ def _compare_recorded(dag: RunDag, recorded: object, diverge: Any) -> None:
     if not isinstance(nodes, list):
         diverge("final_label", "a list of nodes", clip(nodes), "run_dag.nodes")
         return
-    for i, want in enumerate(dag.nodes):
+    held = nodes == [n.to_dict() for n in dag.nodes]  # compared in C; the common case
+    for i, want in enumerate(() if held else dag.nodes):
         if i >= len(nodes):
             diverge(want.stage, f"node {i} ({want.stage})", "no node", "run_dag.nodes")
             return
         got = nodes[i]
-        expected = want.to_dict()
         if not isinstance(got, Mapping):
-            diverge(want.stage, clip(expected), clip(got), f"run_dag.nodes[{i}]")
+            diverge(want.stage, clip(want.to_dict()), clip(got), f"run_dag.nodes[{i}]")
             return
+        expected = want.to_dict()
         for key in ("stage", "stage_hash", "parents", "node_hash"):
             if got.get(key) != expected[key]:
                 diverge(
@@ -187,13 +279,14 @@ def _compare_recorded(dag: RunDag, recorded: object, diverge: Any) -> None:
 
 
 def _compare_live(
-    run_id: str, dag: RunDag, events: Sequence[RecordedEvent], live: LiveRows
+    run: RunEvents, dag: RunDag, parents: list[str], live: LiveRows
 ) -> list[Divergence]:
     """The recomputed DAG against ``runs``, ``run_dag_nodes`` and ``providence_cache``."""
     out: list[Divergence] = []
-    labelled = _first(events, "qa.answer_labelled")
-    done = _first(events, "qa.run_completed")
-    written = _first(events, "qa.cache_written")
+    run_id = run.run_id
+    labelled = run.first("qa.answer_labelled")
+    done = run.first("qa.run_completed")
+    written = run.first("qa.cache_written")
 
     def diverge(
         ev: RecordedEvent | None, stage: str, expected: str, found: str, detail: str
@@ -205,34 +298,39 @@ def _compare_live(
     row = live.runs.get(run_id)
     if row is None:
         diverge(done or labelled, "projection", "a runs row", "none", "runs")
-    elif row.get("run_dag_root") != dag.root:
-        diverge(done or labelled, "projection", dag.root, clip(row.get("run_dag_root")),
+    elif row[_RUNS_ROOT] != dag.root:
+        diverge(done or labelled, "projection", dag.root, clip(row[_RUNS_ROOT]),
                 "runs.run_dag_root")  # fmt: skip
     rows = live.nodes.get(run_id, [])
-    for i, node in enumerate(dag.nodes):
-        want = {
-            "ordinal": i, "stage": node.stage, "stage_hash": node.stage_hash,
-            "node_hash": node.node_hash, "parents": canonical_text(list(node.parents)),
-        }  # fmt: skip
+    expected = [
+        (run_id, i, n.stage, n.stage_hash, n.node_hash, parents[i]) for i, n in enumerate(dag.nodes)
+    ]
+    held = rows == expected  # every row equal (compared in C); the common case
+    for i, node in enumerate(() if held else dag.nodes):
+        want = expected[i][1:]
         got = rows[i] if i < len(rows) else None
         if got is None:
             diverge(labelled, node.stage, f"run_dag_nodes row {i}", "none", "run_dag_nodes")
             break
-        bad = next((k for k in want if got.get(k) != want[k]), None)
-        if bad is not None:
-            diverge(labelled, node.stage, clip(want[bad]), clip(got.get(bad)),
-                    f"run_dag_nodes[{i}].{bad}")  # fmt: skip
-            break
+        found = tuple(got[c] for c in _NODE_COLUMNS)
+        if found == want:
+            continue
+        k = next(k for k in range(len(want)) if found[k] != want[k])
+        diverge(labelled, node.stage, clip(want[k]), clip(found[k]),
+                f"run_dag_nodes[{i}].{_NODE_FIELDS[k]}")  # fmt: skip
+        break
     else:
         if len(rows) != len(dag.nodes):
             diverge(labelled, "final_label", f"{len(dag.nodes)} run_dag_nodes rows",
                     f"{len(rows)}", "run_dag_nodes")  # fmt: skip
-    blob = dag_blob_text(dag)
-    for cache_row in live.cache.get(run_id, []):
-        if cache_row.get("run_dag_root") != dag.root:
-            diverge(written, "cache_write", dag.root, clip(cache_row.get("run_dag_root")),
-                    "providence_cache.run_dag_root")  # fmt: skip
-        elif cache_row.get("run_dag_blob") != blob:
-            diverge(written, "cache_write", clip(blob), clip(cache_row.get("run_dag_blob")),
-                    "providence_cache.run_dag_blob")  # fmt: skip
+    cache_rows = live.cache.get(run_id)
+    if cache_rows:
+        blob = dag_blob_text(dag)
+        for cache_row in cache_rows:
+            if cache_row[_CACHE_ROOT] != dag.root:
+                diverge(written, "cache_write", dag.root, clip(cache_row[_CACHE_ROOT]),
+                        "providence_cache.run_dag_root")  # fmt: skip
+            elif cache_row[_CACHE_BLOB] != blob:
+                diverge(written, "cache_write", clip(blob), clip(cache_row[_CACHE_BLOB]),
+                        "providence_cache.run_dag_blob")  # fmt: skip
     return out

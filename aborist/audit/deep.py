@@ -32,6 +32,7 @@ from typing import Any
 
 from aborist.audit.blobs import BlobRef, BlobSource, check_blob, referenced_blobs
 from aborist.audit.findings import Divergence, NotReexecuted, ReplayReport, VersionSkew, clip
+from aborist.audit.run_events import RunEvents, as_run_events
 from aborist.errors import AboristError
 from aborist.events import (
     AnswerRendered,
@@ -119,23 +120,19 @@ class _Fetched:
 class _RunReplay:
     """Re-execution of one run; collects into the shared report."""
 
-    def __init__(self, source: BlobSource, run_id: str, events: Sequence[RecordedEvent],
-                 report: ReplayReport) -> None:  # fmt: skip
+    def __init__(self, source: BlobSource, run: RunEvents, report: ReplayReport) -> None:
         self.source = source
-        self.run_id = run_id
-        self.events = events
+        self.run_id = run.run_id
+        self.run_events = run
+        self.events = run.events
         self.report = report
-        self.parsed: dict[int, dict[str, Any]] = {}
 
-    def data(self, ev: RecordedEvent) -> dict[str, Any]:
-        """``ev``'s payload, parsed once per run (the verdict is read by several stages)."""
-        found = self.parsed.get(ev.seq)
-        if found is None:
-            found = self.parsed[ev.seq] = ev.data
-        return found
+    def data(self, ev: RecordedEvent) -> Any:
+        """``ev``'s payload, parsed once per run and shared with the run's other checks."""
+        return self.run_events.data(ev)
 
     def first(self, type_: str) -> RecordedEvent | None:
-        return next((e for e in self.events if e.type == type_), None)
+        return self.run_events.first(type_)
 
     def diverge(self, ev: RecordedEvent | None, stage: str, expected: str, found: str,
                 detail: str = "") -> None:  # fmt: skip
@@ -174,7 +171,7 @@ class _RunReplay:
         """Every referenced blob, checked; None (and divergences) if any failed."""
         out: dict[str, bytes] = {}
         ok = True
-        refs = referenced_blobs(self.run_id, self.events, self.data)
+        refs = referenced_blobs(self.run_id, self.run_events)
         source = self.prefetch(refs)
         for ref in refs:
             if ref.blob in out:
@@ -375,5 +372,8 @@ def reexecute_run(
 ) -> None:
     """Re-run ``run_id``'s deterministic stages and record what diverged in ``report``.
 
-    ``source`` gives the blobs: the ledger, or an export bundle's blobs with no database."""
-    _RunReplay(source, run_id, events, report).run()
+    ``source`` gives the blobs: the ledger, an export bundle's blobs with no database, or
+    replay's :class:`~aborist.audit.blobs.BlobCache`. ``events`` may be a
+    :class:`~aborist.audit.run_events.RunEvents` whose parsed payloads are shared with the
+    caller's other checks."""
+    _RunReplay(source, as_run_events(run_id, events), report).run()

@@ -110,8 +110,9 @@ class NotReexecuted:
 class ReplayReport:
     """Everything a replay checked; ``ok`` when nothing diverged.
 
-    ``divergences`` keeps the first divergence of each kind (and ``counts`` how many of each
-    there were), so one tampering does not bury the report in its consequences.
+    ``divergences`` keeps the first divergence of each kind in ``seq`` order (and
+    ``counts`` how many of each there were), so one tampering does not bury the report in
+    its consequences.
     """
 
     scope: dict[str, Any] = field(default_factory=dict)
@@ -139,9 +140,26 @@ class ReplayReport:
         return not self.divergences
 
     def diverge(self, d: Divergence) -> None:
-        """Record ``d``; only the first of its kind is kept, every one is counted."""
-        self.divergences.setdefault(d.kind, d)
+        """Record ``d``; every one is counted, and of each kind the one with the lowest
+        ``seq`` is kept (the earliest recorded among equal seqs; one without a seq only
+        while no other has one). Checks that run runs in batches, or in another order than
+        the events, still report the first divergence in the ledger's order."""
+        self._keep(d)
         self.counts[d.kind] = self.counts.get(d.kind, 0) + 1
+
+    def _keep(self, d: Divergence) -> None:
+        kept = self.divergences.get(d.kind)
+        if kept is None or (d.seq is not None and (kept.seq is None or d.seq < kept.seq)):
+            self.divergences[d.kind] = d
+
+    def absorb(self, part: ReplayReport) -> None:
+        """Merge what a check run on its own found (its divergences, by the same rule as
+        :meth:`diverge`, their counts, and the projection rows it compared)."""
+        for d in part.divergences.values():
+            self._keep(d)
+        for kind, n in part.counts.items():
+            self.counts[kind] = self.counts.get(kind, 0) + n
+        self.projection_rows.update(part.projection_rows)
 
     def skew(self, s: VersionSkew) -> None:
         """Record version skew (the first :data:`LISTED` are kept, all are counted)."""

@@ -2,35 +2,45 @@
 the live tables row for row (ARCHITECTURE.md, "Projections": "a rebuilt projection must
 equal the live one row for row").
 
-The scratch database is a temporary SQLite file migrated with
-:func:`ledger.migrate.upgrade`; the events are folded into it with the same
-:class:`aborist.projections.RunProjection` the pipeline uses, so nothing is re-implemented
-and the live database (SQLite or PostgreSQL) is only read. Values are compared after one
-normalization (booleans as integers), the only difference between the two backends'
-drivers.
+The scratch database is a private temporary SQLite database (held in memory, spilled to a
+temporary file only if it grows large) migrated with :func:`ledger.migrate.upgrade`; the
+events are folded into it with the same :class:`aborist.projections.RunProjection` the
+pipeline uses, so nothing is re-implemented and the live database (SQLite or PostgreSQL)
+is only read. Rows are compared as tuples: the one difference between the two backends'
+drivers, booleans against integers, compares equal in Python (``True == 1``), and is
+normalized only to print a divergence.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Sequence
-from pathlib import Path
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from operator import itemgetter
 from types import TracebackType
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, create_engine
+from sqlalchemy.pool import StaticPool
 
-from aborist.audit.dags import LiveRows
 from aborist.audit.findings import Divergence, ReplayReport, clip
 from aborist.projections import RunProjection
-from ledger.engine import ledger_engine
 from ledger.envelope import GENESIS_HASH, RecordedEvent
 from ledger.migrate import upgrade
 from ledger.store import Ledger, translate_errors
 from ledger.writer import Writer
 
-__all__ = ["COLUMNS", "KEYS", "ScratchProjection", "compare_tables", "read_live", "read_tables"]
+__all__ = [
+    "COLUMNS",
+    "KEYS",
+    "LiveRows",
+    "ProjectionCheck",
+    "ScratchProjection",
+    "column",
+    "compare_tables",
+    "read_live",
+    "read_tables",
+]
 
 #: Every column of each projection table, in schema order (migrations/0002).
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -52,8 +62,23 @@ KEYS: dict[str, tuple[str, ...]] = {
 }
 _SEQ_COLUMN = {"providence_cache": "written_seq", "runs": "last_seq"}
 
-Row = dict[str, Any]
+Row = tuple[Any, ...]
 Tables = dict[str, dict[tuple[Any, ...], Row]]
+
+
+def column(table: str, name: str) -> int:
+    """The position of ``name`` in a row of ``table`` as :func:`read_tables` reads it."""
+    return COLUMNS[table].index(name)
+
+
+@dataclass
+class LiveRows:
+    """The live projection rows replay compares each run's DAG with, keyed by run (rows
+    are tuples in :data:`COLUMNS` order)."""
+
+    runs: dict[str, Row] = field(default_factory=dict)
+    nodes: dict[str, list[Row]] = field(default_factory=dict)  # in ordinal order
+    cache: dict[str, list[Row]] = field(default_factory=dict)
 
 
 def _normal(value: Any) -> Any:
@@ -63,20 +88,35 @@ def _normal(value: Any) -> Any:
 
 
 def read_tables(conn: Connection, run_id: str | None = None) -> Tables:
-    """Each projection table as ``{primary key: row}`` (only ``run_id``'s rows if given)."""
+    """Each projection table as ``{primary key: row}`` (only ``run_id``'s rows if given),
+    read through the driver's cursor on ``conn`` (in its transaction)."""
     out: Tables = {}
-    for table, cols in COLUMNS.items():
-        sql = f"SELECT {', '.join(cols)} FROM {table}"
-        params: dict[str, Any] = {}
-        if run_id is not None:
-            sql += " WHERE run_id = :r"
-            params["r"] = run_id
-        rows: dict[tuple[Any, ...], Row] = {}
-        for r in conn.execute(text(sql), params).all():
-            row = {c: _normal(v) for c, v in zip(cols, r, strict=True)}
-            rows[tuple(row[k] for k in KEYS[table])] = row
-        out[table] = rows
+    dbapi = conn.connection
+    postgres = conn.dialect.name == "postgresql"
+    cursor = dbapi.cursor()
+    try:
+        for table, cols in COLUMNS.items():
+            sql = f"SELECT {', '.join(cols)} FROM {table}"
+            params: tuple[Any, ...] = ()
+            if run_id is not None:
+                sql += " WHERE run_id = " + ("%s" if postgres else "?")
+                params = (run_id,)
+            cursor.execute(sql, params)
+            rows = [r if type(r) is tuple else tuple(r) for r in cursor.fetchall()]
+            at = [cols.index(k) for k in KEYS[table]]
+            if len(at) == 1:
+                k = at[0]
+                out[table] = {(r[k],): r for r in rows}
+            else:
+                key = itemgetter(*at)  # a tuple of the key columns, built in C
+                out[table] = {key(r): r for r in rows}
+    finally:
+        cursor.close()
     return out
+
+
+def _ordinal(row: Row) -> Any:
+    return row[1]
 
 
 def read_live(
@@ -94,26 +134,29 @@ def read_live(
         ).first()
         tables = read_tables(conn, run_id)
     live = LiveRows()
-    live.runs = {row["run_id"]: row for row in tables["runs"].values()}
-    for key in sorted(tables["run_dag_nodes"]):
-        row = tables["run_dag_nodes"][key]
-        live.nodes.setdefault(row["run_id"], []).append(row)
+    live.runs = {key[0]: row for key, row in tables["runs"].items()}
+    for key, row in tables["run_dag_nodes"].items():
+        live.nodes.setdefault(key[0], []).append(row)
+    for rows in live.nodes.values():
+        rows.sort(key=_ordinal)  # read in key order already, as a rule: a linear pass
+    run_at = column("providence_cache", "run_id")
     for row in tables["providence_cache"].values():
-        live.cache.setdefault(row["run_id"], []).append(row)
+        live.cache.setdefault(row[run_at], []).append(row)
     at = (int(head[0]), str(head[1])) if head is not None else (0, GENESIS_HASH)
     return at, tables, live
 
 
 class ScratchProjection:
-    """A temporary, migrated SQLite database the events are folded into.
+    """A private temporary SQLite database the events are folded into, migrated to the
+    ledger's schema. SQLite keeps such a database (opened with an empty file name) in
+    memory and spills it to a temporary file only when it outgrows its cache, and removes
+    it when the connection closes: nothing is synced, nothing is left behind.
 
-    Use as a context manager; the file is removed on exit.
+    Use as a context manager.
     """
 
     def __init__(self) -> None:
-        self._dir = Path(tempfile.mkdtemp(prefix="aborist-replay-"))
-        self.url = f"sqlite:///{self._dir / 'scratch.db'}"
-        self.engine = ledger_engine(self.url, sqlite_synchronous="OFF")
+        self.engine = create_engine("sqlite://", creator=_temporary_database, poolclass=StaticPool)
         self.projection = RunProjection()
         self.writer = Writer(self.engine)
         self.events_folded = 0
@@ -137,7 +180,6 @@ class ScratchProjection:
     def close(self) -> None:
         self.writer.close()
         self.engine.dispose()
-        shutil.rmtree(self._dir, ignore_errors=True)
 
     def __enter__(self) -> ScratchProjection:
         return self
@@ -148,31 +190,105 @@ class ScratchProjection:
         self.close()
 
 
+class ProjectionCheck:
+    """Check 4 as one piece of work: fold events, page by page, into a
+    :class:`ScratchProjection`, then compare it with ``live`` (the tables read in the
+    head's snapshot). Divergences go to :attr:`report`, a report of their own that the
+    caller merges (:meth:`~aborist.audit.findings.ReplayReport.absorb`), so the check
+    gives the same result whether it runs in the replay's process, fed the pages the other
+    checks read, or in another process that reads them itself (``aborist.audit.replay``).
+    """
+
+    def __init__(self, run_id: str | None, live: Tables) -> None:
+        self.run_id = run_id
+        self.live = live
+        self.report = ReplayReport()
+        self.scratch = ScratchProjection()
+
+    def fold(self, page: list[RecordedEvent]) -> None:
+        scratch = self.scratch
+        if scratch.events_folded < 0:
+            return  # an earlier page could not be folded; that was reported
+        try:
+            scratch.fold(page)
+        except Exception:
+            self._fold_failure(page)
+
+    def _fold_failure(self, page: list[RecordedEvent]) -> None:
+        """Fold ``page`` one event at a time to name the event the projection rejects."""
+        scratch = self.scratch
+        for ev in page:
+            try:
+                scratch.fold([ev])
+            except Exception as e:
+                run = ev.stream[4:] if ev.stream.startswith("run:") else None
+                msg = str(e).splitlines()[0] if str(e) else ""
+                self.report.diverge(
+                    Divergence("projection", ev.seq, run, None,
+                               f"an event {ev.type} that folds into the projections",
+                               f"{type(e).__name__}: {msg}", "fold")
+                )  # fmt: skip
+                break
+        scratch.events_folded = -1
+
+    def finish(self) -> ReplayReport:
+        """Compare (unless a fold failed) and drop the scratch database."""
+        try:
+            if self.scratch.events_folded >= 0:
+                compare_tables(self.scratch.tables(self.run_id), self.live, self.report)
+        finally:
+            self.scratch.close()
+        return self.report
+
+    def run(self, pages: Iterable[list[RecordedEvent]]) -> ReplayReport:
+        try:
+            for page in pages:
+                self.fold(page)
+        except BaseException:
+            self.scratch.close()
+            raise
+        return self.finish()
+
+
+def _temporary_database() -> sqlite3.Connection:
+    # Autocommit at the driver level: the Writer issues BEGIN IMMEDIATE itself.
+    conn = sqlite3.connect("", isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA synchronous = OFF")
+    return conn
+
+
 def compare_tables(rebuilt: Tables, live: Tables, report: ReplayReport) -> None:
     """Record every row where ``live`` differs from ``rebuilt`` as a projection divergence."""
     for table in COLUMNS:
         want_rows, got_rows = rebuilt.get(table, {}), live.get(table, {})
         report.projection_rows[table] = len(want_rows)
+        if want_rows == got_rows:
+            continue  # every key and every value equal: the common case, compared in C
+        cols = COLUMNS[table]
+        seq_col = _SEQ_COLUMN.get(table)
+        seq_at = cols.index(seq_col) if seq_col else None
+        run_at = cols.index("run_id")
         for key in sorted(set(want_rows) | set(got_rows), key=repr):
             want, got = want_rows.get(key), got_rows.get(key)
+            if want == got:
+                continue
             where = f"{table}[{', '.join(map(str, key))}]"
             row = want if want is not None else got
             assert row is not None
-            seq_col = _SEQ_COLUMN.get(table)
-            seq = row.get(seq_col) if seq_col else None
-            run = row.get("run_id")
+            seq = row[seq_at] if seq_at is not None else None
+            run = row[run_at]
             if want is None:
                 report.diverge(Divergence("projection", seq, run, table, "no row", "a row", where))
                 continue
             if got is None:
                 report.diverge(Divergence("projection", seq, run, table, "a row", "no row", where))
                 continue
-            for col in COLUMNS[table]:
-                if want[col] != got[col]:
+            for i, col in enumerate(cols):
+                if want[i] != got[i]:
                     report.diverge(
                         Divergence(
-                            "projection", seq, run, table, clip(want[col]), clip(got[col]),
-                            f"{where}.{col}",
+                            "projection", seq, run, table, clip(_normal(want[i])),
+                            clip(_normal(got[i])), f"{where}.{col}",
                         )
                     )  # fmt: skip
                     break

@@ -1,49 +1,80 @@
 """``aborist-ledger replay``: confirm every transition from the ledger's own bytes
 (ARCHITECTURE.md, "Replay"; issue 7 items 1–4).
 
-One pass over the events, in ``seq`` order, feeds four checks:
+Every row is read once, in ``seq`` order and in pages, and its payload hashed once; each
+page then feeds four checks:
 
-1. the chain (:func:`ledger.chain.verify_chain`: payload hashes, event hashes,
+1. the chain (:class:`ledger.chain.ChainVerifier`: payload hashes, event hashes,
    ``prev_hash`` links, gapless ``seq`` and stream positions); with ``since`` the suffix
    after that seq is checked, linked to the hash of the event at ``since``; recorded
    checkpoints, and a checkpoint the auditor kept (``checkpoint=``), are checked with a
    consistency proof from their size to the current head;
-2. each run's DAG (:mod:`aborist.audit.dags`), as soon as the run's last event passes;
-3. with ``deep``, each run's deterministic stages re-executed (:mod:`aborist.audit.deep`);
-4. the projections, folded into a scratch database and compared row for row with the
-   live tables (:mod:`aborist.audit.projections_check`).
+2. each run's DAG (:mod:`aborist.audit.dags`), as soon as the run's last event passes,
+   from the payload digests the chain computed;
+3. with ``deep``, each run's deterministic stages re-executed (:mod:`aborist.audit.deep`),
+   a batch of finished runs at a time so that their blobs are read in one query;
+4. the projections, folded page by page into a scratch database and compared row for row
+   with the live tables (:mod:`aborist.audit.projections_check`).
 
-Blobs are checked too (:mod:`aborist.audit.blobs`): every blob when the whole ledger is
-replayed, the blobs of the runs in scope otherwise.
+A run's payloads are parsed once (:class:`~aborist.audit.run_events.RunEvents`) and shared
+by the DAG, blob and deep checks. Blobs are checked too (:mod:`aborist.audit.blobs`):
+every blob when the whole ledger is replayed, the blobs of the runs in scope otherwise.
 
 Runs are checked as they complete and then forgotten, so memory stays flat however long
 the ledger is; only each run's recomputed root is kept, to check the cache hits served
-from it.
+from it. Of each kind of divergence the report keeps the one with the lowest ``seq``
+(:meth:`~aborist.audit.findings.ReplayReport.diverge`), whatever order the checks ran in.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
+import gc
+import multiprocessing
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager, suppress
+from hashlib import sha256
 from typing import Any
 
-from aborist.audit.blobs import BlobRef, check_blobs, referenced_blobs
+from sqlalchemy.engine import URL
+
+from aborist.audit.blobs import (
+    BLOB_FIELDS,
+    EVIDENCE_STAGE,
+    BlobCache,
+    BlobRef,
+    check_blobs,
+    referenced_blobs,
+)
 from aborist.audit.dags import TERMINAL_EVENTS, check_run
 from aborist.audit.deep import reexecute_run
 from aborist.audit.findings import KINDS, Divergence, ReplayReport
-from aborist.audit.projections_check import ScratchProjection, compare_tables, read_live
+from aborist.audit.forked import Forked, can_fork
+from aborist.audit.projections_check import ProjectionCheck, Tables, read_live
+from aborist.audit.rows import event_pages
+from aborist.audit.run_events import RunEvents
 from aborist.errors import InputError
 from aborist.events import run_stream
 from ledger import merkle
-from ledger.chain import verify_chain
-from ledger.envelope import GENESIS_HASH, RecordedEvent
+from ledger.chain import ChainReport, ChainVerifier
+from ledger.envelope import GENESIS_HASH
 from ledger.store import Ledger
 
-__all__ = ["parse_checkpoint", "replay"]
+__all__ = ["chain_and_dags", "parse_checkpoint", "replay"]
 
 _RUN_PREFIX = "run:"
 _SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError)
-_PAGE = 2000
+#: From this many events on, the chain and projection checks run in a second process.
+FORK_MIN_EVENTS = 20_000
+#: Finished runs re-executed together under ``--deep`` (their blobs read in one go).
+_DEEP_BATCH = 500
+#: Payloads a check parses anyway: the DAG's, those naming blobs (when blobs are checked),
+#: the rendering's (``--deep`` reads its version). The others are only validated as JSON
+#: objects.
+_PARSED_DAG = frozenset(
+    {"qa.run_started", "qa.answer_labelled", "qa.cache_written", "qa.run_completed"}
+)
+_PARSED_BLOBS = _PARSED_DAG | set(BLOB_FIELDS) | set(EVIDENCE_STAGE)
+_PARSED_DEEP = _PARSED_BLOBS | {"qa.answer_rendered"}
 
 
 def parse_checkpoint(data: object) -> tuple[int, str]:
@@ -59,108 +90,167 @@ def parse_checkpoint(data: object) -> tuple[int, str]:
     return size, root.lower()
 
 
-def _unreadable(events: list[RecordedEvent]) -> RecordedEvent | None:
-    """The first event whose payload is not a JSON object (edited bytes can do that)."""
-    for ev in events:
-        try:
-            if not isinstance(json.loads(ev.payload), dict):
-                return ev
-        except ValueError:
-            return ev
-    return None
-
-
 def _is_hex(s: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in s)
+
+
+def _ledger_wide(
+    ledger: Ledger, since: int, prev: str, head: int, run_id: str | None,
+    live: Tables | None, full: bool,
+) -> tuple[ChainReport, ReplayReport | None]:  # fmt: skip
+    """Checks 1 and 4 on their own pass over the events: the chain over the events in
+    scope, and (``live`` given) the projections folded from every event up to ``head``
+    and compared with ``live``. They follow the events in order and need no run grouping,
+    so they can run in another process while this one checks the runs."""
+    chain = ChainVerifier(start_seq=since + 1, start_prev_hash=prev)
+    projection = ProjectionCheck(run_id, live) if live is not None else None
+    try:
+        for page in event_pages(ledger, gt=since, lte=head):
+            chain.check_page(page, [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page])
+            if projection is not None and full:
+                projection.fold(page)
+        if projection is None:
+            return chain.report, None
+        if not full:
+            for page in event_pages(ledger, lte=head):
+                projection.fold(page)
+        return chain.report, projection.finish()
+    finally:
+        if projection is not None:
+            projection.scratch.close()
+
+
+def _ledger_wide_forked(
+    url: URL, *args: Any
+) -> tuple[ChainReport, ReplayReport | None]:  # pragma: no cover - runs in the child
+    """:func:`_ledger_wide` in the forked process, through an engine of its own."""
+    with Ledger.open(url, check_schema=False) as ledger:
+        return _ledger_wide(ledger, *args)
+
+
+def _fork_pays(events: int, parallel: bool | None) -> bool:
+    """Whether checks 1 and 4 run in a forked process, alongside the run checks in this
+    one. ``parallel`` decides when given; by default, on a ledger of
+    :data:`FORK_MIN_EVENTS` events or more when this process can fork and may use two CPUs
+    (below that size, starting the process costs more than the work it takes over). Either
+    way the report is the same (``tests/audit/test_replay_parallel.py``)."""
+    if parallel is not None:
+        return parallel and "fork" in multiprocessing.get_all_start_methods()
+    return events >= FORK_MIN_EVENTS and can_fork()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the replay, and restore it after.
+
+    A replay allocates millions of short-lived objects (parsed payloads, rows) that form no
+    reference cycles, so reference counting frees them all; the collector would only
+    rescan the live heap again and again as they pass (a fifth of a replay's time on a
+    10,000-run ledger, ``bench/replay.py``). Whatever cyclic garbage a replay leaves (a
+    few hundred objects) is collected once the collector runs again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class _Replay:
     def __init__(
         self, ledger: Ledger, run_id: str | None, since: int, deep: bool,
-        checkpoint: tuple[int, str] | None,
+        checkpoint: tuple[int, str] | None, *, projections: bool = True, blobs: bool = True,
+        parallel: bool | None = None,
     ) -> None:  # fmt: skip
         self.ledger = ledger
         self.run_id = run_id
         self.since = since
         self.deep = deep
         self.checkpoint = checkpoint
+        self.projections = projections
+        self.blobs = blobs
+        self.parallel = parallel
         self.full = run_id is None and since == 0
         self.report = ReplayReport(
             scope={"run": run_id, "since": since, "deep": deep,
                    "checkpoint": checkpoint[0] if checkpoint else None}
         )  # fmt: skip
-        self.pending: dict[str, list[RecordedEvent]] = {}
+        self.pending: dict[str, RunEvents] = {}
         self.roots: dict[str, str] = {}
         self.served: list[tuple[str, int, str, str]] = []
         self.refs: list[BlobRef] = []
+        self.batch: list[tuple[RunEvents, str]] = []  # (run, status) awaiting --deep
+        self.parse = _PARSED_DEEP if deep else _PARSED_BLOBS if blobs else _PARSED_DAG
+        self.blob_cache = BlobCache(ledger)
         self.head, self.live_tables, self.live = read_live(ledger, run_id)
 
     # -- the pass ------------------------------------------------------------------------
 
-    def events(self, head: int, scratch: ScratchProjection | None) -> Iterator[RecordedEvent]:
-        """The events in scope, with every run checked when its stream ends."""
-        page: list[RecordedEvent] = []
-        for ev in self.ledger.iter_events(gt=self.since, lte=head):
-            yield ev
-            if scratch is not None:
-                page.append(ev)
-                if len(page) >= _PAGE:
-                    self._fold(scratch, page)
-                    page = []
-            if not ev.stream.startswith(_RUN_PREFIX):
-                continue
-            rid = ev.stream[len(_RUN_PREFIX) :]
-            if self.run_id is not None and rid != self.run_id:
-                continue
-            self.pending.setdefault(rid, []).append(ev)
-            if ev.type in TERMINAL_EVENTS:
-                self._finish(rid, self.pending.pop(rid))
-        if scratch is not None:
-            self._fold(scratch, page)
+    def check_pages(
+        self, chain: ChainVerifier | None, head: int, projection: ProjectionCheck | None
+    ) -> None:
+        """One pass over the events in scope: every run as its stream ends, and the
+        chain and the projection fold when they run in this process (``chain`` and
+        ``projection`` given); their payload digests are then computed once for both."""
+        pending, scope = self.pending, self.run_id
+        for page in event_pages(self.ledger, gt=self.since, lte=head):
+            finished: list[RunEvents] = []
+            digests: Sequence[str | None] = [None] * len(page)
+            if chain is not None:
+                hashed = [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page]
+                chain.check_page(page, hashed)  # a no-op past the first failure
+                digests = hashed
+            for ev, digest in zip(page, digests, strict=True):
+                stream = ev.stream
+                if not stream.startswith(_RUN_PREFIX):
+                    continue
+                rid = stream[4:]
+                if scope is not None and rid != scope:
+                    continue
+                run = pending.get(rid)
+                if run is None:
+                    run = pending[rid] = RunEvents(rid)
+                run.append(ev, digest)
+                if ev.type in TERMINAL_EVENTS:
+                    finished.append(pending.pop(rid))
+            if projection is not None:
+                projection.fold(page)
+            for run in finished:
+                self._finish(run)
+            if len(self.batch) >= _DEEP_BATCH:
+                self._deep_batch()
 
-    def _fold(self, scratch: ScratchProjection, page: list[RecordedEvent]) -> None:
-        if scratch.events_folded < 0:
-            return  # an earlier page could not be folded; that was reported
+    def _finish(self, run: RunEvents) -> None:
+        rid = run.run_id
+        if run[0].stream_seq != 1:  # begun before --since: read the whole stream
+            run = RunEvents(rid, self.ledger.read_stream(run_stream(rid)))
         try:
-            scratch.fold(page)
-        except Exception:
-            self._fold_failure(scratch, page)
-
-    def _fold_failure(self, scratch: ScratchProjection, page: list[RecordedEvent]) -> None:
-        """Fold ``page`` one event at a time to name the event the projection rejects."""
-        for ev in page:
-            try:
-                scratch.fold([ev])
-            except Exception as e:
-                run = ev.stream[len(_RUN_PREFIX) :] if ev.stream.startswith(_RUN_PREFIX) else None
-                msg = str(e).splitlines()[0] if str(e) else ""
-                self.report.diverge(
-                    Divergence("projection", ev.seq, run, None,
-                               f"an event {ev.type} that folds into the projections",
-                               f"{type(e).__name__}: {msg}", "fold")
-                )  # fmt: skip
-                break
-        scratch.events_folded = -1
-
-    def _finish(self, rid: str, events: list[RecordedEvent]) -> None:
-        if events[0].stream_seq != 1:  # begun before --since: read the whole stream
-            events = self.ledger.read_stream(run_stream(rid))
-        try:
-            self._check(rid, events)
+            status = self._check(run)
         except _SHAPE_ERRORS as e:  # a payload that is not what the pipeline records
-            bad = _unreadable(events)
-            self.report.runs["unreadable"] = self.report.runs.get("unreadable", 0) + 1
-            self.report.diverge(
-                Divergence("dag", bad.seq if bad else None, rid, None,
-                           "payloads as the pipeline records them",
-                           f"{type(e).__name__}: {e}", bad.type if bad else "")
-            )  # fmt: skip
+            self._unreadable(run, e)
+            return
+        if self.deep:
+            self.batch.append((run, status))
+        else:
+            self.report.runs[status] = self.report.runs.get(status, 0) + 1
 
-    def _check(self, rid: str, events: list[RecordedEvent]) -> None:
-        bad = _unreadable(events)
+    def _unreadable(self, run: RunEvents, e: Exception) -> None:
+        bad = run.unreadable()
+        self.report.runs["unreadable"] = self.report.runs.get("unreadable", 0) + 1
+        self.report.diverge(
+            Divergence("dag", bad.seq if bad else None, run.run_id, None,
+                       "payloads as the pipeline records them",
+                       f"{type(e).__name__}: {e}", bad.type if bad else "")
+        )  # fmt: skip
+
+    def _check(self, run: RunEvents) -> str:
+        """The run's DAG (and its blob references); returns its status."""
+        bad = run.unreadable(self.parse)
         if bad is not None:
             raise ValueError(f"the payload of seq {bad.seq} is not a JSON object")
-        check = check_run(rid, events, self.live)
+        rid = run.run_id
+        check = check_run(rid, run, self.live)
         if check.dag is not None:
             self.report.dags_checked += 1
             self.report.stages_checked += check.stages_checked
@@ -169,11 +259,27 @@ class _Replay:
             self.report.diverge(d)
         if check.served is not None:
             self.served.append((rid, *check.served))
-        if self.deep:
-            reexecute_run(self.ledger, rid, events, self.report)
-        else:
-            self.refs.extend(referenced_blobs(rid, events))
-        self.report.runs[check.status] = self.report.runs.get(check.status, 0) + 1
+        if not self.deep and self.blobs:
+            self.refs.extend(referenced_blobs(rid, run))
+        return check.status
+
+    def _deep_batch(self) -> None:
+        """Re-execute the finished runs waiting in :attr:`batch`, in the order they
+        finished, after reading every blob they reference in one go."""
+        batch, self.batch = self.batch, []
+        wanted: list[str] = []
+        for run, _ in batch:
+            with suppress(*_SHAPE_ERRORS):  # the run's own re-execution reports it
+                wanted.extend(ref.blob for ref in referenced_blobs(run.run_id, run))
+        self.blob_cache.prefetch(wanted)
+        runs = self.report.runs
+        for run, status in batch:
+            try:
+                reexecute_run(self.blob_cache, run.run_id, run, self.report)
+            except _SHAPE_ERRORS as e:
+                self._unreadable(run, e)
+                continue
+            runs[status] = runs.get(status, 0) + 1
 
     # -- after the pass ------------------------------------------------------------------
 
@@ -224,8 +330,12 @@ class _Replay:
                     "the first events were rewritten"))  # fmt: skip
 
     def run(self) -> ReplayReport:
+        with _collector_paused():
+            return self._run()
+
+    def _run(self) -> ReplayReport:
         report = self.report
-        head_seq, head_hash = self.head
+        head_seq = self.head[0]
         if self.since > head_seq:
             raise InputError(f"--since {self.since} is past the last event ({head_seq})")
         prev = GENESIS_HASH
@@ -234,25 +344,66 @@ class _Replay:
             if not before:
                 raise InputError(f"no event {self.since} to chain --since from; replay in full")
             prev = before[0].hash
-        with ScratchProjection() as scratch:
-            stream = self.events(head_seq, scratch if self.full else None)
-            chain = verify_chain(stream, start_seq=self.since + 1, start_prev_hash=prev)
-            for _ in stream:  # keep checking runs past a broken link
-                pass
-            for rid, events in sorted(self.pending.items()):
-                self._finish(rid, events)
-            if not self.full:
-                page: list[RecordedEvent] = []
-                for ev in self.ledger.iter_events(lte=head_seq):
-                    page.append(ev)
-                    if len(page) >= _PAGE:
-                        self._fold(scratch, page)
-                        page = []
-                self._fold(scratch, page)
-            if scratch.events_folded >= 0:
-                compare_tables(scratch.tables(self.run_id), self.live_tables, report)
+        live = self.live_tables if self.projections else None
+        wide = (self.since, prev, head_seq, self.run_id, live, self.full)
+        with ExitStack() as stack:
+            if _fork_pays(head_seq, self.parallel):
+                forked = stack.enter_context(
+                    Forked("replay ledger checks", _ledger_wide_forked, self.ledger.engine.url,
+                           *wide)
+                )  # fmt: skip
+                self.check_pages(None, head_seq, None)
+                self.finish_pending()
+                try:
+                    chain, part = forked.result()
+                except Exception:  # the child could not do it (e.g. connect): do it here
+                    chain, part = _ledger_wide(self.ledger, *wide)
+            else:
+                verifier = ChainVerifier(start_seq=self.since + 1, start_prev_hash=prev)
+                local = ProjectionCheck(self.run_id, live) if live is not None else None
+                if local is not None:
+                    stack.callback(local.scratch.close)
+                self.check_pages(verifier, head_seq, local if self.full else None)
+                self.finish_pending()
+                chain, part = verifier.report, None
+                if local is not None:
+                    if not self.full:  # the pass saw part of the ledger; the fold needs all
+                        for page in event_pages(self.ledger, lte=head_seq):
+                            local.fold(page)
+                    part = local.finish()
+        if part is not None:
+            report.absorb(part)
+        self.chain_result(chain)
+        self.check_served()
+        self.check_checkpoints()
+        if not self.deep and self.blobs:
+            check_blobs(self.ledger, self.refs, report, scan_all=self.full)
+        ran = {
+            "checkpoint": report.checkpoints_checked > 0,
+            "deep": self.deep,
+            "blob": self.blobs,
+            "projection": self.projections,
+        }
+        report.checks = {
+            kind: "skipped" if not ran.get(kind, True) else
+            "diverged" if report.first(kind) else "held"
+            for kind in KINDS
+        }  # fmt: skip
+        return report
+
+    def finish_pending(self) -> None:
+        """The runs still open at the head (interrupted, or cut by ``--run``'s scope), and
+        the last batch of ``--deep``."""
+        for _, run in sorted(self.pending.items()):
+            self._finish(run)
+        self.pending.clear()
+        if self.batch:
+            self._deep_batch()
+
+    def chain_result(self, chain: ChainReport) -> None:
+        report = self.report
         report.events_checked = chain.events_checked
-        report.head_seq, report.head_hash = head_seq, head_hash
+        report.head_seq, report.head_hash = self.head
         if chain.failure is not None:
             f = chain.failure
             at = self.ledger.read(gt=f.seq - 1, lte=f.seq)
@@ -262,17 +413,6 @@ class _Replay:
                 else None
             )
             report.diverge(Divergence("chain", f.seq, run, None, f.expected, f.found, f.check))
-        self.check_served()
-        self.check_checkpoints()
-        if not self.deep:
-            check_blobs(self.ledger, self.refs, report, scan_all=self.full)
-        ran = {"checkpoint": report.checkpoints_checked > 0, "deep": self.deep}
-        report.checks = {
-            kind: "skipped" if not ran.get(kind, True) else
-            "diverged" if report.first(kind) else "held"
-            for kind in KINDS
-        }  # fmt: skip
-        return report
 
 
 def replay(
@@ -282,10 +422,13 @@ def replay(
     since: int = 0,
     deep: bool = False,
     checkpoint: Mapping[str, Any] | None = None,
+    parallel: bool | None = None,
 ) -> ReplayReport:
     """Replay ``ledger`` (every run, or ``run_id``; events after ``since``) and report
     what held and the first divergence of each kind. ``checkpoint`` is a checkpoint kept
-    outside the database (``{"tree_size", "root"}``)."""
+    outside the database (``{"tree_size", "root"}``). ``parallel`` runs the chain and
+    projection checks in a second process (True), in this one (False), or decides by the
+    ledger's size and the CPUs at hand (None); the report is the same either way."""
     if since < 0:
         raise InputError(f"--since must be 0 or more, not {since}")
     cp = parse_checkpoint(checkpoint) if checkpoint is not None else None
@@ -293,4 +436,14 @@ def replay(
         run_id = run_id.strip()
         if not ledger.read_stream(run_stream(run_id)):
             raise InputError(f"no run {run_id!r} in the ledger")
-    return _Replay(ledger, run_id, since, deep, cp).run()
+    return _Replay(ledger, run_id, since, deep, cp, parallel=parallel).run()
+
+
+def chain_and_dags(ledger: Ledger, *, parallel: bool | None = None) -> ReplayReport:
+    """Checks 1 and 2 alone, over the whole ledger, exactly as :func:`replay` runs them
+    (the chain, recorded checkpoints, every run's DAG against its events and the live
+    projection rows); blobs and the scratch projection are skipped. For
+    ``bench/replay.py``, which times them against a raw re-hash of the same rows."""
+    return _Replay(
+        ledger, None, 0, False, None, projections=False, blobs=False, parallel=parallel
+    ).run()

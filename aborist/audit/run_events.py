@@ -1,0 +1,171 @@
+"""One run's events as the replay checks read them: each payload parsed at most once, each
+payload's sha256 computed at most once, the first and last event of each type found
+without a scan.
+
+Replay reads every row once and hands the run to several checks (the DAG, the blobs it
+references, the deep re-execution); parsing JSON is the dearest thing they do, so they
+share one :class:`RunEvents` instead of parsing the same payloads again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from hashlib import sha256
+from typing import Any, overload
+
+from ledger.envelope import RecordedEvent
+
+__all__ = ["RunEvents", "as_run_events", "is_json_object", "parse_payload"]
+
+
+class _Object:
+    """What the validating decoder makes of every JSON object (it builds no dicts)."""
+
+
+_OBJECT = _Object()
+_VALIDATOR = json.JSONDecoder(object_pairs_hook=lambda _pairs: _OBJECT)
+# The C scanner behind ``JSONDecoder.raw_decode`` (``scan_once(text, index)``).
+_validate_once = _VALIDATOR.scan_once  # type: ignore[attr-defined]
+_parse_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def parse_payload(text: str) -> Any:
+    """``json.loads(text)``, with the stdlib's C scanner called directly for a text that
+    is one JSON value from its first character to its last (every payload the ledger
+    writes). Anything else (surrounding whitespace, a byte-order mark, extra data, bytes
+    that are not JSON) goes to ``json.loads`` itself, which decides and raises."""
+    try:
+        value, end = _parse_once(text, 0)
+    except StopIteration:
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
+
+
+def is_json_object(text: str) -> bool:
+    """Whether ``text`` is one JSON object (RFC 8259), checked by the stdlib's C scanner
+    without building the object: for the payloads no check needs parsed."""
+    try:
+        value, end = _validate_once(text, 0)
+        if end != len(text):
+            value = _VALIDATOR.decode(text)
+    except StopIteration:
+        try:
+            value = _VALIDATOR.decode(text)
+        except ValueError:
+            return False
+    except ValueError:
+        return False
+    return value is _OBJECT
+
+
+class RunEvents(Sequence[RecordedEvent]):
+    """``run_id``'s events, in stream order, with per-event work cached.
+
+    :meth:`append` may carry the payload's sha256 when the caller computed it already (the
+    chain check computes every one); others are hashed on demand. The caches are keyed by
+    the event object (which the run holds), never by ``seq``, so a bundle that repeats a
+    ``seq`` cannot make one event's payload stand in for another's.
+    """
+
+    __slots__ = ("_by_type", "_data", "_digests", "blob_refs", "events", "run_id")
+
+    def __init__(self, run_id: str, events: Iterable[RecordedEvent] = ()) -> None:
+        self.run_id = run_id
+        self.events: list[RecordedEvent] = list(events)
+        self._digests: dict[int, str] = {}
+        self._data: dict[int, Any] = {}
+        self._by_type: dict[str, tuple[RecordedEvent, RecordedEvent]] | None = None
+        #: The run's blob references once :func:`aborist.audit.blobs.referenced_blobs`
+        #: listed them (replay's blob prefetch and the deep re-execution both need them).
+        self.blob_refs: list[Any] | None = None
+
+    def append(self, ev: RecordedEvent, digest: str | None = None) -> None:
+        self.events.append(ev)
+        if digest is not None:
+            self._digests[id(ev)] = digest
+        self._by_type = None
+        self.blob_refs = None
+
+    # -- Sequence ------------------------------------------------------------------------
+
+    @overload
+    def __getitem__(self, i: int) -> RecordedEvent: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[RecordedEvent]: ...
+
+    def __getitem__(self, i: int | slice) -> RecordedEvent | Sequence[RecordedEvent]:
+        return self.events[i]
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __iter__(self) -> Iterator[RecordedEvent]:
+        return iter(self.events)
+
+    # -- cached work ---------------------------------------------------------------------
+
+    def data(self, ev: RecordedEvent) -> Any:
+        """``ev``'s payload parsed (``json.loads``), once; raises ``ValueError`` for bytes
+        that are not JSON. Any JSON value comes back: the callers check the shape."""
+        key = id(ev)
+        try:
+            return self._data[key]
+        except KeyError:
+            value = self._data[key] = parse_payload(ev.payload)
+            return value
+
+    def parsed(self, ev: RecordedEvent) -> bool:
+        return id(ev) in self._data
+
+    def digest(self, ev: RecordedEvent) -> str:
+        """sha256 of ``ev``'s payload bytes (the stage hash of most DAG nodes)."""
+        found = self._digests.get(id(ev))
+        if found is None:
+            found = self._digests[id(ev)] = sha256(ev.payload.encode("utf-8")).hexdigest()
+        return found
+
+    def _index(self) -> dict[str, tuple[RecordedEvent, RecordedEvent]]:
+        if self._by_type is None:
+            index: dict[str, tuple[RecordedEvent, RecordedEvent]] = {}
+            for ev in self.events:
+                found = index.get(ev.type)
+                index[ev.type] = (ev, ev) if found is None else (found[0], ev)
+            self._by_type = index
+        return self._by_type
+
+    def first(self, type_: str) -> RecordedEvent | None:
+        found = self._index().get(type_)
+        return found[0] if found is not None else None
+
+    def last(self, type_: str) -> RecordedEvent | None:
+        found = self._index().get(type_)
+        return found[1] if found is not None else None
+
+    def of_type(self, type_: str) -> list[RecordedEvent]:
+        return [ev for ev in self.events if ev.type == type_]
+
+    def unreadable(self, parse: Collection[str] = ()) -> RecordedEvent | None:
+        """The first event whose payload is not a JSON object (edited bytes can do that).
+        Payloads of the types in ``parse`` are parsed (and kept for the checks that read
+        them), the others only validated; payloads parsed already are looked at."""
+        data = self._data
+        for ev in self.events:
+            key = id(ev)
+            if key not in data and ev.type in parse:
+                try:
+                    data[key] = parse_payload(ev.payload)
+                except ValueError:
+                    return ev
+            if key in data:
+                if type(data[key]) is not dict:
+                    return ev
+            elif not is_json_object(ev.payload):
+                return ev
+        return None
+
+
+def as_run_events(run_id: str, events: Sequence[RecordedEvent]) -> RunEvents:
+    """``events`` as a :class:`RunEvents` (itself if it is one already)."""
+    return events if isinstance(events, RunEvents) else RunEvents(run_id, events)
