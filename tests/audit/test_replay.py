@@ -300,7 +300,17 @@ def test_cli_json_is_one_object(clean: Built, tmp_path: Path) -> None:
     assert set(data["checks"]) == {"chain", "checkpoint", "blob", "dag", "deep", "projection"}
 
 
+def test_cli_jobs_give_the_same_report(clean: Built) -> None:
+    outs = []
+    for jobs in ("1", "2"):
+        code, out, _ = run_cli("--db", clean.url, "--deep", "--json", "--jobs", jobs)
+        assert code == 0, out
+        outs.append(json.loads(out))
+    assert outs[0] == outs[1] and outs[0]["ok"] is True
+
+
 def test_cli_usage_errors_exit_2(clean: Built, tmp_path: Path) -> None:
+    assert run_cli("--db", clean.url, "--jobs", "3")[0] == 2
     assert run_cli("--db", clean.url, "--since", "-1")[0] == 2
     assert run_cli("--db", clean.url, "--checkpoint", str(tmp_path / "absent.json"))[0] == 2
     bad = tmp_path / "bad.json"
