@@ -115,6 +115,25 @@ OTHER_ROLE_WEIGHT = 0.5
 _ROUND = 6
 
 
+def _number(value: float) -> float | int:
+    """``value`` rounded to :data:`_ROUND` decimals, integral values as ints: the same JSON
+    (RFC 8785 writes ``1.0`` as ``1``), without the canonicalizer copying the record to
+    convert them on every append."""
+    rounded = round(value, _ROUND)
+    return int(rounded) if rounded.is_integer() else rounded
+
+
+def _numbers(value: Any) -> Any:
+    """``value`` (constants: dicts, lists, numbers) with integral floats as ints."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {k: _numbers(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_numbers(v) for v in value]
+    return value
+
+
 _IDENTITY = ("shard", "doc_id", "source_uri", "title", "section", "source_role",
              "chunk_index", "chunk_hash")  # fmt: skip
 
@@ -155,11 +174,11 @@ class Candidate:
             **_chunk_identity(self),
             "bytes": self.n_bytes,
             "found_by": self.found_by,
-            "bm25": round(self.bm25, _ROUND),
+            "bm25": _number(self.bm25),
             "bm25_rank": self.bm25_rank,
             "accept_path": self.accept_path,
-            "features": {k: round(v, _ROUND) for k, v in sorted(self.features.items())},
-            "rerank": None if self.rerank is None else round(self.rerank, _ROUND),
+            "features": {k: _number(v) for k, v in sorted(self.features.items())},
+            "rerank": None if self.rerank is None else _number(self.rerank),
             "rivalry": None if self.rivalry is None else self.rivalry.to_dict(),
             "in_budget": self.in_budget,
             "decision": self.decision,
@@ -186,7 +205,7 @@ class RetrievedChunk:
         return {
             **_chunk_identity(self),
             "text": self.text,
-            "score": round(self.score, _ROUND),
+            "score": _number(self.score),
             "accept_path": self.accept_path,
         }
 
@@ -253,7 +272,7 @@ class RetrievalResult:
             "synonyms": [s.to_dict() for s in self.synonyms],
             "comparative": self.comparative,
             "rivals": [list(r) for r in self.rivals],
-            "constants": dict(self.constants),
+            "constants": _numbers(self.constants),
             "candidates": [c.to_dict() for c in self.candidates],
             "budget_bytes": self.budget_bytes,
             "used_bytes": self.used_bytes,
