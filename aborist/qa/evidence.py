@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from aborist.errors import InputError
@@ -49,6 +50,18 @@ def evidence_id_for(evidence_hash: str) -> str:
     return "E" + evidence_hash[:8]
 
 
+@lru_cache(maxsize=1024)
+def _derived(text: str) -> tuple[str, str, tuple[str, ...], str, frozenset[str]]:
+    """Everything an evidence object derives from its text: sha256, canonical text, tokens,
+    match form, token set. A pure function of the text, remembered for the last 1,024
+    texts: the same chunks come back run after run (a batch, ``replay --deep``), and
+    tokenizing them again was most of a deep re-execution's time."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    canon = canonicalize(text)
+    toks = tuple(canonical_tokens(canon))
+    return digest, canon, toks, match_form(list(toks)), frozenset(toks)
+
+
 @dataclass(frozen=True)
 class EvidenceObject:
     """One piece of evidence as the verifier sees it."""
@@ -66,7 +79,7 @@ class EvidenceObject:
     token_set: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        digest = hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        digest, canon, toks, form, token_set = _derived(self.text)
         if self.evidence_hash and self.evidence_hash != digest:
             raise InputError(
                 f"evidence {self.pointer_id}: evidence_hash {self.evidence_hash[:12]}… "
@@ -74,12 +87,10 @@ class EvidenceObject:
             )
         object.__setattr__(self, "evidence_hash", digest)
         object.__setattr__(self, "evidence_id", evidence_id_for(digest))
-        canon = canonicalize(self.text)
-        toks = tuple(canonical_tokens(canon))
         object.__setattr__(self, "canonical_text", canon)
         object.__setattr__(self, "token_list", toks)
-        object.__setattr__(self, "form", match_form(list(toks)))
-        object.__setattr__(self, "token_set", frozenset(toks))
+        object.__setattr__(self, "form", form)
+        object.__setattr__(self, "token_set", token_set)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for ledger payloads (the text itself travels as a blob by hash)."""
@@ -155,17 +166,22 @@ def spotlight(text: str, claim: str, window: int = DEFAULT_SPOTLIGHT_WINDOW) -> 
         start, end = 0, window
     else:
         best_pos, best_count = hits[0][1], -1
-        lo = 0
+        # A sliding window over the hits: ``counts`` holds the tokens of hits[lo:hi], the
+        # hits within ±half of ``pos``; both ends only move forward.
+        counts: dict[str, int] = {}
+        lo = hi = 0
         for _tok, pos in hits:
-            while hits[lo][1] < pos - half:
-                lo += 1
-            seen = set()
-            hi = lo
             while hi < len(hits) and hits[hi][1] <= pos + half:
-                seen.add(hits[hi][0])
+                counts[hits[hi][0]] = counts.get(hits[hi][0], 0) + 1
                 hi += 1
-            if len(seen) > best_count:
-                best_pos, best_count = pos, len(seen)
+            while hits[lo][1] < pos - half:
+                left = hits[lo][0]
+                counts[left] -= 1
+                if not counts[left]:
+                    del counts[left]
+                lo += 1
+            if len(counts) > best_count:
+                best_pos, best_count = pos, len(counts)
         start = max(0, best_pos - half)
         end = min(len(canon), start + window)
         start = max(0, end - window)

@@ -164,6 +164,7 @@ def clear_memo() -> None:
     """Drop the memo caches (benchmarks use it to measure cold calls)."""
     _canonicalize_memo.cache_clear()
     _tokens_memo.cache_clear()
+    _token_spans_memo.cache_clear()
 
 
 def canonical_tokens(canonical_text: str) -> list[str]:
@@ -173,7 +174,23 @@ def canonical_tokens(canonical_text: str) -> list[str]:
 
 def token_spans(canonical_text: str) -> list[tuple[str, int, int]]:
     """``(token, start, end)`` over an already canonical text (used by inspect/spotlight)."""
+    if len(canonical_text) <= _SPANS_MEMO_MAX_CHARS:
+        return list(_token_spans_memo(canonical_text))
+    return _token_spans(canonical_text)
+
+
+def _token_spans(canonical_text: str) -> list[tuple[str, int, int]]:
     return [(m.group().casefold(), m.start(), m.end()) for m in _TOKEN.finditer(canonical_text)]
+
+
+# Evidence chunks are spotlit again for every answer that cites them; remembered for the
+# last 1,024 texts of up to one chunk's size.
+_SPANS_MEMO_MAX_CHARS = 4000
+
+
+@lru_cache(maxsize=1024)
+def _token_spans_memo(canonical_text: str) -> tuple[tuple[str, int, int], ...]:
+    return tuple(_token_spans(canonical_text))
 
 
 def content_tokens(toks: list[str]) -> list[str]:

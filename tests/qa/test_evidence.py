@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aborist.errors import InputError
 from aborist.qa.evidence import EvidenceObject, build_evidence, evidence_id_for, spotlight
@@ -73,3 +75,49 @@ def test_spotlight_short_text_and_no_match() -> None:
     assert spotlight("short “text”", "anything") == 'short "text"'
     long_text = "word " * 200
     assert spotlight(long_text, "absent tokens", window=50).startswith("word word")
+
+
+def _spotlight_reference(text: str, claim: str, window: int) -> str:
+    """The spotlight as docs/verifier.md states it, counted naively per occurrence."""
+    from aborist.qa.textcanon import canonicalize, content_tokens, token_spans, tokens
+
+    canon = canonicalize(text)
+    if window <= 0 or len(canon) <= window:
+        return canon
+    wanted = set(content_tokens(tokens(claim)))
+    hits = [(tok, start) for tok, start, _ in token_spans(canon) if tok in wanted]
+    half = window // 2
+    if not hits:
+        start, end = 0, window
+    else:
+        best_pos, best_count = hits[0][1], -1
+        for _tok, pos in hits:
+            near = {t for t, p in hits if pos - half <= p <= pos + half}
+            if len(near) > best_count:
+                best_pos, best_count = pos, len(near)
+        start = max(0, best_pos - half)
+        end = min(len(canon), start + window)
+        start = max(0, end - window)
+    while start > 0 and canon[start - 1].isalnum():
+        start -= 1
+    while end < len(canon) and canon[end].isalnum():
+        end += 1
+    return canon[start:end].strip()
+
+
+@given(
+    words=st.lists(
+        st.sampled_from(["acme", "globex", "merger", "the", "of", "x1", "2019"]),
+        min_size=0,
+        max_size=120,
+    ),
+    claim=st.lists(st.sampled_from(["acme", "globex", "merger", "2019", "zeta"]), max_size=4),
+    window=st.integers(min_value=1, max_value=80),
+)
+def test_spotlight_matches_the_naive_definition(
+    words: list[str], claim: list[str], window: int
+) -> None:
+    text = " ".join(words)
+    assert spotlight(text, " ".join(claim), window) == _spotlight_reference(
+        text, " ".join(claim), window
+    )
