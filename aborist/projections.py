@@ -95,16 +95,24 @@ class RunProjection:
 
     def apply(self, tx: Tx, events: Sequence[RecordedEvent]) -> None:
         last: dict[str, dict[str, Any]] = {}
+        dags: dict[str, dict[str, Any]] = {}  # run -> the DAG labelled in this batch
         for ev in events:
             if ev.type.startswith("qa.") and ev.stream.startswith("run:"):
                 run_id = ev.stream[4:]
                 if ev.type in _FOLDED:  # the others only move the run's position
-                    self._fold(tx, ev, run_id, json.loads(ev.payload))
+                    self._fold(tx, ev, run_id, json.loads(ev.payload), dags)
                 last[run_id] = {"seq": ev.seq, "type": ev.type, "run_id": run_id}
         if last:  # each run's position once per batch, not once per event
             tx.executemany(_TOUCH_RUN, list(last.values()))
 
-    def _fold(self, tx: Tx, ev: RecordedEvent, run_id: str, p: dict[str, Any]) -> None:
+    def _fold(
+        self,
+        tx: Tx,
+        ev: RecordedEvent,
+        run_id: str,
+        p: dict[str, Any],
+        dags: dict[str, dict[str, Any]],
+    ) -> None:
         t = ev.type
         if t == "qa.run_started":
             tx.execute(
@@ -122,7 +130,7 @@ class RunProjection:
                 tx.execute(_HIT, {"at": ev.recorded_at, "cache_key": p["cache_key"]})
                 tx.execute(_RUN_HIT, {"true": True, "src": p["hit_run_id"], "run_id": run_id})
         elif t == "qa.answer_labelled":
-            dag = p["run_dag"]
+            dag = dags[run_id] = p["run_dag"]
             tx.executemany(
                 _INSERT_NODE,
                 [
@@ -146,7 +154,7 @@ class RunProjection:
                     "cache_key": p["cache_key"], "answer": p["answer"],
                     "audit_mode": p["audit_mode"], "label": p["label"], "run_id": run_id,
                     "run_dag_root": p["run_dag_root"],
-                    "run_dag_blob": canonical_text(self._dag_blob(tx, run_id)),
+                    "run_dag_blob": canonical_text(self._dag_blob(tx, run_id, dags.get(run_id))),
                     "key_dimensions": canonical_text(p["key_dimensions"]),
                     "created_at": ev.recorded_at, "written_seq": ev.seq,
                 },
@@ -165,7 +173,15 @@ class RunProjection:
             )  # fmt: skip
 
     @staticmethod
-    def _dag_blob(tx: Tx, run_id: str) -> dict[str, Any]:
+    def _dag_blob(tx: Tx, run_id: str, labelled: dict[str, Any] | None) -> dict[str, Any]:
+        """The run's DAG as ``run_dag_nodes`` holds it: taken from the label event when it
+        is in the same batch (the rows were just inserted from it), else read back."""
+        if labelled is not None:
+            nodes = [
+                {k: n[k] for k in ("stage", "stage_hash", "node_hash", "parents")}
+                for n in labelled["nodes"]
+            ]
+            return {"root": nodes[-1]["node_hash"] if nodes else None, "nodes": nodes}
         rows = tx.execute(
             "SELECT stage, stage_hash, node_hash, parents FROM run_dag_nodes "
             "WHERE run_id = :r ORDER BY ordinal",

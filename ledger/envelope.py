@@ -31,6 +31,7 @@ EVENT_HASH_DOMAIN = b"aborist.ledger.event.v1\n"
 MAX_STREAM_LEN = 400
 MAX_TYPE_LEN = 200
 _TYPE_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
+_CONTROL = re.compile(r"[\x00-\x1f]")
 
 
 def validate_stream(stream: str) -> str:
@@ -38,7 +39,7 @@ def validate_stream(stream: str) -> str:
         raise PayloadError("stream name must be a non-empty string")
     if len(stream) > MAX_STREAM_LEN:
         raise PayloadError(f"stream name is {len(stream)} characters; at most {MAX_STREAM_LEN}")
-    if stream != stream.strip() or any(ord(c) < 32 for c in stream):
+    if stream != stream.strip() or _CONTROL.search(stream):
         raise PayloadError(
             f"stream name {stream!r} has surrounding whitespace or control characters"
         )
