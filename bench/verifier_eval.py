@@ -30,8 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from aborist.qa.evidence import build_evidence  # noqa: E402
-from aborist.qa.textcanon import clear_memo  # noqa: E402
+from aborist.qa.evidence import build_evidence, clear_memo  # noqa: E402
 from aborist.qa.verify import verify_answer  # noqa: E402
 
 DEFAULT_DATA = ROOT / ".." / "shared" / "data"

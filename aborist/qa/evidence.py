@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from aborist.errors import InputError
+from aborist.qa import textcanon
 from aborist.qa.textcanon import (
     canonical_tokens,
     canonicalize,
@@ -37,6 +38,7 @@ __all__ = [
     "DEFAULT_SPOTLIGHT_WINDOW",
     "EvidenceObject",
     "build_evidence",
+    "clear_memo",
     "evidence_id_for",
     "spotlight",
 ]
@@ -48,6 +50,12 @@ DEFAULT_SPOTLIGHT_WINDOW = 400
 def evidence_id_for(evidence_hash: str) -> str:
     """``E`` + 8 lower-case hex digits of the sha256 (content address)."""
     return "E" + evidence_hash[:8]
+
+
+def clear_memo() -> None:
+    """Drop every memo the verifier keeps (benchmarks measure cold calls with it)."""
+    _derived.cache_clear()
+    textcanon.clear_memo()
 
 
 @lru_cache(maxsize=1024)
