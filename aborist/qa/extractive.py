@@ -12,8 +12,9 @@ each tagged with its evidence pointer:
 Coverage is IDF-weighted over the evidence sentences themselves: a sentence sharing the
 question's rarest terms covers more than one sharing only common ones; ties go to the
 sentence holding more of the question's adjacent word pairs (pairs of two stopwords aside),
-then to the one sharing more of the question's words (stopwords included, each weighted by
-the same IDF, so "else" outweighs "of"), then to evidence order. When no sentence
+then to the one where such a pair comes first, then to the one sharing more of the
+question's words (stopwords included, each weighted by the same IDF, so "else" outweighs
+"of"), then to evidence order. When no sentence
 covers at least :data:`MIN_COVERAGE` of the question, the answer is
 :data:`~aborist.qa.prompts.CANNOT_ANSWER`, which the verifier labels ``UNGROUNDED``: the
 extractive answerer says plainly that the evidence does not answer the question rather
@@ -108,12 +109,16 @@ def extract(
             # Ties on content coverage go first to the sentence holding more of the
             # question's word pairs ("else clause", "with statement": a stopword that
             # names a Python statement is only told apart from its everyday use by its
-            # neighbour), then to the one sharing more of the question's words, stopwords
-            # included, each weighted by its rarity among the evidence sentences.
-            adjacent = len(pairs.intersection(pairwise(map(light_stem, tokens))))
+            # neighbour), then to the one where such a pair comes first (a sentence that
+            # opens with its subject, "The with statement is used to ...", defines it),
+            # then to the one sharing more of the question's words, stopwords included,
+            # each weighted by its rarity among the evidence sentences.
+            hits = [(i, p) for i, p in enumerate(pairwise(map(light_stem, tokens))) if p in pairs]
+            adjacent = len({p for _, p in hits})
+            first = hits[0][0] if hits else len(tokens)
             weight = round(sum(widf[w] for w in shared), 9)
-            scored.append((-covered, -adjacent, -weight, s.order, s))
-    scored.sort(key=lambda t: t[:4])
+            scored.append((-covered, -adjacent, first, -weight, s.order, s))
+    scored.sort(key=lambda t: t[:5])
     lines: list[str] = []
     seen: set[str] = set()
     for *_, s in scored:

@@ -73,3 +73,12 @@ def test_same_prompt_same_bytes_through_the_client() -> None:
     assert first.text == second.text
     assert first.model == "extractive/2"
     assert "iterator is exhausted" in first.text.splitlines()[0]
+
+
+def test_a_sentence_that_opens_with_the_pair_comes_first() -> None:
+    evidence = (
+        ("E1", 'The "try" statement and the "with" statement provide ways to do this.'),
+        ("E2", 'The "with" statement is used to wrap the execution of a block.'),
+    )
+    answer = extract("What does the with statement do?", evidence, "claim-lattice")
+    assert answer.splitlines()[0].endswith("[E2]")
