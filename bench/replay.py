@@ -1,8 +1,12 @@
 """``aborist-ledger replay`` throughput on a ledger of 10,000+ runs (issue 7, "Speed").
 
-What is measured, on one fresh SQLite ledger built by this script (extractive runs over a
-small built-in shard, ``use_cache=False`` so every run goes through every stage; the
-build uses ``synchronous = NORMAL`` and its time is reported too):
+What is measured, on one fresh SQLite ledger built by this script (extractive runs,
+``use_cache=False`` so every run goes through every stage, both modes; the build uses
+``synchronous = NORMAL`` and its time is reported too). ``--corpus`` picks what the runs
+ask: ``builtin`` (the default) five questions over a small built-in shard (21 distinct
+blobs, short evidence), ``rust-book`` a question per distinct chapter heading of the Rust
+book (``../shared/data/rust-book/src``, as ``bench/query.py`` asks them; ~23 evidence
+chunks a run), the realistic ledger:
 
 * a **raw sqlite3 re-hash** of the same rows in the same process: one SELECT, sha256 of
   every payload, the event hash (``hashlib`` over the same canonical header JSON), the
@@ -26,7 +30,8 @@ Each timing is the median of ``--repeat`` runs, interleaved. ``--profile`` adds 
 of the deep re-execution, grouped by component.
 
 Run: ``.venv/bin/python bench/replay.py`` (``--runs 500`` for a smoke run; ``--keep DIR``
-keeps the built ledger there and reuses it on the next call).
+keeps the built ledger there and reuses it on the next call, one file per corpus;
+``--corpus rust-book`` takes ~150 s to build 10,000 runs).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -84,32 +89,60 @@ QUESTIONS = (
 )
 
 
-def build(directory: Path, runs: int) -> tuple[str, float]:
-    """A ledger of ``runs`` runs (both modes), built once; returns (url, seconds)."""
-    db = directory / "ledger.db"
-    url = f"sqlite:///{db}"
+def rust_book_questions() -> list[str]:
+    """The Rust book's chapter headings as questions (as ``bench/query.py`` asks them),
+    each once."""
+    from query import rust_corpus  # bench/query.py
+
+    return list(dict.fromkeys(rust_corpus()[1]))
+
+
+#: ``--corpus``: what the ledger's runs ask, over which documents.
+CORPORA = ("builtin", "rust-book")
+
+
+def build(directory: Path, runs: int, corpus: str = "builtin") -> tuple[Path, float]:
+    """A ledger of ``runs`` runs (both modes), built once; returns (its file, seconds).
+    Each corpus has its own file in ``directory`` (``ledger.db`` for the built-in shard,
+    ``ledger-rust-book.db`` for the Rust book), so ``--keep`` reuses the right one."""
+    name = "ledger.db" if corpus == "builtin" else f"ledger-{corpus}.db"
+    db = directory / name
     if db.exists():
-        return url, 0.0
-    docs, shards = directory / "docs", directory / "shards"
-    docs.mkdir(parents=True, exist_ok=True)
-    for name, body in DOCS.items():
-        (docs / name).write_text(body, encoding="utf-8")
-    ingest(sorted(docs.iterdir()), "eldoria", shards_dir=shards)
-    migrate(url)
+        return db, 0.0
+    shards = directory / ("shards" if corpus == "builtin" else f"shards-{corpus}")
+    if corpus == "builtin":
+        docs = directory / "docs"
+        docs.mkdir(parents=True, exist_ok=True)
+        for doc, body in DOCS.items():
+            (docs / doc).write_text(body, encoding="utf-8")
+        ingest(sorted(docs.iterdir()), "eldoria", shards_dir=shards)
+        questions: Sequence[str] = QUESTIONS
+    else:
+        from query import RUST_BOOK
+
+        ingest([RUST_BOOK], "rust-book", shards_dir=shards)
+        questions = rust_book_questions()
+    tmp_db = db.with_name(db.name + ".building")  # a build cut short is not reused
+    tmp_db.unlink(missing_ok=True)
+    tmp_url = f"sqlite:///{tmp_db}"
+    migrate(tmp_url)
     client = ExtractiveClient()
     modes = (Governance(mode="claim-lattice"), Governance(mode="quote"))
+    n = len(questions)
     t0 = time.perf_counter()
-    with Ledger.open(url, projections=[RunProjection()], sqlite_synchronous="NORMAL") as lg:
+    with Ledger.open(tmp_url, projections=[RunProjection()], sqlite_synchronous="NORMAL") as lg:
         for i in range(runs):
             query(
-                QUESTIONS[i % len(QUESTIONS)],
+                questions[i % n],
                 ledger=lg,
                 client=client,
                 shards_dir=shards,
-                governance=modes[(i // len(QUESTIONS)) % 2],
+                governance=modes[(i // n) % 2],
                 use_cache=False,
             )
-    return url, time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    tmp_db.rename(db)
+    return db, seconds
 
 
 def raw_rehash(path: Path) -> int:
@@ -170,13 +203,20 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", type=Path, help="build (or reuse) the ledger in this directory")
+    ap.add_argument(
+        "--corpus",
+        choices=CORPORA,
+        default="builtin",
+        help="builtin: five questions over a two-file shard (21 distinct blobs); rust-book: "
+        "the Rust book, a question per chapter heading (~23 evidence chunks a run)",
+    )
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="aborist-bench-replay-") as tmp:
         directory = args.keep or Path(tmp)
         directory.mkdir(parents=True, exist_ok=True)
-        url, build_s = build(directory, args.runs)
-        db = directory / "ledger.db"
+        db, build_s = build(directory, args.runs, args.corpus)
+        url = f"sqlite:///{db}"
         with Ledger.open(url) as lg:
             n_events = lg.head()[0]
             runs = runs_of(lg)
@@ -251,12 +291,12 @@ def main() -> None:
                 row("deep re-execution, blobs in memory", m["mem"], n_runs, "runs/s", False),
             ]
             print(environment_line())
+            size = f"{n_runs:,} runs, {n_events:,} events, {len(blobs):,} distinct blobs"
             print(
-                f"ledger: {n_runs:,} runs, {n_events:,} events; "
-                f"build {build_s:.1f} s ({n_runs / build_s if build_s else 0:,.0f} runs/s, "
-                "synchronous NORMAL)"
+                f"ledger ({args.corpus}): {size}; build {build_s:.1f} s "
+                f"({n_runs / build_s:,.0f} runs/s, synchronous NORMAL)"
                 if build_s
-                else f"ledger: {n_runs:,} runs, {n_events:,} events (reused)"
+                else f"ledger ({args.corpus}): {size} (reused: {db})"
             )
             print(f"median of {args.repeat}\n")
             print(markdown_table(["case", "seconds", "throughput", "vs raw"], rows))
