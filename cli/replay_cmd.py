@@ -71,10 +71,11 @@ def _print_text(report: ReplayReport) -> None:
               help="A checkpoint kept outside the database (from `aborist-ledger checkpoint "
                    "--json`); a consistency proof to the current head must hold.")  # fmt: skip
 @click.option("--jobs", type=click.IntRange(1, 2), default=None, metavar="N",
-              help="Processes to use: 1 keeps every check in this one; 2 runs the chain "
-                   "and the projection rebuild in a second process (default: 2 on "
-                   "ledgers of 20,000 events or more when two CPUs are available). The "
-                   "report is the same either way.")  # fmt: skip
+              help="CPUs to use: 1 keeps every check in this process; 2 runs the chain "
+                   "and the projection rebuild in a second process and, with --deep, "
+                   "shares the re-execution with a third (default: 2 on ledgers of 20,000 "
+                   "events or more when two CPUs are available). The report is the same "
+                   "either way.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def replay(
     db_url: str | None,

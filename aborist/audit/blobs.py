@@ -125,22 +125,28 @@ class BlobCache:
     :meth:`prefetch` with every address a batch of runs references (one query per few
     hundred distinct blobs instead of one per run), then the runs read from memory.
 
-    It holds bytes, not verdicts: every reference is still re-hashed by
-    :func:`check_blob`. A blob absent from the table stays absent
-    (:class:`~ledger.errors.BlobNotFoundError`). Past :data:`CACHE_BUDGET` bytes the
-    cache starts afresh at the next prefetch, so memory stays bounded."""
+    It also remembers which of the bytes it holds :func:`check_blob` found to hash to
+    their address (:attr:`hashed`): a blob referenced by a thousand runs is read and
+    hashed once per replay, not once per run, and every reference to it is still checked
+    against that result. Bytes that hash elsewhere are never remembered, so each run that
+    references them is reported. A blob absent from the table stays absent
+    (:class:`~ledger.errors.BlobNotFoundError`). Past :data:`CACHE_BUDGET` bytes the cache
+    (bytes and hashes) starts afresh at the next prefetch, so memory stays bounded."""
 
     def __init__(self, ledger: Ledger, budget: int = CACHE_BUDGET) -> None:
         self.ledger = ledger
         self.budget = budget
         self.blobs: dict[str, bytes] = {}
         self.missing: set[str] = set()
+        #: Addresses whose bytes (as held in :attr:`blobs`) hash to the address.
+        self.hashed: set[str] = set()
         self.size = 0
 
     def prefetch(self, hashes: Iterable[str]) -> None:
         if self.size > self.budget:
             self.blobs.clear()
             self.missing.clear()
+            self.hashed.clear()
             self.size = 0
         wanted = [h for h in dict.fromkeys(hashes) if h not in self.blobs]
         if not wanted:
@@ -168,14 +174,21 @@ def _divergence(ref: BlobRef, found: str, detail: str) -> Divergence:
 
 
 def check_blob(source: BlobSource, ref: BlobRef) -> tuple[bytes | None, Divergence | None]:
-    """Fetch ``ref``'s bytes; a divergence if they are missing or hash elsewhere."""
+    """Fetch ``ref``'s bytes; a divergence if they are missing or hash elsewhere. From a
+    :class:`BlobCache`, bytes it already found to hash to their address are not hashed
+    again (the cache holds those very bytes)."""
     try:
         data = source.get_blob(ref.blob)
     except BlobNotFoundError:
         return None, _divergence(ref, "no blob", f"blob {ref.blob} is missing")
+    cache = source if isinstance(source, BlobCache) else None
+    if cache is not None and ref.blob in cache.hashed:
+        return data, None
     actual = sha256_hex(data)
     if actual != ref.blob:
         return None, _divergence(ref, actual, f"blob {ref.blob} bytes hash elsewhere")
+    if cache is not None and cache.blobs.get(ref.blob) is data:
+        cache.hashed.add(ref.blob)
     return data, None
 
 

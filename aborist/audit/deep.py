@@ -26,11 +26,20 @@ divergence.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from aborist.audit.blobs import BlobRef, BlobSource, check_blob, referenced_blobs
+from aborist.audit.blobs import (
+    BLOB_FIELDS,
+    EVIDENCE_STAGE,
+    BlobRef,
+    BlobSource,
+    check_blob,
+    referenced_blobs,
+)
 from aborist.audit.findings import Divergence, NotReexecuted, ReplayReport, VersionSkew, clip
 from aborist.audit.run_events import RunEvents, as_run_events
 from aborist.errors import AboristError
@@ -51,9 +60,25 @@ from ledger.canonical import canonical_json, sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.errors import BlobNotFoundError, LedgerError
 
-__all__ = ["first_difference", "reexecute_run", "running_versions"]
+__all__ = [
+    "DEEP_EVENT_TYPES",
+    "EvidenceMemo",
+    "first_difference",
+    "reexecute_run",
+    "running_versions",
+]
 
 _MISSING = object()
+#: Every event type the re-execution reads: the stages it compares, their inputs, and the
+#: events naming blobs (whose blobs it checks). A run re-executed in another process
+#: (:mod:`aborist.audit.deep_batches`) is sent these events only; the others (the
+#: retrieval record, the cache check) are the bulk of a run's bytes and none of its
+#: inputs. Reading another type here means adding it to this set.
+DEEP_EVENT_TYPES = frozenset(
+    {"qa.run_started", "qa.model_answered", "qa.claims_parsed", "qa.answer_verified",
+     "qa.answer_repaired", "qa.reprompt_attempted", "qa.answer_rendered",
+     "qa.answer_labelled", "qa.run_completed", *BLOB_FIELDS, *EVIDENCE_STAGE}
+)  # fmt: skip
 _INPUT_ERRORS = (AboristError, LedgerError, KeyError, TypeError, ValueError, UnicodeDecodeError)
 
 
@@ -104,6 +129,91 @@ def _load_repair() -> Callable[..., Any] | None:
     return fn if callable(fn) else None
 
 
+#: The fields of :class:`EvidenceObject` that :class:`EvidenceMemo` knows how to fill:
+#: the record's and what the object derives from its text. Should the class gain another,
+#: the memo builds every object with the constructor instead.
+_RECORD_FIELDS = ("pointer_id", "source_uri", "title", "source_role")
+_KNOWN_FIELDS = frozenset(
+    {*_RECORD_FIELDS, "text", "evidence_hash", "evidence_id", "canonical_text", "token_list",
+     "form", "token_set"}
+)  # fmt: skip
+_MEMO_FAST = {f.name for f in dataclasses.fields(EvidenceObject)} == _KNOWN_FIELDS
+#: Characters of evidence text an :class:`EvidenceMemo` keeps before it starts afresh.
+MEMO_BUDGET = 16 * 1024 * 1024
+
+
+class EvidenceMemo:
+    """The evidence objects built from evidence records during one replay, so that the
+    runs that cite the same chunks (most runs of a ledger cite chunks other runs cited)
+    do not build them again.
+
+    An :class:`EvidenceObject` is a pure function of its record (pointer, source,
+    title, role, recorded hash) and its text, and the text is a pure function of the text
+    blob's address once the blob's bytes were checked to hash to it (every run's blobs are
+    checked before its evidence is built). So a record seen before gets the object built
+    then; a record new to the memo whose text is known gets a copy of that text's object
+    with the record's own fields (the text's hash, canonical form and tokens are shared,
+    not derived again: ``tests/audit/test_deep_memo.py`` checks the copies field for field
+    against the constructor); anything else, and anything the constructor would refuse
+    (a recorded hash that does not match the text), goes through the constructor, which
+    decides and raises as it always does. Past :data:`MEMO_BUDGET` characters of text the
+    memo starts afresh, so memory stays bounded."""
+
+    def __init__(self, budget: int = MEMO_BUDGET) -> None:
+        self.budget = budget
+        self.by_text: dict[str, EvidenceObject] = {}  # text blob -> an object of its text
+        self.by_record: dict[tuple[Any, ...], EvidenceObject] = {}
+        self.size = 0
+
+    def evidence(self, records: Sequence[Any], blobs: Mapping[str, bytes]) -> list[EvidenceObject]:
+        """The evidence objects of ``records`` (``qa.evidence_mapped`` or
+        ``qa.context_assembled``'s ``evidence``), with texts from the checked ``blobs``."""
+        if self.size > self.budget:
+            self.by_text.clear()
+            self.by_record.clear()
+            self.size = 0
+        return [self.one(r, blobs) for r in records]
+
+    def one(self, r: Any, blobs: Mapping[str, bytes]) -> EvidenceObject:
+        try:
+            key = (r["pointer_id"], r["text_blob"], r["source_uri"], r["title"],
+                   r["source_role"], r["evidence_hash"])  # fmt: skip
+            found = self.by_record.get(key)
+        except (KeyError, TypeError, IndexError):  # not a record: the constructor says why
+            return _construct(r, blobs)
+        if found is not None:
+            return found
+        blob = key[1]
+        proto = self.by_text.get(blob) if type(blob) is str else None
+        if (
+            proto is not None
+            and _MEMO_FAST
+            and all(type(v) is str for v in key)
+            and key[5] in ("", proto.evidence_hash)
+            and blobs.get(blob) is not None
+        ):
+            obj = copy.copy(proto)
+            for name, value in zip(_RECORD_FIELDS, (key[0], *key[2:5]), strict=True):
+                object.__setattr__(obj, name, value)
+        else:
+            obj = _construct(r, blobs)
+            if type(blob) is str and blob not in self.by_text:
+                self.by_text[blob] = obj
+                self.size += len(obj.text)
+        self.by_record[key] = obj
+        return obj
+
+
+def _construct(r: Any, blobs: Mapping[str, bytes]) -> EvidenceObject:
+    """One evidence object from its record, by the constructor (which checks the recorded
+    hash against the text)."""
+    return EvidenceObject(
+        pointer_id=r["pointer_id"], text=blobs[r["text_blob"]].decode("utf-8"),
+        source_uri=r["source_uri"], title=r["title"], source_role=r["source_role"],
+        evidence_hash=r["evidence_hash"],
+    )  # fmt: skip
+
+
 class _Fetched:
     """Blobs already read (one query per run), as a :class:`BlobSource`."""
 
@@ -120,8 +230,11 @@ class _Fetched:
 class _RunReplay:
     """Re-execution of one run; collects into the shared report."""
 
-    def __init__(self, source: BlobSource, run: RunEvents, report: ReplayReport) -> None:
+    def __init__(
+        self, source: BlobSource, run: RunEvents, report: ReplayReport, memo: EvidenceMemo | None
+    ) -> None:
         self.source = source
+        self.memo = memo
         self.run_id = run.run_id
         self.run_events = run
         self.events = run.events
@@ -205,14 +318,9 @@ class _RunReplay:
             if ev is not None:
                 records = list(self.data(ev)["evidence"])
                 break
-        return [
-            EvidenceObject(
-                pointer_id=r["pointer_id"], text=blobs[r["text_blob"]].decode("utf-8"),
-                source_uri=r["source_uri"], title=r["title"], source_role=r["source_role"],
-                evidence_hash=r["evidence_hash"],
-            )
-            for r in records
-        ]  # fmt: skip
+        if self.memo is not None:
+            return self.memo.evidence(records, blobs)
+        return [_construct(r, blobs) for r in records]
 
     def run(self) -> None:
         verified = self.first("qa.answer_verified")
@@ -368,12 +476,17 @@ class _RunReplay:
 
 
 def reexecute_run(
-    source: BlobSource, run_id: str, events: Sequence[RecordedEvent], report: ReplayReport
+    source: BlobSource,
+    run_id: str,
+    events: Sequence[RecordedEvent],
+    report: ReplayReport,
+    memo: EvidenceMemo | None = None,
 ) -> None:
     """Re-run ``run_id``'s deterministic stages and record what diverged in ``report``.
 
     ``source`` gives the blobs: the ledger, an export bundle's blobs with no database, or
     replay's :class:`~aborist.audit.blobs.BlobCache`. ``events`` may be a
     :class:`~aborist.audit.run_events.RunEvents` whose parsed payloads are shared with the
-    caller's other checks."""
-    _RunReplay(source, as_run_events(run_id, events), report).run()
+    caller's other checks. ``memo`` shares the evidence objects built for earlier runs
+    (replay passes one for the whole replay)."""
+    _RunReplay(source, as_run_events(run_id, events), report, memo).run()

@@ -161,6 +161,28 @@ class ReplayReport:
             self.counts[kind] = self.counts.get(kind, 0) + n
         self.projection_rows.update(part.projection_rows)
 
+    def merge(self, part: ReplayReport) -> None:
+        """Add what ``part`` found after what this report found: as if ``part``'s checks
+        had reported here, in the order they ran (its counters added, its divergences by
+        the rule of :meth:`diverge`, its listed skew and skipped stages after these). Replay
+        checks ``--deep`` batches into parts of their own, possibly in another process, and
+        merges them in the ledger's order."""
+        for kind, n in part.runs.items():
+            self.runs[kind] = self.runs.get(kind, 0) + n
+        self.dags_checked += part.dags_checked
+        self.stages_checked += part.stages_checked
+        self.blobs_checked += part.blobs_checked
+        self.checkpoints_checked += part.checkpoints_checked
+        self.deep_runs += part.deep_runs
+        self.deep_stages += part.deep_stages
+        self.absorb(part)
+        room = max(LISTED - len(self.version_skew), 0)
+        self.version_skew.extend(part.version_skew[:room])
+        self.skew_count += part.skew_count
+        room = max(LISTED - len(self.not_reexecuted), 0)
+        self.not_reexecuted.extend(part.not_reexecuted[:room])
+        self.not_reexecuted_count += part.not_reexecuted_count
+
     def skew(self, s: VersionSkew) -> None:
         """Record version skew (the first :data:`LISTED` are kept, all are counted)."""
         self.skew_count += 1

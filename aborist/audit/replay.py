@@ -12,7 +12,8 @@ page then feeds four checks:
 2. each run's DAG (:mod:`aborist.audit.dags`), as soon as the run's last event passes,
    from the payload digests the chain computed;
 3. with ``deep``, each run's deterministic stages re-executed (:mod:`aborist.audit.deep`),
-   a batch of finished runs at a time so that their blobs are read in one query;
+   a batch of finished runs at a time so that their blobs are read in one query, in this
+   process or in a forked worker (:mod:`aborist.audit.deep_batches`);
 4. the projections, folded page by page into a scratch database and compared row for row
    with the live tables (:mod:`aborist.audit.projections_check`).
 
@@ -31,7 +32,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack, contextmanager
 from hashlib import sha256
 from typing import Any
 
@@ -46,7 +47,8 @@ from aborist.audit.blobs import (
     referenced_blobs,
 )
 from aborist.audit.dags import TERMINAL_EVENTS, check_run
-from aborist.audit.deep import reexecute_run
+from aborist.audit.deep import EvidenceMemo
+from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
 from aborist.audit.findings import KINDS, Divergence, ReplayReport
 from aborist.audit.forked import Forked, can_fork
 from aborist.audit.projections_check import ProjectionCheck, Tables, read_live
@@ -62,11 +64,12 @@ from ledger.store import Ledger
 __all__ = ["chain_and_dags", "parse_checkpoint", "replay"]
 
 _RUN_PREFIX = "run:"
-_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError)
+_SHAPE_ERRORS = SHAPE_ERRORS
 #: From this many events on, the chain and projection checks run in a second process.
 FORK_MIN_EVENTS = 20_000
-#: Finished runs re-executed together under ``--deep`` (their blobs read in one go).
-_DEEP_BATCH = 500
+#: Finished runs re-executed together under ``--deep`` (their blobs read in one go; with a
+#: worker process, the unit of work shared between it and the replay's process).
+_DEEP_BATCH = 250
 #: Payloads a check parses anyway: the DAG's, those naming blobs (when blobs are checked),
 #: the rendering's (``--deep`` reads its version). The others are only validated as JSON
 #: objects.
@@ -130,13 +133,23 @@ def _ledger_wide_forked(
 
 def _fork_pays(events: int, parallel: bool | None) -> bool:
     """Whether checks 1 and 4 run in a forked process, alongside the run checks in this
-    one. ``parallel`` decides when given; by default, on a ledger of
-    :data:`FORK_MIN_EVENTS` events or more when this process can fork and may use two CPUs
-    (below that size, starting the process costs more than the work it takes over). Either
-    way the report is the same (``tests/audit/test_replay_parallel.py``)."""
+    one (and, under ``--deep``, a second forked process shares the re-execution).
+    ``parallel`` decides when given; by default, on a ledger of :data:`FORK_MIN_EVENTS`
+    events or more when this process can fork and may use two CPUs (below that size,
+    starting the processes costs more than the work they take over). Either way the report
+    is the same (``tests/audit/test_replay_parallel.py``)."""
     if parallel is not None:
         return parallel and "fork" in multiprocessing.get_all_start_methods()
     return events >= FORK_MIN_EVENTS and can_fork()
+
+
+def _deep_worker(ledger: Ledger, head: tuple[int, str]) -> DeepWorker | None:
+    """A forked process for ``--deep`` batches (None if it cannot be started: the replay
+    then re-executes every batch itself)."""
+    try:
+        return DeepWorker(ledger.engine.url, head)
+    except Exception:
+        return None
 
 
 @contextmanager
@@ -181,8 +194,11 @@ class _Replay:
         self.served: list[tuple[str, int, str, str]] = []
         self.refs: list[BlobRef] = []
         self.batch: list[tuple[RunEvents, str]] = []  # (run, status) awaiting --deep
+        #: Where the run checks report: the replay's report, or under ``--deep`` the part
+        #: of the batch being gathered (merged before that batch's deep findings).
+        self.sink = ReplayReport() if deep else self.report
         self.parse = _PARSED_DEEP if deep else _PARSED_BLOBS if blobs else _PARSED_DAG
-        self.blob_cache = BlobCache(ledger)
+        self.deep_batches = DeepBatches(self.report, BlobCache(ledger), EvidenceMemo())
         self.head, self.live_tables, self.live = read_live(ledger, run_id)
 
     # -- the pass ------------------------------------------------------------------------
@@ -218,8 +234,8 @@ class _Replay:
                 projection.fold(page)
             for run in finished:
                 self._finish(run)
-            if len(self.batch) >= _DEEP_BATCH:
-                self._deep_batch()
+                if len(self.batch) >= _DEEP_BATCH:
+                    self._deep_batch()
 
     def _finish(self, run: RunEvents) -> None:
         rid = run.run_id
@@ -228,21 +244,12 @@ class _Replay:
         try:
             status = self._check(run)
         except _SHAPE_ERRORS as e:  # a payload that is not what the pipeline records
-            self._unreadable(run, e)
+            unreadable_run(self.sink, run, e)
             return
         if self.deep:
             self.batch.append((run, status))
         else:
             self.report.runs[status] = self.report.runs.get(status, 0) + 1
-
-    def _unreadable(self, run: RunEvents, e: Exception) -> None:
-        bad = run.unreadable()
-        self.report.runs["unreadable"] = self.report.runs.get("unreadable", 0) + 1
-        self.report.diverge(
-            Divergence("dag", bad.seq if bad else None, run.run_id, None,
-                       "payloads as the pipeline records them",
-                       f"{type(e).__name__}: {e}", bad.type if bad else "")
-        )  # fmt: skip
 
     def _check(self, run: RunEvents) -> str:
         """The run's DAG (and its blob references); returns its status."""
@@ -251,12 +258,13 @@ class _Replay:
             raise ValueError(f"the payload of seq {bad.seq} is not a JSON object")
         rid = run.run_id
         check = check_run(rid, run, self.live)
+        sink = self.sink
         if check.dag is not None:
-            self.report.dags_checked += 1
-            self.report.stages_checked += check.stages_checked
+            sink.dags_checked += 1
+            sink.stages_checked += check.stages_checked
             self.roots[rid] = check.dag.root
         for d in check.divergences:
-            self.report.diverge(d)
+            sink.diverge(d)
         if check.served is not None:
             self.served.append((rid, *check.served))
         if not self.deep and self.blobs:
@@ -265,21 +273,10 @@ class _Replay:
 
     def _deep_batch(self) -> None:
         """Re-execute the finished runs waiting in :attr:`batch`, in the order they
-        finished, after reading every blob they reference in one go."""
+        finished (:mod:`aborist.audit.deep_batches`: here or in the worker)."""
         batch, self.batch = self.batch, []
-        wanted: list[str] = []
-        for run, _ in batch:
-            with suppress(*_SHAPE_ERRORS):  # the run's own re-execution reports it
-                wanted.extend(ref.blob for ref in referenced_blobs(run.run_id, run))
-        self.blob_cache.prefetch(wanted)
-        runs = self.report.runs
-        for run, status in batch:
-            try:
-                reexecute_run(self.blob_cache, run.run_id, run, self.report)
-            except _SHAPE_ERRORS as e:
-                self._unreadable(run, e)
-                continue
-            runs[status] = runs.get(status, 0) + 1
+        dag, self.sink = self.sink, ReplayReport()
+        self.deep_batches.submit(batch, dag)
 
     # -- after the pass ------------------------------------------------------------------
 
@@ -347,7 +344,14 @@ class _Replay:
         live = self.live_tables if self.projections else None
         wide = (self.since, prev, head_seq, self.run_id, live, self.full)
         with ExitStack() as stack:
+            stack.callback(self.deep_batches.close)
             if _fork_pays(head_seq, self.parallel):
+                if self.deep:
+                    self.deep_batches.worker = _deep_worker(self.ledger, self.head)
+                if self.deep_batches.worker is not None:
+                    # The worker parses what it re-executes; here the payloads no run
+                    # check reads are only validated (the same verdict either way).
+                    self.parse = _PARSED_DAG
                 forked = stack.enter_context(
                     Forked("replay ledger checks", _ledger_wide_forked, self.ledger.engine.url,
                            *wide)
@@ -397,8 +401,12 @@ class _Replay:
         for _, run in sorted(self.pending.items()):
             self._finish(run)
         self.pending.clear()
-        if self.batch:
-            self._deep_batch()
+        if self.deep:
+            if self.batch:
+                self._deep_batch()
+            self.deep_batches.finish()
+            self.report.merge(self.sink)  # run checks after the last batch (none, so far)
+            self.sink = self.report
 
     def chain_result(self, chain: ChainReport) -> None:
         report = self.report

@@ -7,18 +7,20 @@ whatever order the checks found them in."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import aborist.audit.deep_batches  # noqa: F401 (BATCHES below)
 from aborist.audit import ReplayReport, replay
-from aborist.audit.findings import Divergence
+from aborist.audit.findings import Divergence, NotReexecuted, VersionSkew
 from tests.audit.test_replay import Built, add_repair_runs, build_ledger
 from tests.ledger.tamper import tamper
 
 REPLAY = sys.modules["aborist.audit.replay"]
+BATCHES = sys.modules["aborist.audit.deep_batches"]
 
 
 @pytest.fixture
@@ -31,9 +33,26 @@ def built(ledger_url: str, tmp_path: Path) -> Iterator[Built]:
         b.ledger.close()
 
 
+def failing_after(n: int, real: Callable[..., Any]) -> Callable[..., Any]:
+    """``real``, raising from its ``n + 1``-th call on (counted in the deep worker,
+    which has its own copy of the count)."""
+    calls: list[int] = []
+
+    def flaky(*args: Any) -> Any:
+        calls.append(1)
+        if len(calls) > n:
+            raise RuntimeError("simulated: the deep worker fails")
+        return real(*args)
+
+    return flaky
+
+
 def layouts(b: Built, **kw: Any) -> list[dict[str, Any]]:
     """The report of each layout, as JSON: in-process, forked, and forked with the child
-    failing (the parent then does the child's work itself)."""
+    failing (the parent then does the child's work itself); under ``--deep`` also with
+    one run per batch (shared between the replay's process and the deep worker), with
+    the deep worker failing at once, and failing after its first batch (the replay's
+    process then re-executes what it held, and every later batch)."""
     out = [replay(b.ledger, parallel=False, **kw).to_dict(),
            replay(b.ledger, parallel=True, **kw).to_dict()]  # fmt: skip
     real = REPLAY._ledger_wide_forked
@@ -46,6 +65,15 @@ def layouts(b: Built, **kw: Any) -> list[dict[str, Any]]:
         out.append(replay(b.ledger, parallel=True, **kw).to_dict())
     finally:
         REPLAY._ledger_wide_forked = real
+    if kw.get("deep"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(REPLAY, "_DEEP_BATCH", 1)
+            out.append(replay(b.ledger, parallel=True, **kw).to_dict())
+            real_runs = BATCHES._runs_of
+            for fails_after in (0, 1):
+                mp.setattr(BATCHES, "_runs_of", failing_after(fails_after, real_runs))
+                out.append(replay(b.ledger, parallel=True, **kw).to_dict())
+            mp.setattr(BATCHES, "_runs_of", real_runs)
     return out
 
 
@@ -63,7 +91,17 @@ def test_honest_ledger_same_report(built: Built, scope: dict[str, Any]) -> None:
     kw = dict(scope)
     if "run" in kw:
         kw = {"run_id": built.quote, "deep": True}
-    report = assert_same(layouts(built, **kw))
+    sent: list[int] = []
+    real_send = BATCHES.DeepWorker.send
+
+    def counted(self: Any, batch: Any) -> None:
+        sent.append(len(batch))
+        real_send(self, batch)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(BATCHES.DeepWorker, "send", counted)
+        report = assert_same(layouts(built, **kw))
+    assert bool(sent) == bool(kw.get("deep"))  # the deep worker did take batches
     assert report["ok"] is True
     assert report["summary"]["events_checked"] > 0
 
@@ -125,3 +163,30 @@ def test_absorb_merges_by_the_same_rule() -> None:
     assert dag is not None and dag.found == "three"
     assert mine.counts == {"dag": 2, "projection": 1}
     assert mine.projection_rows == {"runs": 4}
+
+
+def test_merge_is_reporting_in_order() -> None:
+    """Parts merged in order give what reporting everything into one report gives."""
+    found: list[list[Any]] = [
+        [d(None, "none"), d(8, "eight"), NotReexecuted("r", "s", "a")],
+        [d(8, "eight again"), d(3, "three"), VersionSkew(1, "r", "verify", "k", "a", "b")],
+        [d(None, "none again")] + [NotReexecuted("r", str(i), "b") for i in range(25)],
+    ]
+    whole, merged = ReplayReport(), ReplayReport()
+    for items in found:
+        part = ReplayReport()
+        for target in (whole, part):
+            target.runs["completed"] = target.runs.get("completed", 0) + 1
+            target.deep_runs += 1
+            for item in items:
+                if isinstance(item, Divergence):
+                    target.diverge(item)
+                elif isinstance(item, VersionSkew):
+                    target.skew(item)
+                else:
+                    target.skip(item)
+        merged.merge(part)
+    assert merged.to_dict() == whole.to_dict()
+    dag = merged.first("dag")
+    assert dag is not None and dag.found == "three"
+    assert merged.not_reexecuted_count == 26 and len(merged.not_reexecuted) == 20
