@@ -6,7 +6,6 @@ Short by default; ``--run-load`` runs 4 workers x 250 questions.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from typing import Any
 
@@ -64,10 +63,10 @@ def test_workers_answer_a_batch_into_one_whole_ledger(
         assert set(streams) == {i.run_id for i in items}  # one run per question, no other
         assert all(terminal[i.run_id] == 1 for i in items)
         assert all(streams[i.run_id][-1] == "qa.run_completed" for i in items)
-        # The workers really interleaved their runs in the one chain.
-        run_events = [e.stream for e in events if e.stream.startswith("run:")]
-        switches = sum(1 for a, b in itertools.pairwise(run_events) if a != b)
-        assert switches > len(items)
+        # Whether the two workers' runs interleave in the chain depends on timing (on a
+        # short batch one worker may finish before the other starts, which the suite saw
+        # under load), so it is not asserted here; concurrent writers to one chain are
+        # tested in tests/ledger/test_concurrency.py and tests/load/test_batch_faults.py.
 
         audit = replay(lg, deep=True)
         assert audit.ok, audit.to_dict() if hasattr(audit, "to_dict") else audit
