@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ledger.canonical import canonical_json, canonical_text, sha256_hex
+from ledger.canonical import canonical_json, canonical_string, canonical_text, sha256_hex
 from ledger.errors import PayloadError
 
 __all__ = [
@@ -27,6 +27,11 @@ __all__ = [
 ]
 
 GENESIS_HASH = "0" * 64
+_MAX_SAFE_INT = 2**53 - 1
+_HEADER = (
+    '{"event_id":%s,"payload_hash":%s,"prev_hash":%s,"recorded_at":%s,"seq":%d,'
+    '"stream":%s,"stream_seq":%d,"type":%s,"type_version":%d}'
+)
 EVENT_HASH_DOMAIN = b"aborist.ledger.event.v1\n"
 MAX_STREAM_LEN = 400
 MAX_TYPE_LEN = 200
@@ -86,7 +91,26 @@ def event_hash(
     payload_hash: str,
     prev_hash: str,
 ) -> str:
-    """The chained hash of one event (docs/ledger-format.md, "Event hash")."""
+    """The chained hash of one event (docs/ledger-format.md, "Event hash").
+
+    The header is written by a serializer of its fixed shape: the nine members in JCS
+    order, each string through :func:`~ledger.canonical.canonical_string`, each integer in
+    plain digits, which is the RFC 8785 text of the header object byte for byte
+    (``tests/ledger/test_canonical_fixed.py`` checks it against the ``rfc8785`` package)
+    without sorting keys or walking values on every append and every replayed event.
+    Anything else (an integer outside the I-JSON range, a value of another type) goes
+    through :func:`~ledger.canonical.canonical_json`, which refuses it."""
+    strings = (event_id, payload_hash, prev_hash, recorded_at, stream, type)
+    ints = (seq, stream_seq, type_version)
+    if all(s.__class__ is str for s in strings) and all(
+        i.__class__ is int and -_MAX_SAFE_INT <= i <= _MAX_SAFE_INT for i in ints
+    ):
+        q = canonical_string
+        text = _HEADER % (
+            q(event_id), q(payload_hash), q(prev_hash), q(recorded_at), seq,
+            q(stream), stream_seq, q(type), type_version,
+        )  # fmt: skip
+        return sha256_hex(EVENT_HASH_DOMAIN + text.encode("utf-8"))
     header = {
         "event_id": event_id,
         "payload_hash": payload_hash,
