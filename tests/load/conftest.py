@@ -16,8 +16,6 @@ import pytest
 
 from aborist.corpus.ingest import ingest
 from aborist.qa.batch import BatchItem
-from ledger.engine import ledger_engine
-from ledger.migrate import upgrade
 
 _SYLLABLES = ("bra", "kel", "mor", "vin", "tas", "dor", "lum", "qua", "zen", "fip")
 _FOUNDERS = ("Oren Vale", "Ilse Marrow", "Tobin Rusk", "Petra Quill", "Anselm Grey")
@@ -91,11 +89,3 @@ def town_corpus(tmp_path_factory: pytest.TempPathFactory) -> TownCorpus:
     shards = root / "shards"
     ingest(sorted(docs.glob("*.md")), "towns", shards_dir=shards)
     return TownCorpus(shards, towns)
-
-
-def migrate_url(url: str) -> None:
-    engine = ledger_engine(url)
-    try:
-        upgrade(engine)
-    finally:
-        engine.dispose()

@@ -31,21 +31,18 @@ from aborist.qa.batch import BatchItem, ClientSpec, run_batch
 from aborist.qa.recorded import load_run
 from cli.main import cli
 from ledger.verify import verify_ledger
-from tests.load.conftest import LoadSize, TownCorpus, migrate_url
+from tests.conftest import migrate_url
+from tests.load.conftest import LoadSize, TownCorpus
 
 pytestmark = [pytest.mark.load, pytest.mark.slow]
 
 REPLY = "I cannot answer this question from the evidence provided."
 
 
-@pytest.fixture(params=["postgresql", "sqlite"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        u = f"sqlite:///{tmp_path / 'ledger.db'}"
-    else:
-        u = str(request.getfixturevalue("pg_schema_url"))
-    migrate_url(u)
-    return u
+@pytest.fixture
+def url(ledger_url: str) -> str:
+    """A migrated ledger of each backend (tests/conftest.py)."""
+    return ledger_url
 
 
 class FakeModel:

@@ -15,27 +15,17 @@ from aborist.audit.replay import replay
 from aborist.projections import open_ledger
 from aborist.qa.batch import run_batch
 from ledger.verify import verify_ledger
-from tests.load.conftest import LoadSize, TownCorpus, migrate_url
+from tests.load.conftest import LoadSize, TownCorpus
 
 pytestmark = [pytest.mark.load, pytest.mark.slow]
 
 
-@pytest.fixture(params=["postgresql", "sqlite"])
-def load_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    else:
-        url = str(request.getfixturevalue("pg_schema_url"))
-    migrate_url(url)
-    return url
-
-
 def test_workers_answer_a_batch_into_one_whole_ledger(
-    load_url: str, town_corpus: TownCorpus, load_size: LoadSize
+    ledger_url: str, town_corpus: TownCorpus, load_size: LoadSize
 ) -> None:
     items = town_corpus.items(load_size.questions)
     out: list[dict[str, Any]] = []
-    summary = run_batch(items, db_url=load_url, shards_dir=town_corpus.shards_dir,
+    summary = run_batch(items, db_url=ledger_url, shards_dir=town_corpus.shards_dir,
                         workers=load_size.workers, on_result=out.append)  # fmt: skip
     assert summary.ok, [line for line in out if "error" in line][:3]
     assert [line["id"] for line in out] == [i.id for i in items]
@@ -45,7 +35,7 @@ def test_workers_answer_a_batch_into_one_whole_ledger(
     # answered UNGROUNDED by the extractive answerer, which is an answer too).
     assert summary.by_label[("STRICT", "VERIFIED")] >= len(items) // 2
 
-    with open_ledger(load_url) as lg:
+    with open_ledger(ledger_url) as lg:
         report = verify_ledger(lg)
         assert report.ok, report.to_dict()
         events = list(lg.iter_events())
