@@ -73,6 +73,19 @@ class PgUnavailable(Exception):
     """The PostgreSQL server named on the command line cannot be used."""
 
 
+def export_pyref(out: Path) -> list[tuple[str, str]]:
+    """Python's language reference (``pydoc_data.topics``, shipped with CPython) written to
+    ``out`` as one ``.rst`` file per topic, as ``scripts/export_pyref.py`` writes it; returns
+    the (topic, text) pairs in file order, for the benchmarks to ask questions of."""
+    from pydoc_data.topics import topics
+
+    out.mkdir(parents=True, exist_ok=True)
+    pairs = [(name, body.strip()) for name, body in sorted(topics.items())]
+    for name, body in pairs:
+        (out / f"{name}.rst").write_text(body + "\n", encoding="utf-8")
+    return pairs
+
+
 def median(samples: Sequence[float]) -> float:
     if not samples:
         raise ValueError("median of no samples")

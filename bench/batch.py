@@ -43,6 +43,7 @@ from _common import (  # noqa: E402
     DEFAULT_PG_URL,
     PgUnavailable,
     environment_line,
+    export_pyref,
     markdown_table,
     migrate,
     pg_schema,
@@ -55,14 +56,10 @@ from aborist.qa.batch import BatchItem, BatchSummary, run_batch  # noqa: E402
 
 
 def pyref_corpus(out: Path) -> list[str]:
-    """The Python language reference as documents; one question per topic."""
-    from pydoc_data.topics import topics
-
-    out.mkdir(parents=True, exist_ok=True)
+    """The Python language reference as documents; three questions per topic."""
     questions = []
-    for name, body in sorted(topics.items()):
-        (out / f"{name}.rst").write_text(body.strip() + "\n", encoding="utf-8")
-        first = body.strip().splitlines()[0].strip()
+    for name, body in export_pyref(out):
+        first = body.splitlines()[0].strip()
         questions.append(f"What is {first.rstrip('.').lower()}?")
         questions.append(f"How does {name.replace('-', ' ')} work in Python?")
         questions.append(f"When is {name.replace('-', ' ')} used?")

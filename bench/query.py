@@ -29,6 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _common import export_pyref  # noqa: E402
+
 from aborist.corpus.ingest import ingest  # noqa: E402
 from aborist.projections import RunProjection  # noqa: E402
 from aborist.qa.extractive import ExtractiveClient  # noqa: E402
@@ -42,14 +44,10 @@ RUST_BOOK = (ROOT / ".." / "shared" / "data" / "rust-book" / "src").resolve()
 
 
 def pyref_corpus(out: Path) -> tuple[Path, list[str]]:
-    from pydoc_data.topics import topics
-
-    out.mkdir(parents=True, exist_ok=True)
-    questions = []
-    for name, body in sorted(topics.items()):
-        (out / f"{name}.rst").write_text(body.strip() + "\n", encoding="utf-8")
-        first = body.strip().splitlines()[0].strip()
-        questions.append(f"What is {first.rstrip('.').lower()}?")
+    questions = [
+        f"What is {body.splitlines()[0].strip().rstrip('.').lower()}?"
+        for _, body in export_pyref(out)
+    ]
     return out, questions
 
 
