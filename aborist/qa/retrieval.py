@@ -660,14 +660,7 @@ def _retrieve(
         selected.append(cand)
     result.chunks = [
         RetrievedChunk(
-            shard=c.shard,
-            doc_id=c.doc_id,
-            source_uri=c.source_uri,
-            title=c.title,
-            section=c.section,
-            source_role=c.source_role,
-            chunk_index=c.chunk_index,
-            chunk_hash=c.chunk_hash,
+            **_chunk_identity(c),
             text=c.text,
             score=c.rerank or 0.0,
             accept_path=c.accept_path or "",
