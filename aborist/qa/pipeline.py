@@ -355,9 +355,10 @@ def _stages(
     if "\x00" in raw:  # no database text column can hold it; refuse it as model output
         raise ModelError(f"the model's answer ({reply.model}) contains a NUL character")
     raw_bytes = raw.encode("utf-8")
+    raw_hash = sha256_hex(raw_bytes)
     rec.record(
         ModelAnswered(
-            raw_answer_blob=sha256_hex(raw_bytes), model=reply.model,
+            raw_answer_blob=raw_hash, model=reply.model,
             finish_reason=reply.finish_reason, attempts=reply.attempts, usage=reply.usage,
         ),
         blobs=[raw_bytes],
@@ -370,7 +371,7 @@ def _stages(
     rec.stage = "verify"
     verdict = verify_answer(raw, evidence, vpolicy, question=question, mode=gov.mode)
     verdict_dict = verdict.to_dict()
-    rec.record(AnswerVerified(answer_blob=sha256_hex(raw_bytes), verdict=verdict_dict))
+    rec.record(AnswerVerified(answer_blob=raw_hash, verdict=verdict_dict))
 
     answer = raw
     repair_changes: list[dict[str, Any]] = []
@@ -396,7 +397,7 @@ def _stages(
     label_fields = {
         "audit_mode": verdict_dict["audit_mode"],
         "label": verdict_dict["label"],
-        "answer_hash": sha256_hex(answer.encode("utf-8")),
+        "answer_hash": raw_hash if answer == raw else sha256_hex(answer.encode("utf-8")),
     }
     rec.stage_hashes["final_label"] = label_stage_hash(label_fields)
     dag = build_dag(gov.mode, _dag_inputs(rec.stage_hashes, gov.mode))
