@@ -7,7 +7,13 @@
   ``qa.cache_checked`` hits;
 - ``run_dag_nodes``: the DAG recorded in ``qa.answer_labelled``;
 - ``runs``: one summary row per run (status ``started`` until ``qa.run_completed`` or
-  ``qa.run_failed``; a run left ``started`` was interrupted).
+  ``qa.run_failed``, whose seq becomes ``finished_seq``; a run left ``started`` was
+  interrupted, and its last stage is the last event of its stream).
+
+Only the events that change a row are folded (``event_types``): the stage events between
+them (``qa.retrieval_completed`` … ``qa.answer_rendered``) are not even offered, so their
+appends write no projection page, the position in ``projection_positions`` included
+(migrations/0003, docs/pipeline.md "Projections").
 
 Every column is a function of the events alone (timestamps are the events'
 ``recorded_at``), which is what lets ``aborist-ledger rebuild`` reproduce the tables row for
@@ -42,13 +48,12 @@ _UPSERT_CACHE = """
     """
 _INSERT_RUN = """
     INSERT INTO runs (run_id, kind, question, mode, status, cache_key, cache_hit,
-        served_from_run_id, audit_mode, label, run_dag_root, started_seq, last_seq, last_event,
+        served_from_run_id, audit_mode, label, run_dag_root, started_seq, finished_seq,
         started_at, finished_at, failed_stage, error)
     VALUES (:run_id, :kind, :question, :mode, 'started', NULL, :false, NULL, NULL, NULL,
-        NULL, :seq, :seq, :type, :at, NULL, NULL, NULL)
+        NULL, :seq, NULL, :at, NULL, NULL, NULL)
     """
 _RUN_KEY = "UPDATE runs SET cache_key = :cache_key WHERE run_id = :run_id"
-_TOUCH_RUN = "UPDATE runs SET last_seq = :seq, last_event = :type WHERE run_id = :run_id"
 _HIT = (
     "UPDATE providence_cache SET hit_count = hit_count + 1, last_hit_at = :at "
     "WHERE cache_key = :cache_key"
@@ -63,12 +68,12 @@ _LABEL_RUN = (
     "WHERE run_id = :run_id"
 )
 _COMPLETE_RUN = (
-    "UPDATE runs SET status = 'completed', finished_at = :at, audit_mode = :audit_mode, "
-    "label = :label, run_dag_root = :root WHERE run_id = :run_id"
+    "UPDATE runs SET status = 'completed', finished_seq = :seq, finished_at = :at, "
+    "audit_mode = :audit_mode, label = :label, run_dag_root = :root WHERE run_id = :run_id"
 )
 _FAIL_RUN = (
-    "UPDATE runs SET status = 'failed', finished_at = :at, failed_stage = :stage, "
-    "error = :error WHERE run_id = :run_id"
+    "UPDATE runs SET status = 'failed', finished_seq = :seq, finished_at = :at, "
+    "failed_stage = :stage, error = :error WHERE run_id = :run_id"
 )
 
 
@@ -88,22 +93,17 @@ class RunProjection:
     """Folds ``qa.*`` events into providence_cache, run_dag_nodes and runs."""
 
     name = "aborist.runs"
+    event_types = _FOLDED  # the ledger offers only these, and moves the position on them
 
     def reset(self, tx: Tx) -> None:
         for table in PROJECTION_TABLES:
             tx.execute(f"DELETE FROM {table}")
 
     def apply(self, tx: Tx, events: Sequence[RecordedEvent]) -> None:
-        last: dict[str, dict[str, Any]] = {}
         dags: dict[str, dict[str, Any]] = {}  # run -> the DAG labelled in this batch
         for ev in events:
-            if ev.type.startswith("qa.") and ev.stream.startswith("run:"):
-                run_id = ev.stream[4:]
-                if ev.type in _FOLDED:  # the others only move the run's position
-                    self._fold(tx, ev, run_id, json.loads(ev.payload), dags)
-                last[run_id] = {"seq": ev.seq, "type": ev.type, "run_id": run_id}
-        if last:  # each run's position once per batch, not once per event
-            tx.executemany(_TOUCH_RUN, list(last.values()))
+            if ev.stream.startswith("run:") and ev.type in _FOLDED:
+                self._fold(tx, ev, ev.stream[4:], json.loads(ev.payload), dags)
 
     def _fold(
         self,
@@ -119,8 +119,7 @@ class RunProjection:
                 _INSERT_RUN,
                 {
                     "run_id": run_id, "kind": p["kind"], "question": p["question"],
-                    "mode": p["mode"], "false": False,
-                    "seq": ev.seq, "type": t, "at": ev.recorded_at,
+                    "mode": p["mode"], "false": False, "seq": ev.seq, "at": ev.recorded_at,
                 },
             )  # fmt: skip
             return
@@ -162,13 +161,13 @@ class RunProjection:
         elif t == "qa.run_completed":
             tx.execute(
                 _COMPLETE_RUN,
-                {"at": ev.recorded_at, "audit_mode": p["audit_mode"], "label": p["label"],
-                 "root": p["run_dag_root"], "run_id": run_id},
+                {"seq": ev.seq, "at": ev.recorded_at, "audit_mode": p["audit_mode"],
+                 "label": p["label"], "root": p["run_dag_root"], "run_id": run_id},
             )  # fmt: skip
         elif t == "qa.run_failed":
             tx.execute(
                 _FAIL_RUN,
-                {"at": ev.recorded_at, "stage": p["stage"],
+                {"seq": ev.seq, "at": ev.recorded_at, "stage": p["stage"],
                  "error": f"{p['error_type']}: {p['message']}", "run_id": run_id},
             )  # fmt: skip
 

@@ -297,7 +297,15 @@ def runs(db_url: str | None, limit: int, as_json: bool) -> None:
     settings = load_settings(db_url=db_url)
     cols = ("run_id", "kind", "status", "mode", "cache_hit", "audit_mode", "label",
             "started_at", "question", "failed_stage", "error")  # fmt: skip
-    sql = text(f"SELECT {', '.join(cols)} FROM runs ORDER BY started_seq DESC LIMIT :n")
+    # An unfinished run's last stage is the last event of its own stream (the runs
+    # projection records only where a run ended: docs/pipeline.md, "Projections").
+    stopped_after = (
+        "CASE WHEN status = 'started' THEN (SELECT e.type FROM events e "
+        "WHERE e.stream = 'run:' || runs.run_id ORDER BY e.stream_seq DESC LIMIT 1) END"
+    )
+    sql = text(
+        f"SELECT {', '.join(cols)}, {stopped_after} FROM runs ORDER BY started_seq DESC LIMIT :n"
+    )
     with (
         pipeline_ledger(settings.db_url) as lg,
         clean_errors(),
@@ -305,13 +313,18 @@ def runs(db_url: str | None, limit: int, as_json: bool) -> None:
         lg.reader.connect() as conn,
     ):
         rows = conn.execute(sql, {"n": limit}).all()
-    items = [dict(zip(cols, r, strict=True)) for r in rows]
+    items = [dict(zip((*cols, "stopped_after"), r, strict=True)) for r in rows]
     if as_json:
         click.echo(json.dumps({"runs": items}, indent=2, ensure_ascii=False))
         return
     for r in items:
         status = r["status"] if r["status"] != "started" else "incomplete"
-        verdict = r["audit_mode"] or (r["failed_stage"] and f"failed at {r['failed_stage']}") or ""
+        verdict = (
+            r["audit_mode"]
+            or (r["failed_stage"] and f"failed at {r['failed_stage']}")
+            or (r["stopped_after"] and f"after {r['stopped_after']}")
+            or ""
+        )
         hit = " (cached)" if r["cache_hit"] else ""
         q = r["question"] if len(r["question"]) <= 60 else r["question"][:59] + "…"
         click.echo(f"{r['run_id']}  {r['started_at']}  {status:<10} {verdict:<12}{hit}  {q}")

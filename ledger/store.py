@@ -13,7 +13,7 @@ the one place where SQLAlchemy and DBAPI exceptions are looked at.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -56,7 +56,14 @@ def utc_now() -> str:
 
 class Projection(Protocol):
     """A read model folded from events inside the append transaction (``tx`` runs SQL with
-    ``:name`` parameters on the writer's connection; see :class:`ledger.writer.Tx`)."""
+    ``:name`` parameters on the writer's connection; see :class:`ledger.writer.Tx`).
+
+    A projection that sets ``event_types`` (a frozenset of type names) is offered only
+    events of those types, and its position in ``projection_positions`` is the seq of the
+    last of them it folded: an append with none of them writes nothing of the
+    projection's, not even its position (a filtered subscription, as an event store's
+    tracking record for a process that follows some topics). Without the attribute, or
+    with ``None``, every event is offered."""
 
     name: str
 
@@ -268,8 +275,10 @@ class Ledger:
             else:
                 cur.executemany(self._insert_sql, rows)
             for projection in self.projections:
-                projection.apply(tx, recorded)
-                _set_position(tx, projection.name, recorded[-1].seq)
+                folded = _offered(projection, recorded)
+                if folded:
+                    projection.apply(tx, folded)
+                    _set_position(tx, projection.name, folded[-1].seq)
         return recorded
 
     # -- blobs --------------------------------------------------------------------------
@@ -446,8 +455,10 @@ class Ledger:
         count = 0
         page_sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE seq > :gt ORDER BY seq LIMIT :n"
         with translate_errors(self.where), self._writer.transaction() as tx:
+            positions = {}
             for projection in self.projections:
                 projection.reset(tx)
+                positions[projection.name] = 0
             last = 0
             while True:
                 page = [
@@ -456,12 +467,23 @@ class Ledger:
                 if not page:
                     break
                 for projection in self.projections:
-                    projection.apply(tx, page)
+                    folded = _offered(projection, page)
+                    if folded:
+                        projection.apply(tx, folded)
+                        positions[projection.name] = folded[-1].seq
                 count += len(page)
                 last = page[-1].seq
-            for projection in self.projections:
-                _set_position(tx, projection.name, last)
+            for name, position in positions.items():
+                _set_position(tx, name, position)
         return count
+
+
+def _offered(projection: Projection, events: list[RecordedEvent]) -> list[RecordedEvent]:
+    """The events ``projection`` folds: all of them, or those of its ``event_types``."""
+    types: Collection[str] | None = getattr(projection, "event_types", None)
+    if types is None:
+        return events
+    return [ev for ev in events if ev.type in types]
 
 
 def _set_position(tx: Tx, name: str, position: int) -> None:

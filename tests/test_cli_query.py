@@ -298,13 +298,19 @@ def test_failed_and_interrupted_runs_are_listed_and_shown(home: Path, ledger_url
         query(Q, ledger=lg, client=Interrupting(), shards_dir=Path(os.environ["ABORIST_SHARD_DIR"]))
 
     runs = json.loads(ok(invoke("runs", "--db", ledger_url, "--json")).stdout)["runs"]
-    assert [(r["status"], r["failed_stage"]) for r in runs] == [
-        ("started", None),
-        ("failed", "cache"),
+    assert [(r["status"], r["failed_stage"], r["stopped_after"]) for r in runs] == [
+        ("started", None, "qa.prompt_built"),
+        ("failed", "cache", None),
     ]
     interrupted, failed = (r["run_id"] for r in runs)
     listing = ok(invoke("runs", "--db", ledger_url)).stdout.splitlines()
-    assert listing[0].split()[:3] == [interrupted, runs[0]["started_at"], "incomplete"]
+    assert listing[0].split()[:5] == [
+        interrupted,
+        runs[0]["started_at"],
+        "incomplete",
+        "after",
+        "qa.prompt_built",
+    ]
     assert listing[1].split()[:5] == [failed, runs[1]["started_at"], "failed", "failed", "at"]
 
     shown = ok(invoke("show", interrupted, "--db", ledger_url)).stdout

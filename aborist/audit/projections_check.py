@@ -42,7 +42,7 @@ __all__ = [
     "read_tables",
 ]
 
-#: Every column of each projection table, in schema order (migrations/0002).
+#: Every column of each projection table (migrations/0002, 0003), in the order rows are read.
 COLUMNS: dict[str, tuple[str, ...]] = {
     "providence_cache": (
         "cache_key", "answer", "audit_mode", "label", "run_id", "run_dag_root", "run_dag_blob",
@@ -51,8 +51,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "run_dag_nodes": ("run_id", "ordinal", "stage", "stage_hash", "node_hash", "parents"),
     "runs": (
         "run_id", "kind", "question", "mode", "status", "cache_key", "cache_hit",
-        "served_from_run_id", "audit_mode", "label", "run_dag_root", "started_seq", "last_seq",
-        "last_event", "started_at", "finished_at", "failed_stage", "error",
+        "served_from_run_id", "audit_mode", "label", "run_dag_root", "started_seq",
+        "finished_seq", "started_at", "finished_at", "failed_stage", "error",
     ),
 }  # fmt: skip
 KEYS: dict[str, tuple[str, ...]] = {
@@ -60,7 +60,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "run_dag_nodes": ("run_id", "ordinal"),
     "runs": ("run_id",),
 }
-_SEQ_COLUMN = {"providence_cache": "written_seq", "runs": "last_seq"}
+_SEQ_COLUMN = {"providence_cache": "written_seq", "runs": "started_seq"}
 
 Row = tuple[Any, ...]
 Tables = dict[str, dict[tuple[Any, ...], Row]]

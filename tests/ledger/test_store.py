@@ -182,6 +182,32 @@ def test_projection_positions_follow_appends(ledger_url: str) -> None:
         lg.close()
 
 
+class FilteredProjection(CountingProjection):
+    """Follows ``kept`` events only."""
+
+    name = "filtered"
+    event_types = frozenset({"test.kept"})
+
+
+def test_a_filtered_projection_sees_and_tracks_only_its_types(ledger_url: str) -> None:
+    """An append with none of a projection's event types writes nothing of it, not even its
+    position; its position is the seq of the last event of its types, live and rebuilt."""
+    proj, every = FilteredProjection(), CountingProjection()
+    lg = Ledger.open(ledger_url, projections=[proj, every])
+    try:
+        lg.append("s", [NewEvent("test.other", {"i": 0})])
+        assert proj.seen == [] and lg.projection_positions() == {"counting": 1}
+        lg.append("s", [NewEvent("test.kept", {"i": 1}), NewEvent("test.other", {"i": 2})])
+        lg.append("t", [NewEvent("test.other", {"i": 3})])
+        assert proj.seen == [2] and every.seen == [1, 2, 3, 4]
+        live = lg.projection_positions()
+        assert live == {"filtered": 2, "counting": 4}
+        assert lg.rebuild_projections(batch_size=1) == 4
+        assert proj.seen == [2] and lg.projection_positions() == live
+    finally:
+        lg.close()
+
+
 def test_unmigrated_database_is_refused(empty_url: str) -> None:
     if empty_url.startswith("sqlite"):
         path = Path(empty_url.removeprefix("sqlite:///"))

@@ -128,8 +128,8 @@ def test_runs_projection_summarises_a_completed_run(pipeline_ledger: Ledger, cor
     assert row["cache_key"] == result.cache_key and not row["cache_hit"]
     assert row["served_from_run_id"] is None
     assert (row["audit_mode"], row["label"]) == ("STRICT", "VERIFIED")
-    assert row["started_seq"] == events[0].seq and row["last_seq"] == events[-1].seq
-    assert row["last_event"] == "qa.run_completed"
+    assert row["started_seq"] == events[0].seq and row["finished_seq"] == events[-1].seq
+    assert events[-1].type == "qa.run_completed"
     assert row["started_at"] == events[0].recorded_at
     assert row["finished_at"] == events[-1].recorded_at
     assert row["failed_stage"] is None and row["error"] is None

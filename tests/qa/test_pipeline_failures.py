@@ -83,6 +83,7 @@ def assert_failed_at(ledger: Ledger, stage: str, error_type: str) -> dict[str, A
     assert row["status"] == "failed" and row["failed_stage"] == stage
     assert row["error"] == f"{error_type}: {failed['message']}"
     assert row["finished_at"] == events[-1].recorded_at
+    assert row["finished_seq"] == events[-1].seq
     assert cache_rows(ledger) == 0
     report = verify_ledger(ledger)
     assert report.ok, report.to_dict()
@@ -149,8 +150,8 @@ def test_interrupted_run_reads_as_incomplete(pipeline_ledger: Ledger, corpus: An
     assert load_run(pipeline_ledger, rid).status == "incomplete"
     row = runs_row(pipeline_ledger, rid)
     assert row["status"] == "started"
-    assert row["last_event"] == "qa.prompt_built"
-    assert row["finished_at"] is None and row["failed_stage"] is None
+    assert row["finished_seq"] is None and row["finished_at"] is None
+    assert row["failed_stage"] is None
     assert cache_rows(pipeline_ledger) == 0
     report = verify_ledger(pipeline_ledger)
     assert report.ok, report.to_dict()
