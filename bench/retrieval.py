@@ -36,7 +36,8 @@ Chunk size (``--chunk-sizes``): COVID-QA recall of the three systems again with 
 chunking constants set smaller and larger than ``chunk-1``'s, to show how the measure
 depends on them (an experiment only: the constants are patched in this process).
 
-Run: ``.venv/bin/python bench/retrieval.py [--quick] [--chunk-sizes]``. Reads
+Run: ``.venv/bin/python bench/retrieval.py [--quick] [--chunk-sizes] [--half A]``
+(``--half A``: quality on the development half only, the corpora unchanged). Reads
 ``../shared/data/``; writes only to a temporary directory.
 """
 
@@ -211,10 +212,13 @@ SYSTEMS = ("aborist", "fts5-or", "bm25s")
 
 
 def _by_half(hits: Sequence[tuple[str, tuple[int, ...]]]) -> dict[str, tuple[float, ...]]:
-    """Per half and for all: the mean of each hit column, as fractions."""
+    """Per half and for all: the mean of each hit column, as fractions (a half with no
+    questions, left out by ``--half``, is left out here too)."""
     out: dict[str, tuple[float, ...]] = {}
     for half in (*HALVES, "all"):
         rows = [h for hf, h in hits if half in (hf, "all")]
+        if not rows:
+            continue
         out[half] = tuple(sum(col) / len(rows) for col in zip(*rows, strict=True))
         out[f"n_{half}"] = (float(len(rows)),)
     return out
@@ -360,9 +364,15 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
+def _n(scores: Scores, half: str) -> str:
+    """Questions in ``half`` (0 when ``--half`` left it out)."""
+    return f"{scores['aborist'].get(f'n_{half}', (0.0,))[0]:.0f}"
+
+
 def _quality_table(clap: Scores, covid: Scores) -> str:
     rows = []
-    for half in (*HALVES, "all"):
+    halves = [h for h in HALVES if h in covid["aborist"]]  # one, with --half
+    for half in halves + ["all"] * (len(halves) == len(HALVES)):
         for name in SYSTEMS:
             rows.append([half, name, _pct(clap[name][half][0]), _pct(clap[name][half][1]),
                          _pct(covid[name][half][0])])  # fmt: skip
@@ -383,6 +393,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--chunk-sizes", action="store_true", help="also COVID-QA with other chunk sizes"
     )
+    parser.add_argument(
+        "--half",
+        choices=HALVES,
+        help="quality on this half of the questions only (develop on A; B is held out)",
+    )
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}; nothing to measure", file=sys.stderr)
@@ -396,6 +411,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             (root / name).mkdir()
         clap_q = write_clapnq(root / "clapnq")
         covid_q = write_covidqa(root / "covidqa")
+        timed = [q for q, _, _ in covid_q[:300]]  # latency: the same questions either way
+        if args.half:  # the papers stay whole; only the questions asked are one half
+            clap_q = [q for q in clap_q if q[2] == args.half]
+            covid_q = [q for q in covid_q if q[2] == args.half]
         for name, src in (
             ("clapnq", root / "clapnq"),
             ("covidqa", root / "covidqa"),
@@ -414,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sensitivity = chunk_size_sensitivity(root, covid_q) if args.chunk_sizes else []
 
         speed = {
-            "covidqa": latency(shards_dir, "covidqa", [q for q, _, _ in covid_q[:300]], repeats),
+            "covidqa": latency(shards_dir, "covidqa", timed, repeats),
             "rust-book": latency(shards_dir, "rust-book", rust_questions(shards_dir), repeats),
         }
 
@@ -428,9 +447,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\nQuality (same chunks, same run; half A = development, half B = held out)\n")
     print(_quality_table(clap, covid))
     print(f"\n(ClapNQ: {len(clap_q)} answerable questions over 600 passages, halves "
-          f"{clap['aborist']['n_A'][0]:.0f} / {clap['aborist']['n_B'][0]:.0f}; COVID-QA: "
-          f"{len(covid_q)} questions over 98 papers, halves {covid['aborist']['n_A'][0]:.0f} / "
-          f"{covid['aborist']['n_B'][0]:.0f}; COVID-QA answer in any chunk at all: "
+          f"{_n(clap, 'A')} / {_n(clap, 'B')}; COVID-QA: "
+          f"{len(covid_q)} questions over 98 papers, halves {_n(covid, 'A')} / "
+          f"{_n(covid, 'B')}; COVID-QA answer in any chunk at all: "
           f"{_pct(covid['answer in any chunk']['all'][0])} %)\n")  # fmt: skip
     if sensitivity:
         print("COVID-QA by chunk size (answer in top-5 %, all questions)\n")
