@@ -46,35 +46,35 @@ _UPSERT_CACHE = """
         key_dimensions = excluded.key_dimensions, created_at = excluded.created_at,
         written_seq = excluded.written_seq, hit_count = 0, last_hit_at = NULL
     """
-_INSERT_RUN = """
-    INSERT INTO runs (run_id, kind, question, mode, status, cache_key, cache_hit,
-        served_from_run_id, audit_mode, label, run_dag_root, started_seq, finished_seq,
-        started_at, finished_at, failed_stage, error)
-    VALUES (:run_id, :kind, :question, :mode, 'started', NULL, :false, NULL, NULL, NULL,
-        NULL, :seq, NULL, :at, NULL, NULL, NULL)
-    """
-_RUN_KEY = "UPDATE runs SET cache_key = :cache_key WHERE run_id = :run_id"
+#: The columns of ``runs`` in the order the INSERT names them; a run's row starts as
+#: :func:`_new_run` and each folded event sets some of them (:meth:`RunProjection.apply`).
+_RUN_COLUMNS = (
+    "run_id", "kind", "question", "mode", "status", "cache_key", "cache_hit",
+    "served_from_run_id", "audit_mode", "label", "run_dag_root", "started_seq", "finished_seq",
+    "started_at", "finished_at", "failed_stage", "error",
+)  # fmt: skip
+_INSERT_RUN = (
+    f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}) "
+    f"VALUES ({', '.join(':' + c for c in _RUN_COLUMNS)})"
+)
 _HIT = (
     "UPDATE providence_cache SET hit_count = hit_count + 1, last_hit_at = :at "
     "WHERE cache_key = :cache_key"
 )
-_RUN_HIT = "UPDATE runs SET cache_hit = :true, served_from_run_id = :src WHERE run_id = :run_id"
 _INSERT_NODE = (
     "INSERT INTO run_dag_nodes (run_id, ordinal, stage, stage_hash, node_hash, parents) "
     "VALUES (:run_id, :ordinal, :stage, :stage_hash, :node_hash, :parents)"
 )
-_LABEL_RUN = (
-    "UPDATE runs SET audit_mode = :audit_mode, label = :label, run_dag_root = :root "
-    "WHERE run_id = :run_id"
-)
-_COMPLETE_RUN = (
-    "UPDATE runs SET status = 'completed', finished_seq = :seq, finished_at = :at, "
-    "audit_mode = :audit_mode, label = :label, run_dag_root = :root WHERE run_id = :run_id"
-)
-_FAIL_RUN = (
-    "UPDATE runs SET status = 'failed', finished_seq = :seq, finished_at = :at, "
-    "failed_stage = :stage, error = :error WHERE run_id = :run_id"
-)
+
+
+def _new_run(run_id: str, ev: RecordedEvent, p: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "run_id": run_id, "kind": p["kind"], "question": p["question"], "mode": p["mode"],
+        "status": "started", "cache_key": None, "cache_hit": False, "served_from_run_id": None,
+        "audit_mode": None, "label": None, "run_dag_root": None, "started_seq": ev.seq,
+        "finished_seq": None, "started_at": ev.recorded_at, "finished_at": None,
+        "failed_stage": None, "error": None,
+    }  # fmt: skip
 
 
 _FOLDED = frozenset(
@@ -100,10 +100,34 @@ class RunProjection:
             tx.execute(f"DELETE FROM {table}")
 
     def apply(self, tx: Tx, events: Sequence[RecordedEvent]) -> None:
+        """Fold ``events`` in order. The ``runs`` columns each event sets are gathered per
+        run and written once at the end of the batch (one INSERT for a run started in
+        it, else one UPDATE): a cache hit's three events, or a run's label, cache write
+        and completion, become one statement on ``runs`` instead of three or four. Every
+        ``runs`` write sets plain values, so the merged write leaves the row as writing
+        them one by one would; ``providence_cache`` and ``run_dag_nodes`` are written in
+        event order as they come."""
         dags: dict[str, dict[str, Any]] = {}  # run -> the DAG labelled in this batch
+        rows: dict[str, dict[str, Any]] = {}  # run -> the runs columns this batch sets
+        started: set[str] = set()  # runs whose row this batch inserts
         for ev in events:
-            if ev.stream.startswith("run:") and ev.type in _FOLDED:
-                self._fold(tx, ev, ev.stream[4:], json.loads(ev.payload), dags)
+            if not (ev.stream.startswith("run:") and ev.type in _FOLDED):
+                continue
+            run_id = ev.stream[4:]
+            p = json.loads(ev.payload)
+            if ev.type == "qa.run_started":
+                rows[run_id] = _new_run(run_id, ev, p)
+                started.add(run_id)
+                continue
+            self._fold(tx, ev, run_id, p, dags, rows.setdefault(run_id, {}))
+        for run_id, row in rows.items():
+            if run_id in started:
+                tx.execute(_INSERT_RUN, row)
+            elif row:
+                sets = ", ".join(f"{c} = :{c}" for c in row)
+                tx.execute(
+                    f"UPDATE runs SET {sets} WHERE run_id = :run_id", {**row, "run_id": run_id}
+                )
 
     def _fold(
         self,
@@ -112,22 +136,16 @@ class RunProjection:
         run_id: str,
         p: dict[str, Any],
         dags: dict[str, dict[str, Any]],
+        row: dict[str, Any],
     ) -> None:
+        """Fold one event after ``qa.run_started``: write ``providence_cache`` and
+        ``run_dag_nodes`` now, and set the ``runs`` columns it changes in ``row``."""
         t = ev.type
-        if t == "qa.run_started":
-            tx.execute(
-                _INSERT_RUN,
-                {
-                    "run_id": run_id, "kind": p["kind"], "question": p["question"],
-                    "mode": p["mode"], "false": False, "seq": ev.seq, "at": ev.recorded_at,
-                },
-            )  # fmt: skip
-            return
         if t == "qa.cache_checked":
-            tx.execute(_RUN_KEY, {"cache_key": p["cache_key"], "run_id": run_id})
+            row["cache_key"] = p["cache_key"]
             if p["hit"]:
                 tx.execute(_HIT, {"at": ev.recorded_at, "cache_key": p["cache_key"]})
-                tx.execute(_RUN_HIT, {"true": True, "src": p["hit_run_id"], "run_id": run_id})
+                row.update(cache_hit=True, served_from_run_id=p["hit_run_id"])
         elif t == "qa.answer_labelled":
             dag = dags[run_id] = p["run_dag"]
             tx.executemany(
@@ -141,11 +159,7 @@ class RunProjection:
                     for i, n in enumerate(dag["nodes"])
                 ],
             )  # fmt: skip
-            tx.execute(
-                _LABEL_RUN,
-                {"audit_mode": p["audit_mode"], "label": p["label"], "root": dag["root"],
-                 "run_id": run_id},
-            )  # fmt: skip
+            row.update(audit_mode=p["audit_mode"], label=p["label"], run_dag_root=dag["root"])
         elif t == "qa.cache_written":
             tx.execute(
                 _UPSERT_CACHE,
@@ -159,16 +173,14 @@ class RunProjection:
                 },
             )  # fmt: skip
         elif t == "qa.run_completed":
-            tx.execute(
-                _COMPLETE_RUN,
-                {"seq": ev.seq, "at": ev.recorded_at, "audit_mode": p["audit_mode"],
-                 "label": p["label"], "root": p["run_dag_root"], "run_id": run_id},
+            row.update(
+                status="completed", finished_seq=ev.seq, finished_at=ev.recorded_at,
+                audit_mode=p["audit_mode"], label=p["label"], run_dag_root=p["run_dag_root"],
             )  # fmt: skip
         elif t == "qa.run_failed":
-            tx.execute(
-                _FAIL_RUN,
-                {"seq": ev.seq, "at": ev.recorded_at, "stage": p["stage"],
-                 "error": f"{p['error_type']}: {p['message']}", "run_id": run_id},
+            row.update(
+                status="failed", finished_seq=ev.seq, finished_at=ev.recorded_at,
+                failed_stage=p["stage"], error=f"{p['error_type']}: {p['message']}",
             )  # fmt: skip
 
     @staticmethod

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from ledger.canonical import canonical_json, sha256_hex
@@ -103,12 +103,17 @@ class KeyDimensions:
     verifier_policy_hash: str
 
     def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+        # Flat strings: no need for asdict's recursive deep copy (every hit and miss
+        # builds this dict three times).
+        return {name: getattr(self, name) for name in _DIMENSIONS}
+
+
+_DIMENSIONS = tuple(f.name for f in fields(KeyDimensions))
 
 
 def cache_key(dims: KeyDimensions) -> str:
-    values = list(dims.to_dict().values())
-    for name, value in dims.to_dict().items():
+    named = dims.to_dict()
+    for name, value in named.items():
         if not isinstance(value, str) or not value or "|" in value:
             raise ValueError(f"cache key dimension {name} must be a non-empty string without '|'")
-    return sha256_hex(CACHE_KEY_DOMAIN + "|".join(values).encode("utf-8"))
+    return sha256_hex(CACHE_KEY_DOMAIN + "|".join(named.values()).encode("utf-8"))
