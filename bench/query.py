@@ -2,9 +2,11 @@
 
 For each corpus (Python's language reference from ``pydoc_data.topics``; the Rust book
 from ``../shared/data/rust-book/``) it ingests a shard into a fresh SQLite ledger, then
-answers N distinct questions (cache misses) and the same N again (cache hits), and reports:
+answers N distinct questions, each as a cache miss and at once again as a cache hit, and
+reports:
 
-- median cache-miss and cache-hit latency, and their ratio (target: a hit >= 10x faster);
+- median cache-miss and cache-hit latency, and the median over the questions of each
+  miss's time over its hit's (target: a hit >= 10x faster);
 - the share of a cache-miss run spent in ledger and projection work (every
   ``Ledger.append``, which folds the projections in the same transaction; target <= 25 %);
 - median time per stage (the work between two appends, and the append itself).
@@ -99,6 +101,7 @@ def one_corpus(name: str, docs: Path, questions: list[str], n: int, sync: str) -
             miss, hit, ledger_share = [], [], []
             stage_work: dict[str, list[float]] = defaultdict(list)
             stage_append: dict[str, list[float]] = defaultdict(list)
+            ratios = []
             for q in asked:
                 lg.appends.clear()
                 t0 = time.perf_counter()
@@ -113,17 +116,21 @@ def one_corpus(name: str, docs: Path, questions: list[str], n: int, sync: str) -
                     stage_work[type_].append(start - prev_end)
                     stage_append[type_].append(secs)
                     prev_end = start + secs
-            for q in asked:
+                # The same question again at once, as a hit: a miss and its hit are timed
+                # back to back, so a change of the shared machine's speed between them
+                # moves both (the ratio is the median of these pairs).
                 t0 = time.perf_counter()
                 result = query(q, ledger=lg, client=client, shards_dir=tmp / "shards",
                                governance=gov)  # fmt: skip
                 hit.append(time.perf_counter() - t0)
                 assert result.cache_hit
+                ratios.append(total / hit[-1])
     return {
         "name": name,
         "n": len(asked),
         "miss_ms": statistics.median(miss) * 1000,
         "hit_ms": statistics.median(hit) * 1000,
+        "ratio": statistics.median(ratios),
         "ledger_share": statistics.median(ledger_share),
         "stages": {
             t: (statistics.median(stage_work[t]) * 1000, statistics.median(stage_append[t]) * 1000)
@@ -153,15 +160,15 @@ def main(argv: list[str] | None = None) -> int:
         for name, docs, questions in corpora:
             results = [one_corpus(name, docs, questions, n, args.sync) for _ in range(runs)]
             med = {k: statistics.median(r[k] for r in results)
-                   for k in ("miss_ms", "hit_ms", "ledger_share")}  # fmt: skip
+                   for k in ("miss_ms", "hit_ms", "ratio", "ledger_share")}  # fmt: skip
             rows.append((name, results[0]["n"], med))
             stage_rows[name] = results
     print(f"SQLite synchronous={args.sync}; {runs} run(s) of {n} questions each; medians\n")
-    print("| corpus | questions | miss median | hit median | miss/hit | ledger+projection share"
-          " of a miss |")  # fmt: skip
+    print("| corpus | questions | miss median | hit median | miss/hit (median of pairs) "
+          "| ledger+projection share of a miss |")  # fmt: skip
     print("|---|---|---|---|---|---|")
     for name, count, med in rows:
-        ratio = med["miss_ms"] / med["hit_ms"]
+        ratio = med["ratio"]
         print(f"| {name} | {count} | {med['miss_ms']:.1f} ms | {med['hit_ms']:.1f} ms | "
               f"{ratio:.1f}x (target >= 10x) | {med['ledger_share'] * 100:.1f} % "
               "(target <= 25 %) |")  # fmt: skip
