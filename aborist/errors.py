@@ -6,7 +6,8 @@ stderr and a non-zero exit.
     AboristError
      ├── InputError        a missing or unreadable file, an empty question, malformed JSON
      ├── CorpusError       ingest or shard problems
-     └── ModelError        the model server failed or answered something unusable
+     ├── ModelError        the model server failed or answered something unusable
+     └── ProjectionError   a read model (the answer cache) disagrees with the ledger
 """
 
 from __future__ import annotations
@@ -26,3 +27,9 @@ class CorpusError(AboristError):
 
 class ModelError(AboristError):
     """The model endpoint was unreachable, timed out, or answered unusably."""
+
+
+class ProjectionError(AboristError):
+    """A projection row disagrees with the events it was folded from: it was edited (or
+    the database damaged) after the fact. Nothing is served from it; ``aborist-ledger
+    replay`` shows the difference and ``aborist-ledger rebuild`` restores the table."""

@@ -170,6 +170,11 @@ def _run_batch_command(
         click.echo(f"{path}: {problem}", err=True)
     spec = ClientSpec(opts["model_kind"], opts["base_url"], opts["llm_model"], opts["api_key"])
     progress = _Progress(sys.stderr.isatty())
+    if output is not None and output.exists() and output.resolve() == path.resolve():
+        raise click.ClickException(
+            f"the output file {output} is the questions file: answers would overwrite the "
+            "questions; choose another -o"
+        )
     try:
         sink = output.open("w", encoding="utf-8") if output is not None else sys.stdout
     except OSError as e:
@@ -314,6 +319,8 @@ def runs(db_url: str | None, limit: int, as_json: bool) -> None:
     ):
         rows = conn.execute(sql, {"n": limit}).all()
     items = [dict(zip((*cols, "stopped_after"), r, strict=True)) for r in rows]
+    for item in items:  # SQLite hands a boolean column back as 0/1; PostgreSQL as a bool
+        item["cache_hit"] = bool(item["cache_hit"])
     if as_json:
         click.echo(json.dumps({"runs": items}, indent=2, ensure_ascii=False))
         return

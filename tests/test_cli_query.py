@@ -302,6 +302,7 @@ def test_failed_and_interrupted_runs_are_listed_and_shown(home: Path, ledger_url
         ("started", None, "qa.prompt_built"),
         ("failed", "cache", None),
     ]
+    assert [r["cache_hit"] for r in runs] == [False, False]  # a JSON bool on both backends
     interrupted, failed = (r["run_id"] for r in runs)
     listing = ok(invoke("runs", "--db", ledger_url)).stdout.splitlines()
     assert listing[0].split()[:5] == [

@@ -79,7 +79,8 @@ class LineProblem:
 def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LineProblem]]:
     """Items from JSON lines ``{"id": "...", "question": "..."}``; blank lines are ignored,
     and a malformed line (bad JSON, no question, an id that is not a string, a repeated
-    id) becomes a :class:`LineProblem` instead of an item. An absent id is the line number."""
+    id, a lone surrogate escape) becomes a :class:`LineProblem` instead of an item. An
+    absent id is the line number."""
     items: list[BatchItem] = []
     problems: list[LineProblem] = []
     seen: dict[str, int] = {}
@@ -108,6 +109,14 @@ def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LinePro
         if qid in seen:
             problems.append(LineProblem(line_no, f"duplicate id {qid!r} (first on line "
                                                  f"{seen[qid]})"))  # fmt: skip
+            continue
+        try:  # a JSON \ud800 escape decodes to a lone surrogate: no text can hold it
+            qid.encode("utf-8")
+            question.encode("utf-8")
+        except UnicodeEncodeError:
+            problems.append(
+                LineProblem(line_no, "contains a lone surrogate escape (not valid Unicode text)")
+            )
             continue
         seen[qid] = line_no
         items.append(BatchItem(qid, question, line_no))

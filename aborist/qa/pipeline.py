@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from aborist import __version__
-from aborist.errors import InputError, ModelError
+from aborist.errors import CorpusError, InputError, ModelError
 from aborist.events import (
     AnswerLabelled,
     AnswerRendered,
@@ -35,6 +35,7 @@ from aborist.events import (
     RunStarted,
     run_stream,
 )
+from aborist.qa.cache_hit import Served, lookup, served_run
 from aborist.qa.client import ChatClient
 from aborist.qa.dag import STAGE_EVENTS, build_dag, stages_for
 from aborist.qa.evidence import EvidenceObject, build_evidence
@@ -205,6 +206,20 @@ def _evidence_from(result: RetrievalResult) -> list[EvidenceObject]:
     )
 
 
+def _check_chunk_hashes(result: RetrievalResult, evidence: Sequence[EvidenceObject]) -> None:
+    """Each chunk's text must still hash to the ``chunk_hash`` ingest stored beside it (and
+    the shard's source root covers): a shard edited after ingest would otherwise put text
+    no ingest recorded in front of the verifier. The evidence objects hash their texts
+    anyway, so the check costs a comparison per chunk."""
+    for chunk, ev in zip(result.chunks, evidence, strict=True):
+        if ev.evidence_hash != chunk.chunk_hash:
+            raise CorpusError(
+                f"shard {chunk.shard!r}: chunk {chunk.chunk_index} of {chunk.source_uri} no "
+                f"longer matches its hash (stored {chunk.chunk_hash[:16]}…, text "
+                f"{ev.evidence_hash[:16]}…): the shard was changed after ingest; re-ingest it"
+            )
+
+
 def _evidence_records(evidence: Sequence[EvidenceObject]) -> list[dict[str, Any]]:
     return [dict(ev.to_dict(), text_blob=ev.evidence_hash) for ev in evidence]
 
@@ -244,6 +259,14 @@ def execute_run(
         raise InputError("the question is empty")
     if "\x00" in question:
         raise InputError("the question contains a NUL character")
+    if not question.isascii():
+        try:
+            question.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise InputError(
+                f"the question is not valid Unicode text: a lone surrogate "
+                f"U+{ord(question[e.start]):04X} at character {e.start + 1}"
+            ) from None
     question = question.strip()
     rid = run_id or uuid.uuid4().hex
     if not _RUN_ID.fullmatch(rid):
@@ -301,7 +324,10 @@ def _stages(
         verifier_policy_hash=policy_hash(vpolicy),
     )
     key = cache_key(dims)
-    hit = _lookup(ledger, key) if use_cache else None
+    hit = lookup(ledger, key) if use_cache else None
+    served: Served | None = None
+    if hit is not None:  # the row only points at a run: what is served is that run's record
+        served = served_run(ledger, key, hit)
     checked = CacheChecked(
         shards=roots, key_dimensions=dims.to_dict(), cache_key=key, consulted=use_cache,
         hit=hit is not None, hit_run_id=hit["run_id"] if hit else None,
@@ -319,12 +345,12 @@ def _stages(
                 ),
             ]
         )  # fmt: skip
-        served, served_citations = _served_evidence(ledger, hit["run_id"])
+        assert served is not None
         return RunResult(
             run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key,
             cache_hit=True, answer=hit["answer"], audit_mode=hit["audit_mode"],
-            label=hit["label"], run_dag_root=hit["run_dag_root"], evidence=served,
-            citations=served_citations, served_from_run_id=hit["run_id"],
+            label=hit["label"], run_dag_root=hit["run_dag_root"], evidence=served.evidence,
+            citations=served.citations, served_from_run_id=hit["run_id"],
         )  # fmt: skip
 
     rec.stage = "retrieval"
@@ -334,6 +360,7 @@ def _stages(
 
     rec.stage = "evidence"
     evidence = _evidence_from(result)
+    _check_chunk_hashes(result, evidence)
     records = _evidence_records(evidence)
     if gov.mode == "claim-lattice":
         rec.record(EvidenceMapped(evidence=records))
@@ -432,37 +459,3 @@ def _dag_inputs(stage_hashes: dict[str, str], mode: str) -> dict[str, str]:
     """The stage hashes a DAG of ``mode`` takes (``question`` is the run_started event)."""
     wanted = stages_for(mode, repaired="repair" in stage_hashes)
     return {s: stage_hashes[s] for s in wanted}
-
-
-def _lookup(ledger: Ledger, key: str) -> dict[str, Any] | None:
-    rows = ledger.fetch(
-        "SELECT answer, audit_mode, label, run_id, run_dag_root FROM providence_cache "
-        "WHERE cache_key = :k",
-        {"k": key},
-    )
-    if not rows:
-        return None
-    return dict(
-        zip(("answer", "audit_mode", "label", "run_id", "run_dag_root"), rows[0], strict=True)
-    )
-
-
-def _served_evidence(
-    ledger: Ledger, run_id: str
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Evidence and citations of the run a cache hit serves, from its events and blobs."""
-    evidence: list[dict[str, Any]] = []
-    citations: list[dict[str, Any]] = []
-    wanted = ["qa.evidence_mapped", "qa.context_assembled", "qa.answer_rendered"]
-    for ev in ledger.read(stream=run_stream(run_id), types=wanted):
-        if ev.type in ("qa.evidence_mapped", "qa.context_assembled"):
-            items = ev.data["evidence"]
-            texts = ledger.get_blobs([item["text_blob"] for item in items])
-            for item in items:
-                public = {k: item[k] for k in ("pointer_id", "evidence_id", "source_uri",
-                                                "title", "source_role")}  # fmt: skip
-                public["text"] = texts[item["text_blob"]].decode("utf-8")
-                evidence.append(public)
-        elif ev.type == "qa.answer_rendered":
-            citations = ev.data["citations"]
-    return evidence, citations

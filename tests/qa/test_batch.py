@@ -47,6 +47,8 @@ def write_jsonl(path: Path, lines: list[Any]) -> Path:
         ('{"id": 7, "question": "Why?"}', "id must be a non-empty string"),
         ('{"id": "", "question": "Why?"}', "id must be a non-empty string"),
         ('{"id": "x", "question": "a\\u0000b"}', "NUL"),
+        ('{"id": "x", "question": "lone \\ud800 surrogate"}', "lone surrogate"),
+        ('{"id": "\\udcff", "question": "Why?"}', "lone surrogate"),
     ],
 )
 def test_a_malformed_line_is_reported_with_its_number(line: str, problem: str) -> None:
@@ -223,3 +225,28 @@ def test_cli_missing_batch_file_and_unmigrated_ledger_fail_cleanly(
         result = invoke("query", "--batch", str(src), "--db", empty_url, "--workers", workers)
         assert result.exit_code == 1 and "Traceback" not in result.output
         assert "migrate" in result.stderr
+
+
+def test_cli_batch_refuses_to_write_over_its_questions(cli_env: Path, ledger_url: str) -> None:
+    src = write_jsonl(cli_env / "q.jsonl", [{"id": "x", "question": "How long is it?"}])
+    before = src.read_text(encoding="utf-8")
+    result = invoke("query", "--batch", str(src), "-o", str(src), "--db", ledger_url)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "is the questions file" in result.stderr
+    assert src.read_text(encoding="utf-8") == before
+    with open_ledger(ledger_url) as lg:
+        assert lg.head()[0] == 0  # refused before any question ran
+
+
+def test_cli_batch_with_a_lone_surrogate_line_answers_the_rest(
+    cli_env: Path, ledger_url: str, corpus: Any
+) -> None:
+    """Such a line is reported and skipped; it cannot reach a run or the output."""
+    facts = list(corpus.facts)
+    src = write_jsonl(cli_env / "q.jsonl", [
+        '{"id": "bad", "question": "lone \\ud800 surrogate"}', {"id": "ok", "question": facts[0]},
+    ])  # fmt: skip
+    result = invoke("query", "--batch", str(src), "--db", ledger_url)
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert "line 1: contains a lone surrogate escape" in result.stderr
+    assert [json.loads(x)["id"] for x in result.stdout.splitlines()] == ["ok"]
