@@ -3,8 +3,10 @@
 ``ABORIST_HOME`` (default ``./.aborist``) holds the SQLite ledger (``ledger.db``) and the
 shard directory (``shards/``). ``ABORIST_DB_URL`` points the ledger elsewhere, e.g. at
 PostgreSQL. ``ABORIST_SHARD_DIR`` moves the shards; ``ABORIST_LLM_BASE_URL``,
-``ABORIST_LLM_MODEL`` and ``ABORIST_LLM_API_KEY`` configure the model endpoint. A variable
-set to the empty string counts as unset.
+``ABORIST_LLM_MODEL`` and ``ABORIST_LLM_API_KEY`` configure the model endpoint, and
+``ABORIST_LLM_TIMEOUT`` how many seconds to wait for its answer (checked where it is used,
+:func:`aborist.qa.client_select.llm_timeout`). A variable set to the empty string counts
+as unset.
 
 A plain dataclass read from ``os.environ``: constructing :class:`Settings` directly never
 reads the environment (tests and library callers get exactly what they pass), and no
@@ -32,6 +34,7 @@ class Settings:
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: str | None = None
+    llm_timeout: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -13,7 +13,7 @@ import click
 from sqlalchemy import text
 
 from aborist.qa.client import ChatClient
-from aborist.qa.client_select import MODEL_KINDS, select_client
+from aborist.qa.client_select import MODEL_KINDS, llm_timeout, select_client
 from aborist.qa.ladder import LADDER, ladder_rung
 from aborist.qa.pipeline import Governance, RunResult
 from aborist.settings import Settings, load_settings
@@ -47,6 +47,13 @@ def answer_options(f: F) -> F:
         click.option("--base-url", help="Model endpoint, e.g. http://127.0.0.1:8000/v1."),
         click.option("--llm-model", help="Model name the server serves (ABORIST_LLM_MODEL)."),
         click.option("--api-key", help="API key (ABORIST_LLM_API_KEY, else OPENAI_API_KEY)."),
+        click.option(
+            "--llm-timeout",
+            type=click.FloatRange(min=0, min_open=True, max=86_400),
+            metavar="SECONDS",
+            help="Wait at most this long for each model answer, per attempt "
+            "(ABORIST_LLM_TIMEOUT; default 120).",
+        ),
         click.option("--no-cache", is_flag=True, help="Neither read nor write the answer cache."),
         click.option(
             "--repair", is_flag=True, help="Repair unverified quotes mechanically (seed 001)."
@@ -69,7 +76,7 @@ def _client(settings: Settings, opts: dict[str, Any]) -> ChatClient:
     with clean_errors():
         return select_client(
             opts["model_kind"], settings, base_url=opts["base_url"],
-            model=opts["llm_model"], api_key=opts["api_key"],
+            model=opts["llm_model"], api_key=opts["api_key"], timeout=opts["llm_timeout"],
         )  # fmt: skip
 
 
@@ -168,7 +175,11 @@ def _run_batch_command(
         items, problems = read_questions(path)
     for problem in problems:
         click.echo(f"{path}: {problem}", err=True)
-    spec = ClientSpec(opts["model_kind"], opts["base_url"], opts["llm_model"], opts["api_key"])
+    with clean_errors():  # the variable is checked here, once, not in every worker
+        timeout = opts["llm_timeout"] or llm_timeout(settings.llm_timeout)
+    spec = ClientSpec(
+        opts["model_kind"], opts["base_url"], opts["llm_model"], opts["api_key"], timeout=timeout
+    )
     progress = _Progress(sys.stderr.isatty())
     if output is not None and output.exists() and output.resolve() == path.resolve():
         raise click.ClickException(

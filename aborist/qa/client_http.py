@@ -35,11 +35,27 @@ __all__ = [
     "MAX_RETRY_AFTER",
     "HTTPChatClient",
     "Reply",
+    "seconds_timeout",
 ]
 
 #: Connecting to a local or LAN server is quick; generating a long answer is not.
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=120.0, write=30.0, pool=5.0)
 DEFAULT_MAX_ATTEMPTS = 3
+
+
+def seconds_timeout(seconds: float) -> httpx.Timeout:
+    """A timeout of ``seconds`` for the model's answer (``ABORIST_LLM_TIMEOUT``,
+    ``--llm-timeout``): the read timeout, per attempt; connecting, sending and waiting
+    for a pooled connection keep their (shorter) defaults unless ``seconds`` is shorter."""
+    d = DEFAULT_TIMEOUT
+    return httpx.Timeout(
+        connect=min(d.connect or seconds, seconds),
+        read=seconds,
+        write=min(d.write or seconds, seconds),
+        pool=min(d.pool or seconds, seconds),
+    )
+
+
 DEFAULT_BACKOFF_BASE = 0.5
 MAX_RETRY_AFTER = 30.0
 
@@ -124,7 +140,7 @@ class HTTPChatClient(ChatClient):
         self.base_url = str(base.copy_with(username=None, password=None))
         self.endpoint = base.copy_with(path=base.path.rstrip("/") + self.endpoint_path)
         self.endpoint_display = str(self.endpoint.copy_with(username=None, password=None))
-        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else seconds_timeout(timeout)
         self.max_attempts = max_attempts
         self.backoff_base = backoff_base
         self._sleep = sleep

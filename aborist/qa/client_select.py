@@ -12,9 +12,22 @@ from aborist.qa.client import ChatClient
 from aborist.qa.extractive import ExtractiveClient
 from aborist.settings import Settings
 
-__all__ = ["MODEL_KINDS", "select_client"]
+__all__ = ["MODEL_KINDS", "llm_timeout", "select_client"]
 
 MODEL_KINDS = ("extractive", "openai")
+
+
+def llm_timeout(value: str | float | None, *, source: str = "ABORIST_LLM_TIMEOUT") -> float | None:
+    """Seconds to wait for the model's answer, per attempt, from a flag or the variable."""
+    if value is None or value == "":
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise InputError(f"{source} must be a positive number of seconds, not {value!r}")
+    return seconds
 
 
 def select_client(
@@ -24,8 +37,11 @@ def select_client(
     base_url: str | None = None,
     model: str | None = None,
     api_key: str | None = None,
+    timeout: float | None = None,
 ) -> ChatClient:
-    """``kind`` None means: openai when an endpoint is configured, else extractive."""
+    """``kind`` None means: openai when an endpoint is configured, else extractive.
+    ``timeout`` (seconds; else ``ABORIST_LLM_TIMEOUT``; else the client's default) bounds
+    the wait for each answer."""
     if kind is None:
         kind = "openai" if (base_url or settings.llm_base_url) else "extractive"
     if kind == "extractive":
@@ -34,6 +50,7 @@ def select_client(
         from aborist.qa.client_openai import OpenAICompatibleClient
 
         return OpenAICompatibleClient.from_settings(
-            settings, base_url=base_url, model=model, api_key=api_key
-        )
+            settings, base_url=base_url, model=model, api_key=api_key,
+            timeout=timeout if timeout is not None else llm_timeout(settings.llm_timeout),
+        )  # fmt: skip
     raise InputError(f"model must be one of {', '.join(MODEL_KINDS)}, not {kind!r}")

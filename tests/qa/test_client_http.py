@@ -492,3 +492,71 @@ def test_anthropic_reply_without_text_is_a_model_error(
     server.then(Reply(200, body))
     with pytest.raises(ModelError, match="response had no text content block"):
         make_anthropic(server.base_url).complete(MESSAGES)
+
+
+# -- how long to wait: ABORIST_LLM_TIMEOUT / --llm-timeout -------------------------------
+
+
+def test_seconds_timeout_bounds_the_answer_and_keeps_short_connects() -> None:
+    from aborist.qa.client_http import DEFAULT_TIMEOUT, seconds_timeout
+
+    long = seconds_timeout(300)
+    assert (long.connect, long.read, long.write, long.pool) == (
+        DEFAULT_TIMEOUT.connect, 300, DEFAULT_TIMEOUT.write, DEFAULT_TIMEOUT.pool
+    )  # fmt: skip
+    short = seconds_timeout(0.2)
+    assert (short.connect, short.read, short.write, short.pool) == (0.2, 0.2, 0.2, 0.2)
+
+
+@pytest.mark.parametrize("raw", ["abc", "0", "-1", "inf", "nan", "1e999"])
+def test_a_bad_llm_timeout_is_an_input_error(raw: str) -> None:
+    from aborist.errors import InputError
+    from aborist.qa.client_select import llm_timeout
+
+    with pytest.raises(InputError, match="ABORIST_LLM_TIMEOUT must be a positive number"):
+        llm_timeout(raw)
+
+
+def test_select_client_takes_the_timeout_from_the_flag_else_the_variable() -> None:
+    from aborist.qa.client_select import llm_timeout, select_client
+    from aborist.settings import Settings
+
+    assert llm_timeout(None) is None and llm_timeout("2.5") == 2.5
+    settings = Settings(llm_base_url="http://127.0.0.1:9/v1", llm_model="m", llm_timeout="7")
+    with select_client(None, settings) as from_env:
+        assert from_env.timeout.read == 7  # type: ignore[attr-defined]
+    with select_client(None, settings, timeout=0.5) as from_flag:
+        assert from_flag.timeout.read == 0.5  # type: ignore[attr-defined]
+    with select_client(None, Settings(llm_base_url="http://127.0.0.1:9/v1", llm_model="m")) as d:
+        assert d.timeout.read == 120  # type: ignore[attr-defined]
+
+
+def test_cli_llm_timeout_ends_a_stalled_answer(
+    server: ScriptedServer, ledger_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that never answers: with --llm-timeout 0.3 the run fails after three short
+    attempts (and the 0.5 + 1 s of backoff between them), not after 3 x 120 s."""
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    monkeypatch.setenv("ABORIST_HOME", str(tmp_path / "home"))
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Rivers\n\nThe Silverrun River is 412 kilometres long.\n", encoding="utf-8")
+    server.then(Hang(), Hang(), Hang())
+    args = ["ask", str(doc), "How long is the Silverrun River?", "--db", ledger_url,
+            "--model", "openai", "--base-url", server.base_url, "--llm-model", "m"]  # fmt: skip
+    started = time.monotonic()
+    result = CliRunner().invoke(cli, [*args, "--llm-timeout", "0.3"])
+    elapsed = time.monotonic() - started
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "timed out after 0.3s waiting for the response; gave up after 3 attempts" in (
+        result.stderr
+    )
+    assert elapsed < 4.5 and len(server.seen) == 3
+    monkeypatch.setenv("ABORIST_LLM_TIMEOUT", "soon")
+    bad = CliRunner().invoke(cli, args)
+    assert bad.exit_code == 1 and "Traceback" not in bad.output
+    assert bad.stderr.strip() == (
+        "Error: ABORIST_LLM_TIMEOUT must be a positive number of seconds, not 'soon'"
+    )
