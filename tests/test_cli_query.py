@@ -216,6 +216,9 @@ def test_runs_show_and_inspect(home: Path, ledger_url: str) -> None:
     assert report["diagnoses"] == []
 
     fails_cleanly(invoke("show", "0" * 32, "--db", ledger_url), "no run")
+    fails_cleanly(invoke("show", first["run_id"][:4], "--db", ledger_url), "at least 6 characters")
+    shown = ok(invoke("show", first["run_id"][:6], "--db", ledger_url)).stdout
+    assert shown.startswith(f"run {first['run_id']}: ")
     fails_cleanly(invoke("inspect", "0" * 32, "--db", ledger_url), "no run")
 
     # A cache-served run has no model answer of its own, and no DAG of its own.

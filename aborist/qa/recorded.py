@@ -84,6 +84,10 @@ class RecordedRun:
         return None if p is None else ledger.get_blob(p["raw_answer_blob"]).decode("utf-8")
 
 
+#: The shortest run id prefix ``aborist show`` / ``inspect`` resolve (as git's short hashes).
+_MIN_PREFIX = 6
+
+
 def load_run(ledger: Ledger, run_id: str) -> RecordedRun:
     run_id = run_id.strip()
     events = ledger.read_stream(run_stream(run_id))
@@ -93,12 +97,14 @@ def load_run(ledger: Ledger, run_id: str) -> RecordedRun:
             return load_run(ledger, matches[0])
         if len(matches) > 1:
             raise InputError(f"run id prefix {run_id!r} is ambiguous ({len(matches)} runs)")
-        raise InputError(f"no run {run_id!r} in the ledger")
+        short = len(run_id) < _MIN_PREFIX and all(c in "0123456789abcdef" for c in run_id)
+        hint = f" (a run id prefix needs at least {_MIN_PREFIX} characters)" if short else ""
+        raise InputError(f"no run {run_id!r} in the ledger{hint}")
     return RecordedRun(run_id, events)
 
 
 def _by_prefix(ledger: Ledger, prefix: str) -> list[str]:
-    if len(prefix) < 6 or not all(c in "0123456789abcdef" for c in prefix):
+    if len(prefix) < _MIN_PREFIX or not all(c in "0123456789abcdef" for c in prefix):
         return []
     rows = ledger.fetch(
         "SELECT run_id FROM runs WHERE run_id LIKE :p ORDER BY run_id LIMIT 3", {"p": prefix + "%"}

@@ -48,6 +48,13 @@ def ask(
 ) -> RunResult:
     """Answer ``question`` from the single document at ``path`` and record the run."""
     doc = Path(path)
+    if doc.is_dir():
+        raise InputError(
+            f"{doc} is a directory: `aborist ask` reads one file (ingest a directory with "
+            "`aborist ingest DIR --shard NAME`, then `aborist query`)"
+        )
+    if doc.exists() and not doc.is_file():
+        raise InputError(f"{doc}: not a regular file")
     if not doc.is_file():
         raise InputError(f"{doc}: no such file")
     if not isinstance(question, str) or not question.strip():

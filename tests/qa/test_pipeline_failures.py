@@ -137,6 +137,10 @@ def test_empty_question_is_refused_before_any_run(pipeline_ledger: Ledger, corpu
             ask(corpus.rivers, question, ledger=pipeline_ledger, client=ExtractiveClient())
     with pytest.raises(InputError, match="no such file"):
         ask(corpus.docs_dir / "absent.md", Q, ledger=pipeline_ledger, client=ExtractiveClient())
+    with pytest.raises(InputError, match="is a directory: `aborist ask` reads one file"):
+        ask(corpus.docs_dir, Q, ledger=pipeline_ledger, client=ExtractiveClient())
+    with pytest.raises(InputError, match="not a regular file"):
+        ask("/dev/null", Q, ledger=pipeline_ledger, client=ExtractiveClient())
     assert pipeline_ledger.head()[0] == 0
 
 
