@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -98,6 +99,7 @@ def test_ingest_without_a_migrated_ledger_is_one_clean_line(docs: Path, home: Pa
     ("args", "message"),
     [
         (["/no/such/dir", "--shard", "x"], "no such file or directory: /no/such/dir"),
+        (["{loop}", "--shard", "x"], "symlink loop: {loop}"),
         (["{docs}", "--shard", "../evil"], "shard name '../evil' is not allowed"),
         (["{docs}", "--shard", "x", "--role", "Bad Role"], "role 'Bad Role' is not allowed"),
         (["{empty}", "--shard", "x"], "nothing ingested into shard 'x'"),
@@ -108,10 +110,34 @@ def test_ingest_bad_input_messages(
 ) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    argv = [a.format(docs=docs, empty=empty) for a in args]
+    loop = tmp_path / "loop.md"
+    loop.symlink_to(loop.name)
+    argv = [a.format(docs=docs, empty=empty, loop=loop) for a in args]
     code, _, err = run("ingest", *argv)
     assert code == 1
-    assert err.startswith("Error: ") and message in err and "Traceback" not in err
+    assert err.startswith("Error: ") and message.format(loop=loop) in err
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_ingest_lists_special_files_and_odd_names_one_line_each(docs: Path, home: Path) -> None:
+    os.mkfifo(docs / "pipe.txt")
+    (docs / "a.md").symlink_to("b.md")
+    (docs / "b.md").symlink_to("a.md")
+    try:
+        (docs / os.fsdecode(b"na\xffme\nx.md")).write_text("")
+    except (OSError, UnicodeError) as e:
+        pytest.skip(f"cannot create a non-UTF-8 file name here: {e}")
+    code, out, err = run("ingest", str(docs), "--shard", "py", "--no-ledger")
+    assert code == 0, err
+    listed = out.split("skipped 5 file(s):\n")[1].splitlines()
+    assert listed == [
+        f"  {docs}/notes.pdf: unsupported file type .pdf; supported: .htm, .html, .markdown, "
+        ".md, .rst, .txt",
+        f"  {docs}/a.md: symlink loop",
+        f"  {docs}/b.md: symlink loop",
+        f"  {docs}/pipe.txt: not a regular file (named pipe)",
+        f"  {docs}/na\\xffme\\nx.md: no text after canonicalization",
+    ]
 
 
 def test_shards_lists_counts_and_roots(docs: Path, home: Path) -> None:

@@ -3,25 +3,35 @@
 ARCHITECTURE.md, "Corpus and shards"; issue 3, "Ingest". Semantics (docs/corpus.md):
 
 * Paths are files or directories (walked recursively, sorted; dot-files and
-  dot-directories skipped). A missing path is an error before anything is read.
-* Supported files are read, decoded (:mod:`.canonicalize`), parsed (:mod:`.readers`) and
-  chunked (:mod:`.chunking`). Unsupported types, unreadable, binary, non-UTF-8 and
-  empty files are *skipped* and listed in the report; if nothing is left, nothing is
-  written and :class:`CorpusError` says why.
-* The shard is upserted by ``source_uri`` (the file's absolute ``file://`` URI): files
+  dot-directories skipped). A missing path or a symlink loop is an error before
+  anything is read.
+* Supported files are read (:func:`.readers.read_source_bytes`: regular files only, at
+  most ``MAX_FILE_BYTES``), decoded (:mod:`.canonicalize`), parsed (:mod:`.readers`) and
+  chunked (:mod:`.chunking`). Unsupported types, non-regular files, symlink loops,
+  oversized, unreadable, binary, non-UTF-8 and empty files and unreadable directories
+  are *skipped* and listed in the report by their path as given (bytes of a file name
+  that are not UTF-8 shown as ``\\xff``); if nothing is left, nothing is written and
+  :class:`CorpusError` says why.
+* The shard is upserted by ``source_uri`` (the file's absolute ``file://`` URI, with
+  any byte of the name that is not UTF-8 percent-encoded, so it is lossless): files
   ingested again replace their earlier version, other documents already in the shard
   are kept and re-derived from their stored raw text with the current versions.
   ``replace=True`` drops documents not named in this ingest. The same files ingested
   twice give the same ``source_root`` and no duplicates.
 * The new shard is built beside the old one; the ledger event is appended; only then is
   the new file swapped in. A failure at any step leaves the previous shard as it was.
+  Reading the old shard, building, appending and swapping happen under the shard's
+  lock (:func:`.shard.shard_lock`), so concurrent ingests into one shard take turns and
+  none loses the other's documents.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,13 +40,22 @@ from typing import Any, Protocol
 from aborist.concepts.extract import Relation, extract_relations
 from aborist.corpus.canonicalize import CANONICALIZATION_VERSION, decode_source
 from aborist.corpus.chunking import CHUNKING_VERSION, chunk_blocks
-from aborist.corpus.readers import FORMATS, format_for, parse_document
+from aborist.corpus.readers import (
+    FORMATS,
+    MAX_FILE_BYTES,
+    SourceFileSkipped,
+    format_for,
+    parse_document,
+    read_source_bytes,
+)
 from aborist.corpus.shard import (
+    LOCK_TIMEOUT_S,
     BuiltDocument,
     StoredSource,
     build_shard,
     read_shard_info,
     read_sources,
+    shard_lock,
     shard_path,
     validate_shard_name,
 )
@@ -56,6 +75,8 @@ __all__ = [
 EVENT_TYPE = "corpus.shard_ingested"
 DEFAULT_ROLE = "primary"
 _ROLE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+_ESCAPED = frozenset({"Cc", "Zl", "Zp"})
+_LINKED_DIR = "symlink to a directory (not followed inside a directory; name it directly)"
 
 
 class _LedgerLike(Protocol):
@@ -151,18 +172,44 @@ class _Source:
     role: str
     fmt: str
     raw: str
+    shown: str = ""
+
+
+def _shown(path: str | os.PathLike[str]) -> str:
+    """``path`` as text that is safe to print, store and hash: bytes of the name that are
+    not UTF-8 (which Python carries as lone surrogates, unencodable as UTF-8) become
+    ``\\xff`` escapes, and control characters (a newline in a name would break the
+    one-line-per-file listing) become ``\\x0a`` style escapes."""
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in _ESCAPED else c for c in text)
+
+
+def _uri(path: Path) -> str:
+    """The document identity: the absolute ``file://`` URI of the real path. ``as_uri``
+    percent-encodes the file system bytes, so a name that is not UTF-8 stays lossless;
+    ``os.path.realpath`` (unlike ``Path.resolve`` on 3.11) never raises on a loop."""
+    return Path(os.path.realpath(path)).as_uri()
 
 
 def _walk(root: Path, skipped: list[SkippedFile]) -> list[Path]:
     found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root, onerror=None):
+
+    def unreadable(e: OSError) -> None:
+        where = e.filename if e.filename is not None else root
+        skipped.append(SkippedFile(_shown(where), f"unreadable directory: {e.strerror or e}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for d in [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            # os.walk does not follow these (loops, trees outside the root); say so.
+            dirnames.remove(d)
+            skipped.append(SkippedFile(_shown(Path(dirpath) / d), _LINKED_DIR))
         for name in sorted(filenames):
             if name.startswith("."):
                 continue
             path = Path(dirpath) / name
             if format_for(path) is None:
-                skipped.append(SkippedFile(str(path), _unsupported(path)))
+                skipped.append(SkippedFile(_shown(path), _unsupported(path)))
             else:
                 found.append(path)
     return found
@@ -175,13 +222,25 @@ def _unsupported(path: Path) -> str:
 
 
 def check_paths(paths: Iterable[Path | str]) -> list[Path]:
-    """The paths as :class:`Path`; :class:`InputError` if there are none or any is missing."""
+    """The paths as :class:`Path`; :class:`InputError` if there are none, or any is
+    missing, a symlink loop, or cannot be looked at (one message naming each)."""
     path_list = [Path(p) for p in paths]
     if not path_list:
         raise InputError("nothing to ingest: give at least one file or directory")
-    missing = [str(p) for p in path_list if not p.exists()]
-    if missing:
-        raise InputError(f"no such file or directory: {', '.join(missing)}")
+    problems: dict[str, list[str]] = {}
+    for p in path_list:
+        try:
+            os.stat(p)
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                kind = "symlink loop"
+            elif e.errno in (errno.ENOENT, errno.ENOTDIR):
+                kind = "no such file or directory"
+            else:
+                kind = f"cannot access ({e.strerror or e})"
+            problems.setdefault(kind, []).append(_shown(p))
+    if problems:
+        raise InputError("; ".join(f"{k}: {', '.join(v)}" for k, v in problems.items()))
     return path_list
 
 
@@ -190,35 +249,36 @@ def _collect(paths: Sequence[Path], skipped: list[SkippedFile]) -> list[Path]:
     for path in paths:
         if path.is_dir():
             found = _walk(path, skipped)
-            if not found:
+            if not found and not any(s.path == _shown(path) for s in skipped):
                 skipped.append(
-                    SkippedFile(str(path), "directory holds no .txt, .md, .rst or .html files")
+                    SkippedFile(_shown(path), "directory holds no .txt, .md, .rst or .html files")
                 )
             files.extend(found)
         elif format_for(path) is None:
-            skipped.append(SkippedFile(str(path), _unsupported(path)))
+            skipped.append(SkippedFile(_shown(path), _unsupported(path)))
         else:
             files.append(path)
     unique: dict[str, Path] = {}
     for f in files:
-        unique.setdefault(f.resolve().as_uri(), f)
+        unique.setdefault(_uri(f), f)
     return [unique[k] for k in sorted(unique)]
 
 
-def _read(path: Path, role: str, skipped: list[SkippedFile]) -> _Source | None:
+def _read(path: Path, role: str, skipped: list[SkippedFile], limit: int) -> _Source | None:
     fmt = format_for(path)
     assert fmt is not None
+    name = _shown(path)
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        skipped.append(SkippedFile(str(path), f"unreadable: {e.strerror or e}"))
+        data = read_source_bytes(path, limit=limit)
+    except SourceFileSkipped as e:
+        skipped.append(SkippedFile(name, e.reason))
         return None
     try:
-        raw = decode_source(data, name=str(path))
+        raw = decode_source(data, name=name)
     except InputError as e:
-        skipped.append(SkippedFile(str(path), str(e).removeprefix(f"{path}: ")))
+        skipped.append(SkippedFile(name, str(e).removeprefix(f"{name}: ")))
         return None
-    return _Source(path.resolve().as_uri(), path.name, role, fmt, raw)
+    return _Source(_uri(path), _shown(path.name), role, fmt, raw, name)
 
 
 def _build(source: _Source) -> tuple[BuiltDocument, list[tuple[str, Relation]]] | None:
@@ -266,8 +326,14 @@ def ingest(
     shards_dir: Path,
     ledger: _LedgerLike | None = None,
     replace: bool = False,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    lock_timeout: float = LOCK_TIMEOUT_S,
 ) -> IngestReport:
-    """Ingest ``paths`` into shard ``shard`` under ``shards_dir``; see the module doc."""
+    """Ingest ``paths`` into shard ``shard`` under ``shards_dir``; see the module doc.
+
+    The named files are read and built before the shard lock is taken (that work does
+    not depend on the shard), so a concurrent ingest waits only for the rebuild and swap.
+    """
     validate_shard_name(shard)
     if not _ROLE.match(role):
         raise InputError(
@@ -279,11 +345,9 @@ def ingest(
     files = _collect(path_list, skipped)
     sources: dict[str, _Source] = {}
     for f in files:
-        source = _read(f, role, skipped)
+        source = _read(f, role, skipped, max_file_bytes)
         if source is not None:
             sources[source.source_uri] = source
-    target = shard_path(shards_dir, shard)
-    previous_root, stored = _previous(target, replace=replace)
 
     built: list[BuiltDocument] = []
     relations: list[tuple[str, Relation]] = []
@@ -291,7 +355,7 @@ def ingest(
     for source in sources.values():
         result = _build(source)
         if result is None:
-            skipped.append(SkippedFile(source.source_uri, "no text after canonicalization"))
+            skipped.append(SkippedFile(source.shown, "no text after canonicalization"))
             continue
         built.append(result[0])
         relations.extend(result[1])
@@ -304,56 +368,61 @@ def ingest(
             if skipped
             else f"nothing ingested into shard {shard!r}: no files found"
         )
-    if not replace:
-        for old in stored:
-            if old.source_uri in sources:
-                continue
-            kept = _build(
-                _Source(old.source_uri, old.file_name, old.source_role, old.format, old.raw_text)
-            )
-            if kept is not None:
-                built.append(kept[0])
-                relations.extend(kept[1])
-    built.sort(key=lambda d: d.source_uri)
-    order = {d.source_uri: i for i, d in enumerate(built)}
-    chunk_owner = {c.hash: d.source_uri for d in built for c in d.chunks}
-    relations.sort(key=lambda hr: (order[chunk_owner[hr[0]]], hr[1].kind, hr[1].a, hr[1].b))
+    target = shard_path(shards_dir, shard)
+    with shard_lock(target, timeout=lock_timeout):
+        previous_root, stored = _previous(target, replace=replace)
+        if not replace:
+            for old in stored:
+                if old.source_uri in sources:
+                    continue
+                kept = _build(
+                    _Source(
+                        old.source_uri, old.file_name, old.source_role, old.format, old.raw_text
+                    )
+                )
+                if kept is not None:
+                    built.append(kept[0])
+                    relations.extend(kept[1])
+        built.sort(key=lambda d: d.source_uri)
+        order = {d.source_uri: i for i, d in enumerate(built)}
+        chunk_owner = {c.hash: d.source_uri for d in built for c in d.chunks}
+        relations.sort(key=lambda hr: (order[chunk_owner[hr[0]]], hr[1].kind, hr[1].a, hr[1].b))
 
-    pending = build_shard(
-        target,
-        name=shard,
-        documents=built,
-        relations=relations,
-        canonicalization_version=CANONICALIZATION_VERSION,
-        chunking_version=CHUNKING_VERSION,
-    )
-    try:
-        report = IngestReport(
-            shard=shard,
-            path=target,
-            source_root=pending.source_root,
-            previous_root=previous_root,
+        pending = build_shard(
+            target,
+            name=shard,
+            documents=built,
+            relations=relations,
             canonicalization_version=CANONICALIZATION_VERSION,
             chunking_version=CHUNKING_VERSION,
-            role=role,
-            documents=tuple(
-                DocumentReport(d.source_uri, d.title, d.doc_root, len(d.chunks), d.source_role)
-                for d in built
-            ),
-            ingested=tuple(sorted(ingested)),
-            skipped=tuple(skipped),
-            concepts=pending.concepts,
-            n_chunks=sum(len(d.chunks) for d in built),
         )
-        if ledger is not None:
-            from ledger.envelope import NewEvent
-
-            ledger.append(
-                shard_stream(shard),
-                [NewEvent(type=EVENT_TYPE, payload=shard_ingested_payload(report))],
+        try:
+            report = IngestReport(
+                shard=shard,
+                path=target,
+                source_root=pending.source_root,
+                previous_root=previous_root,
+                canonicalization_version=CANONICALIZATION_VERSION,
+                chunking_version=CHUNKING_VERSION,
+                role=role,
+                documents=tuple(
+                    DocumentReport(d.source_uri, d.title, d.doc_root, len(d.chunks), d.source_role)
+                    for d in built
+                ),
+                ingested=tuple(sorted(ingested)),
+                skipped=tuple(skipped),
+                concepts=pending.concepts,
+                n_chunks=sum(len(d.chunks) for d in built),
             )
-        pending.commit()
-    except BaseException:
-        pending.discard()
-        raise
+            if ledger is not None:
+                from ledger.envelope import NewEvent
+
+                ledger.append(
+                    shard_stream(shard),
+                    [NewEvent(type=EVENT_TYPE, payload=shard_ingested_payload(report))],
+                )
+            pending.commit()
+        except BaseException:
+            pending.discard()
+            raise
     return report

@@ -23,14 +23,17 @@ one document's chunks. A shard is written to a temporary file in the same direct
 (:func:`build_shard`) and moved over the old one with :func:`os.replace` (atomic on POSIX)
 only when everything else has succeeded (:meth:`PendingShard.commit`), so a failed ingest
 leaves the previous shard untouched and readers never see a half-written file.
+Writers of one shard take turns under :func:`shard_lock`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import sqlite3
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -44,6 +47,7 @@ from aborist.errors import CorpusError, InputError
 from ledger.merkle import merkle_root
 
 __all__ = [
+    "LOCK_TIMEOUT_S",
     "SCHEMA_VERSION",
     "SHARD_SUFFIX",
     "BuiltDocument",
@@ -57,6 +61,8 @@ __all__ = [
     "read_shard_info",
     "read_sources",
     "resolve_shard",
+    "shard_lock",
+    "shard_lock_path",
     "shard_path",
     "validate_shard_name",
 ]
@@ -65,6 +71,10 @@ SCHEMA_VERSION = "3"
 SHARD_SUFFIX = ".shard.sqlite"
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+LOCK_TIMEOUT_S = 600.0
+"""How long an ingest waits for another ingest of the same shard before giving up: long
+enough for a large corpus to finish, short enough that a stuck writer is reported."""
+_LOCK_POLL_S = 0.05
 
 _DDL = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
@@ -255,6 +265,48 @@ def read_sources(path: Path) -> list[StoredSource]:
             "ORDER BY doc_pos"
         ).fetchall()
     return [StoredSource(*row) for row in rows]
+
+
+def shard_lock_path(path: Path) -> Path:
+    """The lock file beside a shard file: ``.<name>.shard.sqlite.lock`` (hidden, kept)."""
+    return path.with_name(f".{path.name}.lock")
+
+
+@contextlib.contextmanager
+def shard_lock(path: Path, *, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold the exclusive write lock of the shard file ``path`` (``fcntl.flock``).
+
+    An ingest reads the current shard, builds the next one from it and swaps it in; two
+    ingests doing that at once would both build on the same old shard and the later swap
+    would silently drop the other's documents. Holding this lock across
+    read-build-append-swap makes the second build on the first's result. The lock file
+    is never deleted (unlinking it would let a waiter lock an orphaned inode), and the
+    kernel releases the lock when the process ends, however it ends. Polling with
+    ``LOCK_NB`` rather than blocking gives the wait a deadline and a clear message.
+    """
+    lock = shard_lock_path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        raise CorpusError(f"cannot create the shard lock {lock}: {e.strerror or e}") from e
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise CorpusError(
+                        f"shard {path.name.removesuffix(SHARD_SUFFIX)!r} is being written by "
+                        f"another ingest (waited {timeout:g} s for {lock}); try again when "
+                        "it has finished"
+                    ) from None
+                time.sleep(_LOCK_POLL_S)
+        yield
+    finally:
+        os.close(fd)
 
 
 @dataclass

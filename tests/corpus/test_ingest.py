@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import codecs
+import fcntl
 import hashlib
+import json
+import os
+import resource
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +20,7 @@ import pytest
 from aborist.corpus.canonicalize import CANONICALIZATION_VERSION
 from aborist.corpus.chunking import CHUNKING_VERSION
 from aborist.corpus.ingest import ingest, shard_ingested_payload
-from aborist.corpus.shard import list_shards, shard_path
+from aborist.corpus.shard import list_shards, shard_lock_path, shard_path
 from aborist.errors import CorpusError, InputError
 
 
@@ -117,6 +125,7 @@ def test_bad_files_are_skipped_and_listed(docs: Path, tmp_path: Path) -> None:
     assert reasons["old.md"].startswith("not UTF-8 (byte 0xe9 at offset 3)")
     assert reasons["data.pdf"].startswith("unsupported file type .pdf")
     assert reasons["empty.md"] == "no text after canonicalization"
+    assert all(s.path.startswith(f"{docs}/") for s in report.skipped)  # no file:// URIs
     assert ".hidden.md" not in reasons
     assert len(report.documents) == 4
     assert shard_ingested_payload(report)["skipped"] == [s.to_dict() for s in report.skipped]
@@ -163,7 +172,7 @@ def test_failure_before_swap_leaves_previous_shard_intact(docs: Path, tmp_path: 
     with pytest.raises(RuntimeError, match="ledger down"):
         ingest([docs], "h", shards_dir=shards, ledger=_FailingLedger())
     assert shard_path(shards, "h").read_bytes() == before
-    assert sorted(p.name for p in shards.iterdir()) == ["h.shard.sqlite"]
+    assert sorted(p.name for p in shards.iterdir()) == [".h.shard.sqlite.lock", "h.shard.sqlite"]
     assert list_shards(shards)[0].source_root == first.source_root
 
 
@@ -179,7 +188,7 @@ def test_failure_while_building_leaves_previous_shard_intact(
     monkeypatch.setattr("aborist.corpus.shard._insert_rows", broken)
     with pytest.raises(sqlite3.OperationalError):
         ingest([docs], "h", shards_dir=shards, replace=True)
-    assert sorted(p.name for p in shards.iterdir()) == ["h.shard.sqlite"]
+    assert sorted(p.name for p in shards.iterdir()) == [".h.shard.sqlite.lock", "h.shard.sqlite"]
     assert list_shards(shards)[0].source_root == first.source_root
 
 
@@ -224,3 +233,239 @@ def test_ingest_event_lands_in_a_real_ledger(docs: Path, tmp_path: Path, ledger:
     from ledger.canonical import canonical_text
 
     assert recorded.payload == canonical_text(shard_ingested_payload(report))
+
+
+# --- hostile inputs: special files, loops, odd names, unreadable directories -----------
+
+_CHILD_INGEST = """
+import json, sys
+from pathlib import Path
+from aborist.corpus.ingest import ingest
+report = ingest([sys.argv[1]], "h", shards_dir=Path(sys.argv[2]))
+print(json.dumps(report.to_dict()))
+"""
+
+
+def _limit_memory() -> None:
+    limit = 1024 * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def test_fifo_and_dev_zero_in_a_directory_are_skipped_not_read(docs: Path, tmp_path: Path) -> None:
+    os.mkfifo(docs / "pipe.txt")
+    (docs / "z.txt").symlink_to("/dev/zero")
+    # In a child with 1 GiB of address space and a deadline: reading the FIFO would hang
+    # and reading /dev/zero would take all memory, and neither may take the test with it.
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD_INGEST, str(docs), str(tmp_path / "shards")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_limit_memory,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["documents"] == 4
+    assert {s["path"]: s["reason"] for s in report["skipped"]} == {
+        str(docs / "pipe.txt"): "not a regular file (named pipe)",
+        str(docs / "z.txt"): "not a regular file (character device)",
+    }
+
+
+def test_a_fifo_named_on_the_command_line_does_not_hang(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD_INGEST, str(fifo), str(tmp_path / "shards")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "every file was skipped: " in done.stderr
+    assert f"{fifo}: not a regular file (named pipe)" in done.stderr
+
+
+def test_files_over_the_size_cap_are_skipped(docs: Path, tmp_path: Path) -> None:
+    (docs / "huge.txt").write_text("word " * 100)
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards", max_file_bytes=200)
+    assert [s.to_dict() for s in report.skipped] == [
+        {
+            "path": str(docs / "huge.txt"),
+            "reason": "larger than the 200 bytes limit for one file (500 bytes)",
+        }
+    ]
+    assert len(report.documents) == 4
+
+
+def test_symlink_loops_are_skipped_in_a_directory_and_named_on_the_command_line(
+    docs: Path, tmp_path: Path
+) -> None:
+    (docs / "loop_a.md").symlink_to("loop_b.md")
+    (docs / "loop_b.md").symlink_to("loop_a.md")
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    assert [(s.path, s.reason) for s in report.skipped] == [
+        (str(docs / "loop_a.md"), "symlink loop"),
+        (str(docs / "loop_b.md"), "symlink loop"),
+    ]
+    assert len(report.documents) == 4
+    with pytest.raises(InputError, match=r"^symlink loop: .*loop_a\.md; no such file or dir"):
+        ingest([docs / "loop_a.md", tmp_path / "nope"], "h", shards_dir=tmp_path / "shards")
+
+
+def test_a_file_name_that_is_not_utf8_is_ingested_losslessly(docs: Path, tmp_path: Path) -> None:
+    try:
+        (docs / os.fsdecode(b"caf\xe9.md")).write_text("# Menu\n\nCoffee.\n")
+        (docs / os.fsdecode(b"na\xffme.md")).write_text("")
+    except (OSError, UnicodeError) as e:  # a file system that insists on UTF-8 names
+        pytest.skip(f"cannot create a non-UTF-8 file name here: {e}")
+    ledger = _RecordingLedger()
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards", ledger=ledger)
+    uri = f"{(docs / 'caf').resolve().as_uri()}%E9.md"
+    assert uri in report.ingested
+    assert [s.to_dict() for s in report.skipped] == [
+        {"path": f"{docs}/na\\xffme.md", "reason": "no text after canonicalization"}
+    ]
+    conn = sqlite3.connect(report.path)
+    try:
+        row = conn.execute(
+            "SELECT file_name, title FROM documents WHERE source_uri = ?", (uri,)
+        ).fetchone()
+    finally:
+        conn.close()
+    assert row == ("caf\\xe9.md", "Menu")
+    from ledger.canonical import canonical_json
+
+    ((_, (event,)),) = ledger.calls
+    assert canonical_json(event.payload)  # every string in the event is valid UTF-8
+
+
+def test_a_linked_subdirectory_is_listed_not_silently_ignored(docs: Path, tmp_path: Path) -> None:
+    (docs / "linked").symlink_to(docs / "sub", target_is_directory=True)
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    assert [(s.path, s.reason) for s in report.skipped] == [
+        (
+            str(docs / "linked"),
+            "symlink to a directory (not followed inside a directory; name it directly)",
+        )
+    ]
+    assert len(report.documents) == 4
+    named = ingest([docs / "linked"], "h2", shards_dir=tmp_path / "shards")
+    assert [d.title for d in named.documents] == ["Charlie", "Delta"]
+
+
+def test_file_content_with_lone_surrogates_is_refused(docs: Path, tmp_path: Path) -> None:
+    (docs / "u8.md").write_bytes(b"# A\n\nx \xed\xa0\x80 y\n")  # U+D800 encoded as UTF-8
+    (docs / "u16.md").write_bytes(codecs.BOM_UTF16_LE + b"x\x00\x00\xd8y\x00")
+    (docs / "u32.md").write_bytes(codecs.BOM_UTF32_LE + b"\x00\xd8\x00\x00")
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    reasons = {Path(s.path).name: s.reason for s in report.skipped}
+    assert reasons["u8.md"].startswith("not UTF-8 (byte 0xed at offset 7)")
+    assert reasons["u16.md"].startswith("starts with a utf-16 byte-order mark but is not valid")
+    assert reasons["u32.md"].startswith("starts with a utf-32 byte-order mark but is not valid")
+    assert len(report.documents) == 4
+
+
+def test_an_unreadable_subdirectory_is_listed(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Injected, so the test also means something when run as root (which reads anything).
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.fspath(path) == str(docs / "sub"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    assert [s.to_dict() for s in report.skipped] == [
+        {"path": str(docs / "sub"), "reason": "unreadable directory: Permission denied"}
+    ]
+    assert [d.title for d in report.documents] == ["Alpha", "b"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a mode-000 directory anyway")
+def test_an_unreadable_subdirectory_is_listed_for_real(docs: Path, tmp_path: Path) -> None:
+    (docs / "sub").chmod(0)
+    try:
+        report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    finally:
+        (docs / "sub").chmod(0o755)
+    assert (str(docs / "sub"), "unreadable directory: Permission denied") in [
+        (s.path, s.reason) for s in report.skipped
+    ]
+
+
+# --- concurrent ingests into one shard -------------------------------------------------
+
+_CHILD_RACE = """
+import sys, time
+from pathlib import Path
+import importlib
+ingest_module = importlib.import_module("aborist.corpus.ingest")  # the package re-exports ingest()
+
+folder, shards, ready, go = sys.argv[1:5]
+real_build = ingest_module.build_shard
+
+def slow_build(*args, **kwargs):
+    time.sleep(1.0)  # holds the read-build-swap window open: unlocked, both ingests
+    return real_build(*args, **kwargs)  # would build on the same old shard
+
+ingest_module.build_shard = slow_build
+Path(ready).touch()
+deadline = time.monotonic() + 30
+while not Path(go).exists() and time.monotonic() < deadline:
+    time.sleep(0.01)
+ingest_module.ingest([folder], "r", shards_dir=Path(shards))
+"""
+
+
+def _set(root: Path, name: str) -> Path:
+    folder = root / f"set{name}"
+    folder.mkdir()
+    for i in (1, 2):
+        (folder / f"{name}{i}.md").write_text(f"# {name}{i}\n\nBody of {name}{i}.\n")
+    return folder
+
+
+def test_simultaneous_ingests_into_one_shard_keep_both(tmp_path: Path) -> None:
+    shards = tmp_path / "shards"
+    ingest([_set(tmp_path, "C")], "r", shards_dir=shards)
+    go = tmp_path / "go"
+    children = []
+    for name in ("A", "B"):
+        ready = tmp_path / f"ready{name}"
+        argv = [sys.executable, "-c", _CHILD_RACE, str(_set(tmp_path, name)), str(shards)]
+        children.append((ready, subprocess.Popen([*argv, str(ready), str(go)])))
+    try:
+        deadline = time.monotonic() + 30
+        while not all(r.exists() for r, _ in children) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        go.touch()  # both start their ingest at the same moment
+        codes = [child.wait(timeout=60) for _, child in children]
+    finally:
+        for _, child in children:
+            child.kill()
+    assert codes == [0, 0]
+    conn = sqlite3.connect(shard_path(shards, "r"))
+    try:
+        titles = [r[0] for r in conn.execute("SELECT title FROM documents ORDER BY title")]
+    finally:
+        conn.close()
+    assert titles == ["A1", "A2", "B1", "B2", "C1", "C2"]
+
+
+def test_a_held_shard_lock_times_out_with_a_clear_error(docs: Path, tmp_path: Path) -> None:
+    shards = tmp_path / "shards"
+    first = ingest([docs / "a.md"], "h", shards_dir=shards)
+    before = shard_path(shards, "h").read_bytes()
+    with open(shard_lock_path(shard_path(shards, "h")), "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another open file description: conflicts
+        with pytest.raises(CorpusError, match=r"shard 'h' is being written by another ingest"):
+            ingest([docs], "h", shards_dir=shards, lock_timeout=0.2)
+    assert shard_path(shards, "h").read_bytes() == before
+    again = ingest([docs], "h", shards_dir=shards, lock_timeout=0.2)  # released: proceeds
+    assert again.changed and again.previous_root == first.source_root

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import PurePath
+import os
+from pathlib import Path, PurePath
 
-from aborist.corpus.readers import format_for, parse_document
+import pytest
+
+from aborist.corpus.readers import (
+    MAX_FILE_BYTES,
+    SourceFileSkipped,
+    format_for,
+    parse_document,
+    read_source_bytes,
+)
 
 
 def _texts(raw: str, fmt: str, name: str = "doc") -> tuple[str, list[tuple[int, str]]]:
@@ -97,3 +106,52 @@ def test_format_for_suffixes() -> None:
     assert format_for(PurePath("a.MD")) == "markdown"
     assert format_for(PurePath("a.htm")) == "html"
     assert format_for(PurePath("a.pdf")) is None
+
+
+# --- read_source_bytes: what may be read at all (docs/corpus.md, "What is read") -------
+
+
+def _skip_reason(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+    with pytest.raises(SourceFileSkipped) as caught:
+        read_source_bytes(path, limit=limit)
+    return caught.value.reason
+
+
+def test_read_source_bytes_refuses_non_regular_files_without_opening_them(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)  # opening this for reading would block until a writer appears
+    zero = tmp_path / "z.txt"
+    zero.symlink_to("/dev/zero")  # reading this would never end
+    assert _skip_reason(fifo) == "not a regular file (named pipe)"
+    assert _skip_reason(zero) == "not a regular file (character device)"
+    assert _skip_reason(tmp_path) == "not a regular file (directory)"
+
+
+def test_read_source_bytes_names_symlink_loops_and_broken_links(tmp_path: Path) -> None:
+    (tmp_path / "a.md").symlink_to("b.md")
+    (tmp_path / "b.md").symlink_to("a.md")
+    (tmp_path / "gone.md").symlink_to("nowhere.md")
+    assert _skip_reason(tmp_path / "a.md") == "symlink loop"
+    assert _skip_reason(tmp_path / "gone.md") == "broken symlink (its target does not exist)"
+
+
+def test_read_source_bytes_caps_the_size(tmp_path: Path) -> None:
+    assert MAX_FILE_BYTES == 64 * 1024 * 1024
+    big = tmp_path / "big.txt"
+    big.write_bytes(b"x" * 101)
+    assert _skip_reason(big, limit=100) == (
+        "larger than the 100 bytes limit for one file (101 bytes)"
+    )
+    assert read_source_bytes(big, limit=101) == b"x" * 101
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs Linux /proc")
+def test_read_source_bytes_is_bounded_even_when_the_size_is_misreported(tmp_path: Path) -> None:
+    # /proc files are regular files that report size 0 and hold more: the stat check
+    # passes, so only the bounded read can stop them (as it stops a file that grows).
+    proc = tmp_path / "status.txt"
+    proc.symlink_to("/proc/self/status")
+    assert os.stat(proc).st_size == 0
+    assert _skip_reason(proc, limit=16) == (
+        "larger than the 16 bytes limit for one file (it held more than its reported size)"
+    )
