@@ -1,9 +1,9 @@
 """Anchor-class warrants (seed 000, section `qa.warrant`): hard check 7 of the claim lattice.
 
 A warrant asks one lexical question: do the *anchors* of a claim (the words a reader would
-check first) appear in the evidence the claim cites? Five classes, each switched on by the
-shape of the question (or, for dates, of the claim), each applicable only when the claim
-has at least one anchor of its class:
+check first) appear in the evidence the claim cites? Six classes, each switched on by the
+shape of the question (or, for dates and negation, of the claim), each applicable only
+when the claim has at least one anchor of its class:
 
 =============  ==========================================  ====================================
 class          switched on by                              passes when
@@ -18,7 +18,15 @@ count          question has "how many" / "number of" /     the claim's count occ
                "how much"                                  word form (7 == seven)
 cause          question has "why" / "what caused" /        >= 1 cause anchor (proper noun or
                "reason"                                    >= 5-letter non-stopword) occurs
+negation       claim has a negation cue (not, no, never,   the cited sentence that holds most
+               n't, cannot, without, neither, nor, …)      of the claim's content words has
+                                                           a negation cue too
 =============  ==========================================  ====================================
+
+Negation words are stopwords, so coverage (check 5) cannot see them: without the
+``negation`` class, "X does not cause Y" was supported by "X causes Y". The reverse (an
+affirmative claim from a negated sentence) is not checked: negation cues are common in
+evidence sentences for reasons that have nothing to do with the claim.
 
 No NLI and no embeddings: every test is a token-sequence match over canonicalized text
 (:func:`aborist.qa.textcanon.match_form`). ``entity_list`` demotes (the claim can still be
@@ -245,6 +253,30 @@ def _count_forms(tok: str) -> set[str]:
     return {tok, NUMBER_WORDS[tok]}
 
 
+#: Negation cues, matched case-insensitively (on the claim as written and on canonical
+#: evidence text; ``n’t`` with a typographic apostrophe too).
+_NEGATION = re.compile(
+    r"(?i)\b(?:not|no|never|cannot|none|nobody|nothing|nowhere|neither|nor|without)\b"
+    r"|n['\u2019]t\b"
+)
+#: A sentence ends at ``. ! ? ;`` before a capital, a digit or an opening quote or
+#: bracket: ``U.S. states`` and ``i.e. growing`` stay whole.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"'(\[])")
+
+
+def _best_sentence(claim_toks: Sequence[str], cited: Sequence[EvidenceObject]) -> str | None:
+    """The sentence of the cited objects holding the most distinct content words of the
+    claim (ties: the first); ``None`` when no sentence holds any."""
+    wanted = {t for t in claim_toks if t not in STOPWORDS}
+    best, best_n = None, 0
+    for ev in cited:
+        for sentence in _SENTENCE_END.split(ev.canonical_text):
+            n = len(wanted.intersection(tokens(sentence)))
+            if n > best_n:
+                best, best_n = sentence, n
+    return best
+
+
 def check_warrant(
     claim: str, cited: Sequence[EvidenceObject], question: str | None = None
 ) -> WarrantResult:
@@ -287,6 +319,18 @@ def check_warrant(
             classes.append("cause")
             if not any(_in_any(a, cited) for a in anchors):
                 fails.append("cause: no cause anchor of the claim occurs in the cited evidence")
+
+    if _NEGATION.search(claim):
+        classes.append("negation")
+        form = match_form(claim_toks)  # verbatim: its negation is in the evidence with it
+        sentence = (
+            None if any(form in ev.form for ev in cited) else _best_sentence(claim_toks, cited)
+        )
+        if sentence is not None and not _NEGATION.search(sentence):
+            fails.append(
+                "negation: the claim is negated but the cited sentence that holds most of it "
+                f"is not ({sentence[:80]!r})"
+            )
 
     if fails:
         status = WARRANT_FAIL

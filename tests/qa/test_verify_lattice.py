@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import pytest
 
 from aborist.qa.evidence import build_evidence
 from aborist.qa.verify import HARD_CHECKS, VerifierPolicy, verify_answer
@@ -166,3 +169,73 @@ def test_quote_inside_a_claim_uses_the_quote_rule_on_cited_evidence() -> None:
     answer = 'The Oberoi Group notes "famous for its involvement in hotels" [E1, E2]'
     v2 = verify_answer(answer, EV, mode="claim-lattice")
     assert (v2.units[0].verified, v2.units[0].grade) == (True, "partial")
+
+
+# -- the negation warrant (docs/verifier.md §11) ------------------------------------------
+
+
+def _lattice(answer: str, evidence: str) -> Any:
+    return verify_answer(answer, build_evidence([evidence]), mode="claim-lattice")
+
+
+NONLOCAL = (
+    "The nonlocal statement causes the listed identifiers to refer to previously bound "
+    "variables in the nearest enclosing scope excluding globals."
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The nonlocal statement does not cause the listed identifiers to refer to previously "
+        "bound variables in the nearest enclosing scope.",
+        "The nonlocal statement causes the listed identifiers to refer to no previously "
+        "bound variables in the nearest enclosing scope.",
+        "The nonlocal statement never causes the listed identifiers to refer to previously "
+        "bound variables in the nearest enclosing scope.",
+    ],
+)
+def test_a_negated_claim_needs_a_negated_sentence(claim: str) -> None:
+    verdict = _lattice(f"{claim} [E1]", NONLOCAL)
+    [unit] = verdict.units
+    assert not unit.verified and verdict.audit_mode == "UNGROUNDED"
+    assert any(v.code == "WARRANT_FAILED" and "negation" in v.detail for v in unit.violations)
+
+
+def test_a_negated_claim_passes_on_a_negated_sentence_not_on_a_neighbour() -> None:
+    evidence = (
+        "The collector frees unreachable objects. "
+        "It never frees objects that are still reachable from a root."
+    )
+    ok = _lattice("The collector never frees objects still reachable from a root. [E1]", evidence)
+    assert ok.units[0].verified and ok.audit_mode == "HYBRID"
+    flipped = "The collector frees objects that are still reachable from a root. [E1]"
+    assert _lattice(flipped, evidence).units[0].verified  # affirmative: not checked (§17)
+
+
+def test_a_verbatim_negated_claim_across_abbreviations_stays_strict() -> None:
+    """``U.S.`` is not a sentence end; and a claim verbatim in the evidence carries its
+    negation with it (a ClapNQ sentence the first version of the rule refused)."""
+    evidence = (
+        "Unlike most Western countries , 18 of the U.S. states do not have a legal minimum "
+        "age of marriage. Others set it at 16."
+    )
+    claim = (
+        "Unlike most Western countries , 18 of the U.S. states do not have a legal minimum "
+        "age of marriage. [E1]"
+    )
+    assert _lattice(claim, evidence).audit_mode == "STRICT"
+    partial = "In 18 of the U.S. states there is no legal minimum age of marriage. [E1]"
+    verdict = _lattice(partial, evidence)
+    assert verdict.units[0].verified, verdict.units[0].reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [("it doesn’t", True), ("it doesn't", True), ("Nothing else", True), ("nor", True),
+     ("a knot", False), ("notable", False), ("Noel", False)],
+)  # fmt: skip
+def test_negation_cues(text: str, negated: bool) -> None:
+    from aborist.qa.warrant import _NEGATION
+
+    assert bool(_NEGATION.search(text)) is negated
