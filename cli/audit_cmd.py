@@ -79,6 +79,8 @@ def _print_bundle(report: BundleReport) -> None:
         f"checkpoint {report.checkpoint.get('tree_size')} "
         f"{report.checkpoint.get('root', '')}"
     )
+    if report.end is not None:
+        click.echo(f"run status: {report.end.describe()}")
     for check, state in report.checks.items():
         tag = {"held": "ok  ", "diverged": "FAIL", "skipped": "skip"}[state]
         click.echo(f"{tag} {check}")
@@ -90,8 +92,13 @@ def _print_bundle(report: BundleReport) -> None:
     for n in report.deep.not_reexecuted:
         click.echo(f"note stage {n.stage} not re-executed: {n.reason}")
     first = report.first
-    if first is None:
-        click.echo("verify-bundle: everything held")
+    if first is None and report.end is not None and report.end.status == "incomplete":
+        click.echo(
+            "verify-bundle: everything held, but the run is incomplete: the bundle cannot "
+            "show whether its stream has later events"
+        )
+    elif first is None:
+        click.echo(f"verify-bundle: everything held (run {report.status})")
     else:
         click.echo(f"verify-bundle: FAILED at {first.kind}: {first.message()}", err=True)
 
@@ -114,7 +121,9 @@ def verify_bundle(bundle_file: Path, checkpoint_file: Path | None, as_json: bool
 
     Recomputes every payload and event hash, checks each inclusion proof against the
     bundle's checkpoint, every blob against its address, the run DAG, and re-executes
-    the deterministic stages. Exit 0 when everything held, 1 naming the first failure.
+    the deterministic stages. Reports the run's status (completed, cached, failed,
+    incomplete); a labelled run without its qa.run_completed fails as truncated. Exit 0
+    when everything held, 1 naming the first failure.
 
     Example: aborist-ledger verify-bundle bundle.json --checkpoint cp.json
     """

@@ -141,7 +141,10 @@ def verify(db_url: str | None, as_json: bool) -> None:
             click.echo(f"ok   chain: {c.events_checked} events, head {c.head_seq} {c.head_hash}")
         if report.blob_failure:
             b = report.blob_failure
-            click.echo(f"FAIL blob {b['blob']}: bytes hash to {b['found']}")
+            if b["expected"] == "bytes":  # the row holds no bytes at all
+                click.echo(f"FAIL blob {b['blob']}: {b['found']}")
+            else:
+                click.echo(f"FAIL blob {b['blob']}: bytes hash to {b['found']}")
         else:
             click.echo(f"ok   blobs: {report.blobs_checked} match their hashes")
         if report.checkpoint_failure:
@@ -229,19 +232,47 @@ def prove(
 @cli.command()
 @db_option
 @json_option
-def rebuild(db_url: str | None, as_json: bool) -> None:
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Rebuild even when the ledger fails verification (a warning goes to stderr).",
+)
+def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
     """Drop every projection (answer cache, run DAGs, runs) and fold all events again.
 
     The projections are read models: the ledger's events are the truth, and a rebuilt
-    table equals the live one row for row.
+    table equals the live one row for row. The events are verified first (the chain and
+    every recorded checkpoint): folding edited events would make the answer cache agree
+    with the forgery, so a ledger that fails is refused (exit 1) unless --force.
 
     Example: aborist-ledger rebuild
     """
+    from ledger.verify import verify_ledger
+
     with open_ledger(db_url, with_projections=True) as lg, clean_errors():
+        # Blobs are left out: no projection reads them (`aborist-ledger verify` does).
+        checked = verify_ledger(lg, blobs=False)
+        if not checked.ok:
+            c, cp = checked.chain.failure, checked.checkpoint_failure
+            if c is not None:
+                why = f"chain at {c.message()}"
+            else:
+                assert cp is not None
+                why = f"checkpoint {cp['tree_size']}: expected {cp['expected']}"
+                why += f", found {cp['found']}"
+            if not force:
+                raise click.ClickException(
+                    f"refusing to rebuild: the ledger fails verification ({why}); the "
+                    "projections would be folded from events that cannot be trusted. Run "
+                    "`aborist-ledger replay` to see what diverged, or rebuild with --force"
+                )
+            click.echo(
+                f"warning: rebuilding from a ledger that fails verification ({why})", err=True
+            )
         folded = lg.rebuild_projections()
         positions = lg.projection_positions()
     if as_json:
-        emit_json({"events_folded": folded, "positions": positions})
+        emit_json({"events_folded": folded, "positions": positions, "verified": checked.ok})
     else:
         names = ", ".join(f"{k} at seq {v}" for k, v in sorted(positions.items()))
         click.echo(f"rebuilt from {folded} events: {names}")

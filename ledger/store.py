@@ -302,7 +302,12 @@ class Ledger:
         return self.get_blobs([blob_hash])[blob_hash]
 
     def get_blobs(self, blob_hashes: Sequence[str]) -> dict[str, bytes]:
-        """Several blobs in one query; raises :class:`BlobNotFoundError` naming a missing one."""
+        """Several blobs in one query; raises :class:`BlobNotFoundError` naming a missing one.
+
+        A row whose value is not bytes (SQLite stores whatever an UPDATE gives it, e.g.
+        ``CAST(bytes AS TEXT)`` once the triggers are dropped) holds no blob bytes under
+        that hash either: :class:`BlobNotFoundError` says what it holds instead, so every
+        caller that handles a missing blob handles it too (never a ``TypeError``)."""
         wanted = list(dict.fromkeys(blob_hashes))
         found: dict[str, bytes] = {}
         with translate_errors(self.where), self._writer.transaction(read_only=True) as tx:
@@ -313,14 +318,26 @@ class Ledger:
                     f"SELECT hash, bytes FROM blobs WHERE hash IN ({names})",
                     {f"h{j}": h for j, h in enumerate(part)},
                 )
-                found.update((str(r[0]), bytes(r[1])) for r in rows)
+                for h, data in rows:
+                    if not isinstance(data, bytes | bytearray | memoryview):
+                        kind = {str: "TEXT", int: "INTEGER", float: "REAL"}.get(type(data), "NULL")
+                        raise BlobNotFoundError(f"blob {h} is stored as {kind}, not bytes")
+                    found[str(h)] = bytes(data)
         missing = [h for h in wanted if h not in found]
         if missing:
             raise BlobNotFoundError(f"no blob with hash {missing[0]}")
         return found
 
-    def iter_blobs(self, *, batch_size: int = 500) -> Iterator[tuple[str, bytes]]:
-        """Every blob as (stored hash, bytes), in hash order."""
+    def iter_blobs(
+        self, *, batch_size: int = 500
+    ) -> Iterator[tuple[str, bytes | str | int | float | None]]:
+        """Every blob as (stored hash, bytes), in hash order.
+
+        The column is BLOB / ``bytea``, but SQLite keeps whatever type an UPDATE writes
+        (``CAST(bytes AS TEXT)``, once the triggers are dropped): such a value comes back
+        as the driver gives it (``str`` for TEXT, ``int``, ``float``, ``None``), not
+        converted, so that a scan (``aborist-ledger verify``, ``replay``) can report the
+        row rather than fail on it or hash a conversion of it."""
         after = ""
         while True:
             with translate_errors(self.where), self.reader.connect() as conn:
@@ -331,7 +348,8 @@ class Ledger:
             if not rows:
                 return
             for h, data in rows:
-                yield str(h), bytes(data)
+                is_bytes = isinstance(data, bytes | bytearray | memoryview)
+                yield str(h), bytes(data) if is_bytes else data
             after = str(rows[-1][0])
 
     # -- read ---------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """`aborist-ledger verify`: the whole ledger, checked from its own bytes.
 
 Three checks: the chain (:func:`ledger.chain.verify_chain`), every blob's bytes against
-its content address, and every recorded checkpoint's root against the tree of the
-events it covers.
+its content address (a blob row whose value is not bytes at all, e.g. TEXT written by an
+UPDATE once the triggers were dropped, is a blob failure too), and every recorded
+checkpoint's root against the tree of the events it covers.
 """
 
 from __future__ import annotations
@@ -15,7 +16,21 @@ from ledger.canonical import sha256_hex
 from ledger.chain import ChainReport, verify_chain
 from ledger.store import Ledger
 
-__all__ = ["LedgerReport", "verify_ledger"]
+__all__ = ["LedgerReport", "stored_type", "verify_ledger"]
+
+
+def stored_type(value: object) -> str | None:
+    """None for bytes; else the SQL type the driver's value stands for (``TEXT``,
+    ``INTEGER``, ``REAL``, ``NULL``): what a blob row holds when it holds no bytes."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return None
+    if isinstance(value, str):
+        return "TEXT"
+    if isinstance(value, bool | int):
+        return "INTEGER"
+    if isinstance(value, float):
+        return "REAL"
+    return "NULL" if value is None else type(value).__name__
 
 
 @dataclass(slots=True)
@@ -42,12 +57,23 @@ class LedgerReport:
         }
 
 
-def verify_ledger(ledger: Ledger) -> LedgerReport:
+def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
+    """Check the whole ledger; ``blobs=False`` leaves the blob table out (for a caller
+    that depends only on the events, like ``aborist-ledger rebuild``)."""
     chain = verify_chain(ledger.iter_events())
     report = LedgerReport(chain=chain)
 
-    for stored, data in ledger.iter_blobs():
-        actual = sha256_hex(data)
+    for stored, data in ledger.iter_blobs() if blobs else ():
+        kind = stored_type(data)
+        if kind is not None:
+            report.blob_failure = {
+                "blob": stored,
+                "expected": "bytes",
+                "found": f"stored as {kind}, not bytes",
+            }
+            break
+        assert isinstance(data, bytes | bytearray | memoryview)  # stored_type said so
+        actual = sha256_hex(bytes(data))
         if actual != stored:
             report.blob_failure = {"blob": stored, "expected": stored, "found": actual}
             break

@@ -2,7 +2,10 @@
 (ARCHITECTURE.md, "Blobs": a run stays replayable only while its blobs are intact).
 
 A blob is content-addressed, so its hash *is* its name: bytes that no longer hash to the
-name were changed after the fact, and a name with no bytes was deleted.
+name were changed after the fact, and a name with no bytes was deleted. A row that holds
+a value of another type (SQLite keeps the TEXT an ``UPDATE ... CAST(bytes AS TEXT)``
+writes, once the triggers are dropped) was altered too, and is reported as such ("stored
+as TEXT, not bytes") rather than hashed through a conversion or failed on.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from ledger.canonical import sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.errors import BlobNotFoundError
 from ledger.store import Ledger, translate_errors
+from ledger.verify import stored_type
 
 __all__ = [
     "BlobCache",
@@ -101,11 +105,13 @@ def _references(
     return refs
 
 
-def read_blobs(ledger: Ledger, hashes: Iterable[str]) -> dict[str, bytes]:
+def read_blobs(ledger: Ledger, hashes: Iterable[str]) -> dict[str, bytes | str]:
     """The blobs of ``hashes`` that exist, a few hundred per query; a missing one is
-    simply absent (the caller names it)."""
+    simply absent (the caller names it). A row holding no bytes maps to the SQL type it
+    holds instead (``"TEXT"``, :func:`ledger.verify.stored_type`), for the caller to
+    report."""
     wanted = list(dict.fromkeys(hashes))
-    found: dict[str, bytes] = {}
+    found: dict[str, bytes | str] = {}
     with translate_errors(ledger.where), ledger.reader.connect() as conn:
         postgres = conn.dialect.name == "postgresql"
         cursor = conn.connection.cursor()
@@ -114,7 +120,9 @@ def read_blobs(ledger: Ledger, hashes: Iterable[str]) -> dict[str, bytes]:
                 part = wanted[i : i + _CHUNK]
                 marks = ", ".join(["%s" if postgres else "?"] * len(part))
                 cursor.execute(f"SELECT hash, bytes FROM blobs WHERE hash IN ({marks})", part)
-                found.update((str(h), bytes(b)) for h, b in cursor.fetchall())
+                for h, b in cursor.fetchall():
+                    kind = stored_type(b)
+                    found[str(h)] = bytes(b) if kind is None else kind
         finally:
             cursor.close()
     return found
@@ -130,14 +138,17 @@ class BlobCache:
     hashed once per replay, not once per run, and every reference to it is still checked
     against that result. Bytes that hash elsewhere are never remembered, so each run that
     references them is reported. A blob absent from the table stays absent
-    (:class:`~ledger.errors.BlobNotFoundError`). Past :data:`CACHE_BUDGET` bytes the cache
-    (bytes and hashes) starts afresh at the next prefetch, so memory stays bounded."""
+    (:class:`~ledger.errors.BlobNotFoundError`), and so does one whose row holds no bytes
+    (:attr:`mistyped`). Past :data:`CACHE_BUDGET` bytes the cache (bytes and hashes)
+    starts afresh at the next prefetch, so memory stays bounded."""
 
     def __init__(self, ledger: Ledger, budget: int = CACHE_BUDGET) -> None:
         self.ledger = ledger
         self.budget = budget
         self.blobs: dict[str, bytes] = {}
         self.missing: set[str] = set()
+        #: Addresses whose row holds another SQL type than bytes, with that type.
+        self.mistyped: dict[str, str] = {}
         #: Addresses whose bytes (as held in :attr:`blobs`) hash to the address.
         self.hashed: set[str] = set()
         self.size = 0
@@ -146,6 +157,7 @@ class BlobCache:
         if self.size > self.budget:
             self.blobs.clear()
             self.missing.clear()
+            self.mistyped.clear()
             self.hashed.clear()
             self.size = 0
         wanted = [h for h in dict.fromkeys(hashes) if h not in self.blobs]
@@ -156,6 +168,8 @@ class BlobCache:
             data = found.get(h)
             if data is None:
                 self.missing.add(h)
+            elif isinstance(data, str):
+                self.mistyped[h] = data
             else:
                 self.blobs[h] = data
                 self.size += len(data)
@@ -166,20 +180,36 @@ class BlobCache:
             return data
         if blob_hash in self.missing:
             raise BlobNotFoundError(f"no blob with hash {blob_hash}")
-        return self.ledger.get_blob(blob_hash)
+        kind = self.mistyped.get(blob_hash)
+        if kind is not None:
+            raise BlobNotFoundError(_mistyped(blob_hash, kind))
+        self.prefetch([blob_hash])  # one read, typed: a row of another type is named
+        return self.get_blob(blob_hash)
 
 
 def _divergence(ref: BlobRef, found: str, detail: str) -> Divergence:
     return Divergence("blob", ref.seq, ref.run, ref.stage, ref.blob, found, detail)
 
 
+def _mistyped(blob: str, kind: str) -> str:
+    return f"blob {blob} is stored as {kind}, not bytes"
+
+
 def check_blob(source: BlobSource, ref: BlobRef) -> tuple[bytes | None, Divergence | None]:
-    """Fetch ``ref``'s bytes; a divergence if they are missing or hash elsewhere. From a
-    :class:`BlobCache`, bytes it already found to hash to their address are not hashed
-    again (the cache holds those very bytes)."""
+    """Fetch ``ref``'s bytes; a divergence if they are missing, stored as another type
+    than bytes, or hash elsewhere. From a :class:`BlobCache`, bytes it already found to
+    hash to their address are not hashed again (the cache holds those very bytes). A
+    :class:`~ledger.store.Ledger` is read through a cache of one blob, whose typed read
+    tells a row of another type from a missing one."""
+    if isinstance(source, Ledger):
+        source = BlobCache(source)
+        source.prefetch([ref.blob])
     try:
         data = source.get_blob(ref.blob)
     except BlobNotFoundError:
+        kind = source.mistyped.get(ref.blob) if isinstance(source, BlobCache) else None
+        if kind is not None:
+            return None, _divergence(ref, kind, _mistyped(ref.blob, kind))
         return None, _divergence(ref, "no blob", f"blob {ref.blob} is missing")
     cache = source if isinstance(source, BlobCache) else None
     if cache is not None and ref.blob in cache.hashed:
@@ -206,10 +236,12 @@ def check_blobs(
         for stored, data in ledger.iter_blobs():
             seen.add(stored)
             report.blobs_checked += 1
-            actual = sha256_hex(data)
+            kind = stored_type(data)
+            actual = sha256_hex(data) if isinstance(data, bytes) else str(kind)
             if actual != stored:
                 bad.add(stored)
-                why = f"blob {stored} bytes hash elsewhere"
+                why = (f"blob {stored} bytes hash elsewhere" if kind is None
+                       else _mistyped(stored, str(kind)))  # fmt: skip
                 owner = first.get(stored)
                 if owner is None:
                     report.diverge(Divergence("blob", None, None, None, stored, actual, why))

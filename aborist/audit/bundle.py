@@ -2,17 +2,21 @@
 aborist (issue 7, "Export and offline verification"; docs/ledger-format.md, "Export
 bundles").
 
-:func:`export_run` writes the run's events (full envelopes), every blob they reference, a
-checkpoint covering the run, an RFC 9162 inclusion proof for every event against it, and
-consistency proofs between that checkpoint and every other recorded checkpoint (so a
-checkpoint the auditor kept, of any recorded size, can be linked to the bundle's).
+:func:`export_run` (:mod:`aborist.audit.bundle_export`) writes the run's events (full
+envelopes), every blob they reference, a checkpoint covering the run, an RFC 9162
+inclusion proof for every event against it, and consistency proofs between that
+checkpoint and every other recorded checkpoint (so a checkpoint the auditor kept, of any
+recorded size, can be linked to the bundle's).
 
 :func:`verify_bundle` needs no database. In order, it checks
 
 1. ``format``: the bundle's shape and format version;
 2. ``events``: every payload hash and event hash recomputed (:mod:`ledger.envelope`), every
-   event in the run's stream, ``stream_seq`` = 1..n, ``seq`` strictly increasing, and the
-   ``prev_hash`` link between events of consecutive ``seq``;
+   event in the run's stream, ``stream_seq`` = 1..n, ``seq`` strictly increasing, the
+   ``prev_hash`` link between events of consecutive ``seq``, and the run's end
+   (:mod:`aborist.audit.run_end`): its status is reported, and events that stop inside a
+   transaction the pipeline commits whole (a labelled run without its
+   ``qa.run_completed``) fail as truncated;
 3. ``inclusion``: every event's inclusion proof against the bundle's checkpoint root
    (:func:`ledger.merkle.verify_inclusion`);
 4. ``checkpoint``: every consistency proof the bundle carries; with a trusted checkpoint,
@@ -24,35 +28,37 @@ checkpoint the auditor kept, of any recorded size, can be linked to the bundle's
 
 What the bundle alone proves: the events are the ones the checkpoint commits to, and the
 recorded outputs are what the code produces from the recorded inputs. That the checkpoint
-is the ledger's real one is what a trusted checkpoint (``checkpoint=``) adds.
+is the ledger's real one is what a trusted checkpoint (``checkpoint=``) adds. What no
+bundle proves: that the stream has no event after its last one (an inclusion proof shows
+an event is in the tree, not that no other is), so an ``incomplete`` run may have gone on.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from aborist.audit.blobs import referenced_blobs
+from aborist.audit.bundle_export import BUNDLE_FORMAT, export_run
 from aborist.audit.dags import check_run
 from aborist.audit.deep import reexecute_run
+from aborist.audit.evidence_link import run_evidence_link
 from aborist.audit.findings import Divergence, ReplayReport, clip
 from aborist.audit.replay import parse_checkpoint
+from aborist.audit.run_end import RunEnd, run_end
+from aborist.audit.run_events import RunEvents
 from aborist.errors import InputError
 from aborist.events import run_stream
 from ledger import merkle
 from ledger.canonical import sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.errors import BlobNotFoundError
-from ledger.proofs import checkpoint as record_checkpoint
-from ledger.store import Checkpoint, Ledger
 
 __all__ = ["BUNDLE_CHECKS", "BUNDLE_FORMAT", "BundleReport", "export_run", "verify_bundle"]
 
-BUNDLE_FORMAT = "aborist.bundle.v1"
-LEDGER_FORMAT = 1
 #: The checks of :func:`verify_bundle`, in the order they run.
 BUNDLE_CHECKS = ("format", "events", "inclusion", "checkpoint", "blob", "dag", "deep")
 _ENVELOPE_FIELDS = (
@@ -71,78 +77,6 @@ _ENVELOPE_FIELDS = (
 
 
 _INT_FIELDS = ("seq", "stream_seq", "type_version")
-
-
-# -- export ---------------------------------------------------------------------------------
-
-
-def _covering_checkpoint(ledger: Ledger, last_seq: int) -> Checkpoint:
-    """The latest recorded checkpoint covering ``last_seq``; else a new one, recorded."""
-    covering = [cp for cp in ledger.checkpoints() if cp.tree_size >= last_seq]
-    return covering[-1] if covering else record_checkpoint(ledger)
-
-
-def export_run(ledger: Ledger, run_id: str, *, extra_sizes: Sequence[int] = ()) -> dict[str, Any]:
-    """The bundle of ``run_id`` (a JSON-ready dict; format in docs/ledger-format.md).
-
-    ``extra_sizes`` adds consistency proofs from (or to) tree sizes that were never recorded
-    as checkpoints, e.g. the size of a checkpoint an auditor kept."""
-    run_id = run_id.strip()
-    events = ledger.read_stream(run_stream(run_id))
-    if not events:
-        raise InputError(f"no run {run_id!r} in the ledger")
-    cp = _covering_checkpoint(ledger, events[-1].seq)
-    recorded = {c.tree_size for c in ledger.checkpoints()}
-    sizes = sorted((recorded | set(extra_sizes)) - {cp.tree_size})
-    hashes = ledger.event_hashes(max([cp.tree_size, *sizes]))
-    if len(hashes) < cp.tree_size or any(s > len(hashes) or s < 1 for s in sizes):
-        raise InputError(f"a checkpoint size is outside the ledger's {len(hashes)} events")
-    tree = hashes[: cp.tree_size]
-    if merkle.merkle_root(tree).hex() != cp.root:
-        raise InputError(
-            f"the recorded checkpoint of size {cp.tree_size} does not match the events; "
-            "run `aborist-ledger replay`"
-        )
-    blobs: dict[str, str] = {}
-    for ref in referenced_blobs(run_id, events):
-        if ref.blob not in blobs:
-            try:
-                data = ledger.get_blob(ref.blob)
-            except BlobNotFoundError as e:
-                raise InputError(f"run {run_id}: {e}") from e
-            blobs[ref.blob] = base64.b64encode(data).decode("ascii")
-    inclusion = [
-        {
-            "seq": ev.seq,
-            "leaf_index": ev.seq - 1,
-            "tree_size": cp.tree_size,
-            "proof": [p.hex() for p in merkle.inclusion_proof(tree, ev.seq - 1, cp.tree_size)],
-        }
-        for ev in events
-    ]
-    consistency = []
-    for size in sizes:
-        lo, hi = sorted((size, cp.tree_size))
-        proof = merkle.consistency_proof(hashes[:hi], lo, hi)
-        consistency.append(
-            {
-                "size1": lo,
-                "root1": merkle.merkle_root(hashes[:lo]).hex(),
-                "size2": hi,
-                "root2": merkle.merkle_root(hashes[:hi]).hex(),
-                "proof": [p.hex() for p in proof],
-            }
-        )
-    return {
-        "format": BUNDLE_FORMAT,
-        "ledger_format": LEDGER_FORMAT,
-        "run_id": run_id,
-        "events": [ev.to_dict() for ev in events],
-        "blobs": dict(sorted(blobs.items())),
-        "checkpoint": cp.to_dict(),
-        "inclusion_proofs": inclusion,
-        "consistency_proofs": consistency,
-    }
 
 
 # -- verify ---------------------------------------------------------------------------------
@@ -164,10 +98,17 @@ class BundleReport:
     failures: dict[str, Divergence] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     deep: ReplayReport = field(default_factory=ReplayReport)
+    #: How the run's events end (None when they could not be read that far).
+    end: RunEnd | None = None
 
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    @property
+    def status(self) -> str | None:
+        """completed | cached | failed | incomplete, from the run's events."""
+        return self.end.status if self.end is not None else None
 
     @property
     def first(self) -> Divergence | None:
@@ -186,6 +127,8 @@ class BundleReport:
             "checkpoint": self.checkpoint,
             "trusted_checkpoint": self.trusted_checkpoint,
             "checks": dict(self.checks),
+            "status": self.status,
+            "end": self.end.to_dict() if self.end else None,
             "failures": [self.failures[k].to_dict() for k in BUNDLE_CHECKS if k in self.failures],
             "failure_counts": {k: self.counts[k] for k in BUNDLE_CHECKS if k in self.counts},
             "deep_stages": self.deep.deep_stages,
@@ -306,6 +249,16 @@ class _Verify:
                     )
             prev = ev
         return None
+
+    def run_end(self) -> None:
+        try:
+            end = self.report.end = run_end(self.events)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return  # a payload the pipeline never wrote: the dag check names it
+        if end.truncated is not None:
+            found = f"the bundle ends at {end.last_type}"
+            self.fail("events", end.last_seq, end.last_type, end.expected, found,
+                      f"truncated: {end.truncated}")  # fmt: skip
 
     def inclusion(self) -> None:
         proofs: dict[int, Any] = {}
@@ -430,6 +383,7 @@ class _Verify:
         if self.shape():
             ran = list(BUNDLE_CHECKS)
             self.chain()
+            self.run_end()
             self.inclusion()
             self.consistency()
             self.blob_check()
@@ -445,6 +399,11 @@ class _Verify:
                     "payloads as the pipeline records them",
                     clip(f"{type(e).__name__}: {e}"),
                 )
+            try:
+                for d in run_evidence_link(RunEvents(r.run_id, self.events)):
+                    r.fail(d)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                pass  # a payload the pipeline never wrote: the dag check names it
             good = {h: d for h, d in self.blobs.items() if sha256_hex(d) == h}
             try:
                 reexecute_run(_BundleBlobs(good), r.run_id, self.events, r.deep)

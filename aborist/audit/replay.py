@@ -49,6 +49,7 @@ from aborist.audit.blobs import (
 from aborist.audit.dags import TERMINAL_EVENTS, check_run
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
+from aborist.audit.evidence_link import LINK_EVENT_TYPES, run_evidence_link
 from aborist.audit.findings import KINDS, Divergence, ReplayReport
 from aborist.audit.forked import Forked, can_fork
 from aborist.audit.projections_check import ProjectionCheck, Tables, read_live
@@ -71,13 +72,13 @@ FORK_MIN_EVENTS = 20_000
 #: worker process, the unit of work shared between it and the replay's process).
 _DEEP_BATCH = 250
 #: Payloads a check parses anyway: the DAG's, those naming blobs (when blobs are checked),
-#: the rendering's (``--deep`` reads its version). The others are only validated as JSON
-#: objects.
+#: the rendering's and the retrieval record (``--deep`` reads the version of the one and
+#: links the other to the evidence). The others are only validated as JSON objects.
 _PARSED_DAG = frozenset(
     {"qa.run_started", "qa.answer_labelled", "qa.cache_written", "qa.run_completed"}
 )
 _PARSED_BLOBS = _PARSED_DAG | set(BLOB_FIELDS) | set(EVIDENCE_STAGE)
-_PARSED_DEEP = _PARSED_BLOBS | {"qa.answer_rendered"}
+_PARSED_DEEP = _PARSED_BLOBS | {"qa.answer_rendered"} | LINK_EVENT_TYPES
 
 
 def parse_checkpoint(data: object) -> tuple[int, str]:
@@ -265,6 +266,9 @@ class _Replay:
             self.roots[rid] = check.dag.root
         for d in check.divergences:
             sink.diverge(d)
+        if self.deep:  # here, not in the worker: it is not sent the retrieval record
+            for d in run_evidence_link(run):
+                sink.diverge(d)
         if check.served is not None:
             self.served.append((rid, *check.served))
         if not self.deep and self.blobs:
@@ -351,7 +355,7 @@ class _Replay:
                 if self.deep_batches.worker is not None:
                     # The worker parses what it re-executes; here the payloads no run
                     # check reads are only validated (the same verdict either way).
-                    self.parse = _PARSED_DAG
+                    self.parse = _PARSED_DAG | LINK_EVENT_TYPES
                 forked = stack.enter_context(
                     Forked("replay ledger checks", _ledger_wide_forked, self.ledger.engine.url,
                            *wide)

@@ -4,9 +4,11 @@ once the triggers are gone (both backends)."""
 from __future__ import annotations
 
 import pytest
+from sqlalchemy.exc import DBAPIError
 
 from ledger.canonical import sha256_hex
 from ledger.envelope import NewEvent, event_hash
+from ledger.errors import BlobNotFoundError
 from ledger.proofs import checkpoint
 from ledger.store import Ledger
 from ledger.verify import verify_ledger
@@ -117,3 +119,35 @@ def test_deleted_tail_is_caught_by_checkpoint(filled: Ledger) -> None:
     assert report.checkpoint_failure is not None  # ...but not the one that was checkpointed
     assert report.checkpoint_failure["tree_size"] == N
     assert not report.ok
+
+
+TEXT_CAST = "UPDATE blobs SET bytes = CAST(bytes AS TEXT)"
+
+
+def blob_as_text(lg: Ledger) -> bool:
+    """Cast every blob row to TEXT, as the reported repro does; True if the database took
+    it. SQLite keeps whatever type an UPDATE writes; PostgreSQL's ``bytea`` column refuses
+    a text value (the type constraint holds even with the triggers disabled), so there is
+    nothing to detect there: that half asserts the refusal instead."""
+    if lg.engine.dialect.name == "postgresql":
+        with pytest.raises(DBAPIError, match="bytea"):
+            tamper(lg, TEXT_CAST)
+        assert verify_ledger(lg).ok
+        return False
+    tamper(lg, TEXT_CAST)
+    return True
+
+
+def test_blob_stored_as_text_is_a_blob_failure(filled: Ledger) -> None:
+    """Before: ``bytes(str)`` in ``iter_blobs`` raised TypeError (a traceback)."""
+    if not blob_as_text(filled):
+        return
+    report = verify_ledger(filled)
+    assert report.chain.ok and not report.ok
+    h = sha256_hex(b"evidence chunk")
+    assert report.blob_failure == {
+        "blob": h, "expected": "bytes", "found": "stored as TEXT, not bytes"
+    }  # fmt: skip
+    with pytest.raises(BlobNotFoundError, match="stored as TEXT, not bytes"):
+        filled.get_blob(h)
+    assert [(k, v) for k, v in filled.iter_blobs()] == [(h, "evidence chunk")]

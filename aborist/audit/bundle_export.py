@@ -1,0 +1,92 @@
+"""Export bundles, the writing half (docs/ledger-format.md, "Export bundles"):
+:func:`export_run` writes one run so that :func:`aborist.audit.bundle.verify_bundle` can
+check it with no database. Kept apart from the verifying half, which a third party runs.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from typing import Any
+
+from aborist.audit.blobs import referenced_blobs
+from aborist.errors import InputError
+from aborist.events import run_stream
+from ledger import merkle
+from ledger.errors import BlobNotFoundError
+from ledger.proofs import checkpoint as record_checkpoint
+from ledger.store import Checkpoint, Ledger
+
+__all__ = ["BUNDLE_FORMAT", "LEDGER_FORMAT", "export_run"]
+
+BUNDLE_FORMAT = "aborist.bundle.v1"
+LEDGER_FORMAT = 1
+
+
+def _covering_checkpoint(ledger: Ledger, last_seq: int) -> Checkpoint:
+    """The latest recorded checkpoint covering ``last_seq``; else a new one, recorded."""
+    covering = [cp for cp in ledger.checkpoints() if cp.tree_size >= last_seq]
+    return covering[-1] if covering else record_checkpoint(ledger)
+
+
+def export_run(ledger: Ledger, run_id: str, *, extra_sizes: Sequence[int] = ()) -> dict[str, Any]:
+    """The bundle of ``run_id`` (a JSON-ready dict; format in docs/ledger-format.md).
+
+    ``extra_sizes`` adds consistency proofs from (or to) tree sizes that were never recorded
+    as checkpoints, e.g. the size of a checkpoint an auditor kept."""
+    run_id = run_id.strip()
+    events = ledger.read_stream(run_stream(run_id))
+    if not events:
+        raise InputError(f"no run {run_id!r} in the ledger")
+    cp = _covering_checkpoint(ledger, events[-1].seq)
+    recorded = {c.tree_size for c in ledger.checkpoints()}
+    sizes = sorted((recorded | set(extra_sizes)) - {cp.tree_size})
+    hashes = ledger.event_hashes(max([cp.tree_size, *sizes]))
+    if len(hashes) < cp.tree_size or any(s > len(hashes) or s < 1 for s in sizes):
+        raise InputError(f"a checkpoint size is outside the ledger's {len(hashes)} events")
+    tree = hashes[: cp.tree_size]
+    if merkle.merkle_root(tree).hex() != cp.root:
+        raise InputError(
+            f"the recorded checkpoint of size {cp.tree_size} does not match the events; "
+            "run `aborist-ledger replay`"
+        )
+    blobs: dict[str, str] = {}
+    for ref in referenced_blobs(run_id, events):
+        if ref.blob not in blobs:
+            try:
+                data = ledger.get_blob(ref.blob)
+            except BlobNotFoundError as e:
+                raise InputError(f"run {run_id}: {e}") from e
+            blobs[ref.blob] = base64.b64encode(data).decode("ascii")
+    inclusion = [
+        {
+            "seq": ev.seq,
+            "leaf_index": ev.seq - 1,
+            "tree_size": cp.tree_size,
+            "proof": [p.hex() for p in merkle.inclusion_proof(tree, ev.seq - 1, cp.tree_size)],
+        }
+        for ev in events
+    ]
+    consistency = []
+    for size in sizes:
+        lo, hi = sorted((size, cp.tree_size))
+        proof = merkle.consistency_proof(hashes[:hi], lo, hi)
+        consistency.append(
+            {
+                "size1": lo,
+                "root1": merkle.merkle_root(hashes[:lo]).hex(),
+                "size2": hi,
+                "root2": merkle.merkle_root(hashes[:hi]).hex(),
+                "proof": [p.hex() for p in proof],
+            }
+        )
+    return {
+        "format": BUNDLE_FORMAT,
+        "ledger_format": LEDGER_FORMAT,
+        "run_id": run_id,
+        "events": [ev.to_dict() for ev in events],
+        "blobs": dict(sorted(blobs.items())),
+        "checkpoint": cp.to_dict(),
+        "inclusion_proofs": inclusion,
+        "consistency_proofs": consistency,
+    }
