@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import sys
+import click
 
-try:  # most of a command's start-up is these imports: a Ctrl-C here is not a traceback
-    import click
-
-    from aborist import __version__
-    from cli.corpus_cmd import ingest, retrieve, shards
-    from cli.query_cmd import COMMANDS as QUERY_COMMANDS
-    from cli.verify_cmd import verify
-except KeyboardInterrupt:
-    sys.stderr.write("Aborted!\n")
-    raise SystemExit(1) from None
+from aborist import __version__
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,6 +15,10 @@ def cli() -> None:
     Example: aborist ingest docs/ --shard handbook
     """
 
+
+from cli.corpus_cmd import ingest, retrieve, shards  # noqa: E402
+from cli.query_cmd import COMMANDS as QUERY_COMMANDS  # noqa: E402
+from cli.verify_cmd import verify  # noqa: E402
 
 for command in [ingest, shards, retrieve, *QUERY_COMMANDS, verify]:
     cli.add_command(command)
