@@ -67,8 +67,10 @@ def ingest(
     """Ingest .txt, .md, .rst and .html files (directories recursively) into a shard.
 
     Files already in the shard are replaced by their new version; others are kept
-    (unless --replace). Unsupported, binary or non-UTF-8 files are skipped and listed.
-    The shard's Merkle source root is recorded in the ledger as corpus.shard_ingested.
+    (unless --replace). Unsupported, binary or non-UTF-8 files, anything that is not a
+    regular file (pipes, devices), files over 64 MiB, symlink loops and unreadable
+    directories are skipped and listed. Two ingests into one shard take turns. The
+    shard's Merkle source root is recorded in the ledger as corpus.shard_ingested.
 
     Example: aborist ingest docs/ handbook.md --shard handbook --role primary
     """
