@@ -38,7 +38,7 @@ from ledger.errors import (
 from ledger.migrate import head_revision, stored_revision
 from ledger.writer import Tx, Writer
 
-__all__ = ["Checkpoint", "Ledger", "Projection", "translate_errors", "utc_now"]
+__all__ = ["Checkpoint", "Ledger", "Projection", "stored_type", "translate_errors", "utc_now"]
 
 # Arbitrary constant naming the ledger's append lock among PostgreSQL advisory locks.
 PG_APPEND_LOCK_KEY = 0x61626F72  # "abor"
@@ -319,8 +319,8 @@ class Ledger:
                     {f"h{j}": h for j, h in enumerate(part)},
                 )
                 for h, data in rows:
-                    if not isinstance(data, bytes | bytearray | memoryview):
-                        kind = {str: "TEXT", int: "INTEGER", float: "REAL"}.get(type(data), "NULL")
+                    kind = stored_type(data)
+                    if kind is not None:
                         raise BlobNotFoundError(f"blob {h} is stored as {kind}, not bytes")
                     found[str(h)] = bytes(data)
         missing = [h for h in wanted if h not in found]
@@ -348,8 +348,7 @@ class Ledger:
             if not rows:
                 return
             for h, data in rows:
-                is_bytes = isinstance(data, bytes | bytearray | memoryview)
-                yield str(h), bytes(data) if is_bytes else data
+                yield str(h), data if stored_type(data) else bytes(data)
             after = str(rows[-1][0])
 
     # -- read ---------------------------------------------------------------------------
@@ -494,6 +493,20 @@ class Ledger:
             for name, position in positions.items():
                 _set_position(tx, name, position)
         return count
+
+
+def stored_type(value: object) -> str | None:
+    """None for bytes; else the SQL type the driver's value stands for (``TEXT``,
+    ``INTEGER``, ``REAL``, ``NULL``): what a blob row holds when it holds no bytes."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return None
+    if isinstance(value, str):
+        return "TEXT"
+    if isinstance(value, bool | int):
+        return "INTEGER"
+    if isinstance(value, float):
+        return "REAL"
+    return "NULL" if value is None else type(value).__name__
 
 
 def _offered(projection: Projection, events: list[RecordedEvent]) -> list[RecordedEvent]:

@@ -14,23 +14,9 @@ from typing import Any
 from ledger import merkle
 from ledger.canonical import sha256_hex
 from ledger.chain import ChainReport, verify_chain
-from ledger.store import Ledger
+from ledger.store import Ledger, stored_type
 
-__all__ = ["LedgerReport", "stored_type", "verify_ledger"]
-
-
-def stored_type(value: object) -> str | None:
-    """None for bytes; else the SQL type the driver's value stands for (``TEXT``,
-    ``INTEGER``, ``REAL``, ``NULL``): what a blob row holds when it holds no bytes."""
-    if isinstance(value, bytes | bytearray | memoryview):
-        return None
-    if isinstance(value, str):
-        return "TEXT"
-    if isinstance(value, bool | int):
-        return "INTEGER"
-    if isinstance(value, float):
-        return "REAL"
-    return "NULL" if value is None else type(value).__name__
+__all__ = ["LedgerReport", "verify_ledger"]
 
 
 @dataclass(slots=True)
@@ -72,8 +58,8 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
                 "found": f"stored as {kind}, not bytes",
             }
             break
-        assert isinstance(data, bytes | bytearray | memoryview)  # stored_type said so
-        actual = sha256_hex(bytes(data))
+        assert isinstance(data, bytes)  # iter_blobs gives bytes whenever the row holds bytes
+        actual = sha256_hex(data)
         if actual != stored:
             report.blob_failure = {"blob": stored, "expected": stored, "found": actual}
             break

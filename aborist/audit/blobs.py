@@ -19,8 +19,7 @@ from aborist.audit.run_events import RunEvents
 from ledger.canonical import sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.errors import BlobNotFoundError
-from ledger.store import Ledger, translate_errors
-from ledger.verify import stored_type
+from ledger.store import Ledger, stored_type, translate_errors
 
 __all__ = [
     "BlobCache",
@@ -108,7 +107,7 @@ def _references(
 def read_blobs(ledger: Ledger, hashes: Iterable[str]) -> dict[str, bytes | str]:
     """The blobs of ``hashes`` that exist, a few hundred per query; a missing one is
     simply absent (the caller names it). A row holding no bytes maps to the SQL type it
-    holds instead (``"TEXT"``, :func:`ledger.verify.stored_type`), for the caller to
+    holds instead (``"TEXT"``, :func:`ledger.store.stored_type`), for the caller to
     report."""
     wanted = list(dict.fromkeys(hashes))
     found: dict[str, bytes | str] = {}
