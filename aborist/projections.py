@@ -46,17 +46,6 @@ _UPSERT_CACHE = """
         key_dimensions = excluded.key_dimensions, created_at = excluded.created_at,
         written_seq = excluded.written_seq, hit_count = 0, last_hit_at = NULL
     """
-#: The columns of ``runs`` in the order the INSERT names them; a run's row starts as
-#: :func:`_new_run` and each folded event sets some of them (:meth:`RunProjection.apply`).
-_RUN_COLUMNS = (
-    "run_id", "kind", "question", "mode", "status", "cache_key", "cache_hit",
-    "served_from_run_id", "audit_mode", "label", "run_dag_root", "started_seq", "finished_seq",
-    "started_at", "finished_at", "failed_stage", "error",
-)  # fmt: skip
-_INSERT_RUN = (
-    f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}) "
-    f"VALUES ({', '.join(':' + c for c in _RUN_COLUMNS)})"
-)
 _HIT = (
     "UPDATE providence_cache SET hit_count = hit_count + 1, last_hit_at = :at "
     "WHERE cache_key = :cache_key"
@@ -68,6 +57,7 @@ _INSERT_NODE = (
 
 
 def _new_run(run_id: str, ev: RecordedEvent, p: dict[str, Any]) -> dict[str, Any]:
+    """A run's ``runs`` row as ``qa.run_started`` opens it: every column, in table order."""
     return {
         "run_id": run_id, "kind": p["kind"], "question": p["question"], "mode": p["mode"],
         "status": "started", "cache_key": None, "cache_hit": False, "served_from_run_id": None,
@@ -120,9 +110,10 @@ class RunProjection:
                 started.add(run_id)
                 continue
             self._fold(tx, ev, run_id, p, dags, rows.setdefault(run_id, {}))
-        for run_id, row in rows.items():
+        for run_id, row in rows.items():  # the column names are this module's own
             if run_id in started:
-                tx.execute(_INSERT_RUN, row)
+                marks = ", ".join(f":{c}" for c in row)
+                tx.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({marks})", row)
             elif row:
                 sets = ", ".join(f"{c} = :{c}" for c in row)
                 tx.execute(
