@@ -7,6 +7,8 @@ else; ``--model openai`` reads the endpoint, model and key from flags or the env
 
 from __future__ import annotations
 
+import math
+
 from aborist.errors import InputError
 from aborist.qa.client import ChatClient
 from aborist.qa.extractive import ExtractiveClient
@@ -17,16 +19,16 @@ __all__ = ["MODEL_KINDS", "llm_timeout", "select_client"]
 MODEL_KINDS = ("extractive", "openai")
 
 
-def llm_timeout(value: str | float | None, *, source: str = "ABORIST_LLM_TIMEOUT") -> float | None:
-    """Seconds to wait for the model's answer, per attempt, from a flag or the variable."""
-    if value is None or value == "":
+def llm_timeout(value: str | None) -> float | None:
+    """``ABORIST_LLM_TIMEOUT`` as seconds to wait for each model answer (None: unset)."""
+    if not value:
         return None
     try:
         seconds = float(value)
     except ValueError:
-        seconds = float("nan")
-    if not seconds > 0 or seconds == float("inf"):
-        raise InputError(f"{source} must be a positive number of seconds, not {value!r}")
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise InputError(f"ABORIST_LLM_TIMEOUT must be a positive number of seconds, not {value!r}")
     return seconds
 
 
