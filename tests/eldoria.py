@@ -6,6 +6,8 @@ can only have come from these documents.
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from aborist.qa.client import ChatClient, ChatResult, Messages
@@ -41,3 +43,19 @@ class Interrupting(ChatClient):
 
     def _profile(self) -> dict[str, Any]:
         return {"model": "interrupting"}
+
+
+def falsify_river_length(shards_dir: Path) -> None:
+    """Edit shard ``geo`` behind ingest's back, as someone with the file could: the chunk
+    stating the Silverrun River's length now says 9000 kilometres, while its stored
+    ``chunk_hash`` (and the shard's source root) still describe 412."""
+    conn = sqlite3.connect(shards_dir / "geo.shard.sqlite")
+    try:
+        changed = conn.execute(
+            "UPDATE chunks SET text = replace(text, '412 kilometres', '9000 kilometres') "
+            "WHERE text LIKE '%412 kilometres%'"
+        ).rowcount
+        conn.commit()
+    finally:
+        conn.close()
+    assert changed == 1

@@ -1,5 +1,6 @@
-"""Fixtures shared by the export-bundle and report tests: one real ledger per backend
-(built by running queries with :func:`tests.audit.test_replay.build_ledger`, plus the two
+"""Fixtures shared by the audit tests: ``built``, a fresh ledger per test for tests that
+change it; and, for the export-bundle and report tests, one real ledger per backend (built
+by running queries with :func:`tests.audit.test_replay.build_ledger`, plus the two
 repaired runs and a run with a hostile question and answer), built once per module."""
 
 from __future__ import annotations
@@ -22,6 +23,16 @@ HOSTILE_ANSWER = (
     'The Silverrun River is 412 kilometres long. [E1]\n<script>alert("a")</script>'
     '<a href="http://evil.example/">click</a> " onmouseover="x [E1]'
 )
+
+
+@pytest.fixture
+def built(ledger_url: str, tmp_path: Path) -> Iterator[Built]:
+    """A fresh ledger of each backend for a test that changes it."""
+    b = build_ledger(ledger_url, tmp_path)
+    try:
+        yield b
+    finally:
+        b.ledger.close()
 
 
 @dataclass

@@ -9,9 +9,6 @@ answer is STRICT against the edited text, and every other check holds.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,30 +19,9 @@ from aborist.qa import pipeline
 from aborist.qa.extractive import ExtractiveClient
 from aborist.qa.query import query
 from ledger.envelope import RecordedEvent
-from tests.audit.test_replay import Q_LENGTH, Built, build_ledger
+from tests.audit.test_replay import Q_LENGTH, Built
 from tests.audit.test_tamper_replay import rewrite
-
-
-@pytest.fixture
-def built(ledger_url: str, tmp_path: Path) -> Iterator[Built]:
-    b = build_ledger(ledger_url, tmp_path)
-    try:
-        yield b
-    finally:
-        b.ledger.close()
-
-
-def edit_shard(shards: Path) -> None:
-    conn = sqlite3.connect(shards / "geo.shard.sqlite")
-    try:
-        changed = conn.execute(
-            "UPDATE chunks SET text = replace(text, '412 kilometres', '9000 kilometres') "
-            "WHERE text LIKE '%412 kilometres%'"
-        ).rowcount
-        conn.commit()
-    finally:
-        conn.close()
-    assert changed == 1
+from tests.eldoria import falsify_river_length
 
 
 def test_edited_shard_text_is_caught_by_deep(built: Built, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,7 +29,7 @@ def test_edited_shard_text_is_caught_by_deep(built: Built, monkeypatch: pytest.M
     such a chunk, ``tests/qa/test_tampered_inputs.py``; its check is switched off here to
     record the run a ledger may already hold)."""
     monkeypatch.setattr(pipeline, "_check_chunk_hashes", lambda *a: None, raising=False)
-    edit_shard(built.shards)
+    falsify_river_length(built.shards)
     run = query(Q_LENGTH, ledger=built.ledger, client=ExtractiveClient(),
                 shards_dir=built.shards, use_cache=False)  # fmt: skip
     assert run.audit_mode == "STRICT" and "9000 kilometres" in run.answer

@@ -114,16 +114,6 @@ def add_repair_runs(b: Built) -> tuple[str, str]:
     return ids[0], ids[1]
 
 
-@pytest.fixture
-def built(ledger_url: str, tmp_path: Path) -> Iterator[Built]:
-    """A fresh ledger for a test that changes it."""
-    b = build_ledger(ledger_url, tmp_path)
-    try:
-        yield b
-    finally:
-        b.ledger.close()
-
-
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def clean(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory

@@ -11,8 +11,7 @@ re-execution (``replay --deep``) can tell.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -28,17 +27,8 @@ from ledger.canonical import canonical_text, sha256_hex
 from ledger.envelope import GENESIS_HASH, RecordedEvent, event_hash
 from ledger.proofs import checkpoint
 from ledger.store import Ledger
-from tests.audit.test_replay import Built, add_repair_runs, build_ledger
+from tests.audit.test_replay import Built, add_repair_runs
 from tests.ledger.tamper import drop_triggers, tamper
-
-
-@pytest.fixture
-def built(ledger_url: str, tmp_path: Path) -> Iterator[Built]:
-    b = build_ledger(ledger_url, tmp_path)
-    try:
-        yield b
-    finally:
-        b.ledger.close()
 
 
 def only(report: ReplayReport, kind: str) -> Divergence:

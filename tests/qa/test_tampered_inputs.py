@@ -6,18 +6,17 @@ Both are recorded as failed runs, with the chain intact. On SQLite and PostgreSQ
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 import pytest
 from sqlalchemy import text
 
 from aborist.errors import CorpusError, InputError, ProjectionError
-from aborist.events import run_stream
 from aborist.qa.extractive import ExtractiveClient
 from aborist.qa.query import query
 from ledger.store import Ledger
 from ledger.verify import verify_ledger
+from tests.eldoria import falsify_river_length
 
 Q = "How long is the Silverrun River?"
 ANSWER = "The Silverrun River is 412 kilometres long."
@@ -90,17 +89,7 @@ def test_a_cache_row_pointing_at_another_run_is_never_served(
 
 
 def test_a_shard_edited_after_ingest_fails_the_run(pipeline_ledger: Ledger, corpus: Any) -> None:
-    shard = corpus.shards_dir / "geo.shard.sqlite"
-    conn = sqlite3.connect(shard)
-    try:
-        changed = conn.execute(
-            "UPDATE chunks SET text = replace(text, '412 kilometres', '9000 kilometres') "
-            "WHERE text LIKE '%412 kilometres%'"
-        ).rowcount
-        conn.commit()
-    finally:
-        conn.close()
-    assert changed == 1
+    falsify_river_length(corpus.shards_dir)
     with pytest.raises(CorpusError, match=r"no longer matches its hash.*re-ingest it"):
         ask_q(pipeline_ledger, corpus, use_cache=False)
     failed = last_failure(pipeline_ledger)
@@ -114,5 +103,4 @@ def test_a_question_with_a_lone_surrogate_is_refused_before_any_event(
 ) -> None:
     with pytest.raises(InputError, match=r"lone surrogate U\+D[8C]"):
         ask_q(pipeline_ledger, corpus, question)
-    assert pipeline_ledger.head()[0] == 0
-    assert not pipeline_ledger.read(stream=run_stream("x" * 8))
+    assert pipeline_ledger.head()[0] == 0  # nothing was recorded
