@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 # The newest revision under migrations/versions; tests/ledger/test_migrate.py checks it.
-HEAD_REVISION = "0003_runs_finished_seq"
+HEAD_REVISION = "0004_insert_guards"
 
 
 def script_location() -> Path:
