@@ -5,7 +5,7 @@ shard directory (``shards/``). ``ABORIST_DB_URL`` points the ledger elsewhere, e
 PostgreSQL. ``ABORIST_SHARD_DIR`` moves the shards; ``ABORIST_LLM_BASE_URL``,
 ``ABORIST_LLM_MODEL`` and ``ABORIST_LLM_API_KEY`` configure the model endpoint, and
 ``ABORIST_LLM_TIMEOUT`` how many seconds to wait for its answer (checked where it is used,
-:func:`aborist.qa.client_select.llm_timeout`). A variable set to the empty string counts
+:func:`aborist.clients.select.llm_timeout`). A variable set to the empty string counts
 as unset.
 
 A plain dataclass read from ``os.environ``: constructing :class:`Settings` directly never

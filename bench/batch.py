@@ -51,8 +51,8 @@ from _common import (  # noqa: E402
 )
 
 from aborist.corpus.ingest import ingest  # noqa: E402
+from aborist.pipeline.batch import BatchItem, BatchSummary, run_batch  # noqa: E402
 from aborist.projections import open_ledger  # noqa: E402
-from aborist.qa.batch import BatchItem, BatchSummary, run_batch  # noqa: E402
 
 
 def pyref_corpus(out: Path) -> list[str]:

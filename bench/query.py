@@ -33,12 +33,12 @@ sys.path.insert(0, str(ROOT))
 
 from _common import export_pyref  # noqa: E402
 
+from aborist.clients.extractive import ExtractiveClient  # noqa: E402
 from aborist.corpus.ingest import ingest  # noqa: E402
+from aborist.pipeline.query import query  # noqa: E402
+from aborist.pipeline.run import Governance  # noqa: E402
 from aborist.projections import RunProjection  # noqa: E402
-from aborist.qa.evidence import clear_memo  # noqa: E402
-from aborist.qa.extractive import ExtractiveClient  # noqa: E402
-from aborist.qa.pipeline import Governance  # noqa: E402
-from aborist.qa.query import query  # noqa: E402
+from aborist.verify.evidence import clear_memo  # noqa: E402
 from ledger.engine import ledger_engine  # noqa: E402
 from ledger.migrate import upgrade  # noqa: E402
 from ledger.store import Ledger  # noqa: E402
@@ -92,7 +92,7 @@ def fresh_ledger(tmp: Path, sync: str) -> Iterator[TimedLedger]:
 
 
 def one_corpus(name: str, docs: Path, questions: list[str], n: int, sync: str) -> dict[str, Any]:
-    # Each repetition starts cold: the evidence and token memos (aborist/qa/evidence.py)
+    # Each repetition starts cold: the evidence and token memos (aborist/verify/evidence.py)
     # would otherwise still hold every chunk of the same 40 questions from the last one,
     # and its misses would skip the tokenizing a first-time question pays for.
     clear_memo()

@@ -44,9 +44,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from aborist.qa.evidence import EvidenceObject, build_evidence  # noqa: E402
-from aborist.qa.repair import MECHANICAL_KINDS, RepairOutcome, repair_answer  # noqa: E402
-from aborist.qa.verify import Verdict, verify_answer  # noqa: E402
+from aborist.repair.repair import MECHANICAL_KINDS, RepairOutcome, repair_answer  # noqa: E402
+from aborist.verify.evidence import EvidenceObject, build_evidence  # noqa: E402
+from aborist.verify.verify import Verdict, verify_answer  # noqa: E402
 
 DEFAULT_DATA = ROOT / ".." / "shared" / "data"
 AUDIT_RANK = {"UNGROUNDED": 0, "HYBRID": 1, "STRICT": 2}

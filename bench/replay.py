@@ -55,11 +55,11 @@ from aborist.audit import replay
 from aborist.audit.deep import reexecute_run
 from aborist.audit.findings import ReplayReport
 from aborist.audit.forked import can_fork
+from aborist.clients.extractive import ExtractiveClient
 from aborist.corpus.ingest import ingest
+from aborist.pipeline.query import query
+from aborist.pipeline.run import Governance
 from aborist.projections import RunProjection
-from aborist.qa.extractive import ExtractiveClient
-from aborist.qa.pipeline import Governance
-from aborist.qa.query import query
 from ledger.envelope import EVENT_HASH_DOMAIN, GENESIS_HASH, RecordedEvent
 from ledger.store import Ledger
 
@@ -306,7 +306,7 @@ def main() -> None:
                 deep_only()
                 prof.disable()
                 components = [
-                    ("verify (aborist.qa.verify*, warrant)", ["verify", "warrant"]),
+                    ("verify (aborist.verify.verify*, warrant)", ["verify", "warrant"]),
                     ("evidence objects, textcanon", ["evidence.py", "textcanon"]),
                     ("repair", ["repair"]),
                     ("render, spotlight", ["render.py"]),

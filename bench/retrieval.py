@@ -10,7 +10,7 @@ Quality
     answer text (compared after whitespace canonicalization, case-insensitively)?
 
   Systems, all over the *same chunks* of the same shard:
-  * ``aborist``: :meth:`aborist.qa.retrieval.Retriever.retrieve` (query rules and
+  * ``aborist``: :meth:`aborist.retrieval.retriever.Retriever.retrieve` (query rules and
     repairs, AND→OR, proximity boosts, synonyms, title filter, rerank, rivalry
     exclusion); the ranking is the selected chunks;
   * ``fts5-or``: one bare FTS5 query, the question's escaped terms OR'ed
@@ -62,11 +62,11 @@ sys.path.insert(0, str(REPO))
 
 import aborist.corpus.chunking as chunking  # noqa: E402
 from aborist.corpus.canonicalize import canonical_inline  # noqa: E402
-from aborist.corpus.fts_query import MAX_UNITS, fts_or  # noqa: E402
 from aborist.corpus.ingest import ingest  # noqa: E402
 from aborist.corpus.lexicon import STOPWORDS, tokens  # noqa: E402
 from aborist.corpus.shard import open_shard, shard_path  # noqa: E402
-from aborist.qa.retrieval import Retriever, retrieve  # noqa: E402
+from aborist.retrieval.fts import MAX_UNITS, fts_or  # noqa: E402
+from aborist.retrieval.retriever import Retriever, retrieve  # noqa: E402
 
 DATA = (REPO / ".." / "shared" / "data").resolve()
 TOP_K = 5

@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from aborist.qa.evidence import build_evidence, clear_memo  # noqa: E402
-from aborist.qa.verify import verify_answer  # noqa: E402
+from aborist.verify.evidence import build_evidence, clear_memo  # noqa: E402
+from aborist.verify.verify import verify_answer  # noqa: E402
 
 DEFAULT_DATA = ROOT / ".." / "shared" / "data"
 

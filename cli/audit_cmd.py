@@ -60,7 +60,7 @@ def export(run_id: str, output: Path, since_file: Path | None, db_url: str | Non
             extra.append(parse_checkpoint(read_json_object(since_file, "checkpoint"))[0])
         except AboristError as e:
             raise click.ClickException(f"{since_file}: {e}") from e
-    from aborist.qa.recorded import load_run
+    from aborist.pipeline.recorded import load_run
 
     with pipeline_ledger(db_url) as lg, clean_errors():
         resolved = load_run(lg, run_id).run_id

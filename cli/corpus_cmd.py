@@ -1,7 +1,7 @@
 """`aborist ingest`, `aborist shards`, `aborist retrieve` (issue 3).
 
 Thin click layer over :func:`aborist.corpus.ingest`, :func:`aborist.corpus.list_shards`
-and :func:`aborist.qa.retrieval.retrieve`: parse arguments, call one service function,
+and :func:`aborist.retrieval.retriever.retrieve`: parse arguments, call one service function,
 print, map domain and ledger errors to one line on stderr and exit 1.
 """
 
@@ -17,8 +17,8 @@ from aborist.corpus.ingest import DEFAULT_ROLE, IngestReport, check_paths
 from aborist.corpus.ingest import ingest as ingest_documents
 from aborist.corpus.shard import list_shards
 from aborist.errors import AboristError
-from aborist.qa.retrieval import DEFAULT_BUDGET_BYTES, RetrievalResult
-from aborist.qa.retrieval import retrieve as retrieve_context
+from aborist.retrieval.retriever import DEFAULT_BUDGET_BYTES, RetrievalResult
+from aborist.retrieval.retriever import retrieve as retrieve_context
 from aborist.settings import load_settings
 from ledger.errors import LedgerError
 

@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from sqlalchemy import text
 
-from aborist.qa.client import ChatClient
-from aborist.qa.client_select import MODEL_KINDS, llm_timeout, select_client
-from aborist.qa.ladder import LADDER, ladder_rung
-from aborist.qa.pipeline import Governance, RunResult
+from aborist.clients.base import ChatClient
+from aborist.clients.select import MODEL_KINDS, llm_timeout, select_client
+from aborist.pipeline.run import Governance, RunResult
 from aborist.settings import Settings, load_settings
+from aborist.verify.ladder import LADDER, ladder_rung
 from cli.common import clean_errors, pipeline_ledger
 from ledger.store import translate_errors
 
 if TYPE_CHECKING:
-    from aborist.qa.batch import BatchSummary
+    from aborist.pipeline.batch import BatchSummary
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,7 +46,10 @@ def answer_options(f: F) -> F:
         ),
         click.option("--base-url", help="Model endpoint, e.g. http://127.0.0.1:8000/v1."),
         click.option("--llm-model", help="Model name the server serves (ABORIST_LLM_MODEL)."),
-        click.option("--api-key", help="API key (ABORIST_LLM_API_KEY, else OPENAI_API_KEY)."),
+        click.option(
+            "--api-key",
+            help="API key (ABORIST_LLM_API_KEY, else OPENAI_API_KEY or ANTHROPIC_API_KEY).",
+        ),
         click.option(
             "--llm-timeout",
             type=click.FloatRange(min=0, min_open=True, max=86_400),
@@ -169,7 +172,7 @@ def _run_batch_command(
     opts: dict[str, Any],
 ) -> None:
     """`aborist query --batch`: read, answer with run_batch, write lines, summarize."""
-    from aborist.qa.batch import ClientSpec, read_questions, run_batch
+    from aborist.pipeline.batch import ClientSpec, read_questions, run_batch
 
     with clean_errors():
         items, problems = read_questions(path)
@@ -256,7 +259,7 @@ def query(
 
     Example: aborist query --batch questions.jsonl --workers 4 -o answers.jsonl
     """
-    from aborist.qa.query import query as run_query
+    from aborist.pipeline.query import query as run_query
 
     if (question is None) == (batch_path is None):
         raise click.UsageError("give either QUESTION or --batch FILE (exactly one)")
@@ -289,7 +292,7 @@ def ask(path: Path, question: str, **opts: Any) -> None:
 
     Example: aborist ask policy.md "Who approves exceptions?"
     """
-    from aborist.qa.runner import ask as run_ask
+    from aborist.pipeline.ask import ask as run_ask
 
     settings = load_settings(db_url=opts["db_url"])
     client = _client(settings, opts)
@@ -359,7 +362,7 @@ def show(run_id: str, db_url: str | None, as_json: bool) -> None:
 
     Example: aborist show 3f2a9c1e
     """
-    from aborist.qa.recorded import load_run
+    from aborist.pipeline.recorded import load_run
 
     settings = load_settings(db_url=db_url)
     with pipeline_ledger(settings.db_url) as lg, clean_errors():
@@ -398,9 +401,9 @@ def inspect(run_id: str, db_url: str | None, as_json: bool) -> None:
 
     Example: aborist inspect 3f2a9c1e --json
     """
-    from aborist.qa.inspect import inspect_answer
-    from aborist.qa.recorded import load_run
-    from aborist.qa.verify import verify_answer
+    from aborist.pipeline.recorded import load_run
+    from aborist.verify.inspect import inspect_answer
+    from aborist.verify.verify import verify_answer
 
     settings = load_settings(db_url=db_url)
     with pipeline_ledger(settings.db_url) as lg, clean_errors():

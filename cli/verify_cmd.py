@@ -1,6 +1,6 @@
 """`aborist verify`: check an answer produced anywhere against evidence files (issue 4).
 
-A thin click layer over :func:`aborist.qa.verify.verify_answer`. Single mode reads one
+A thin click layer over :func:`aborist.verify.verify.verify_answer`. Single mode reads one
 answer file and one or more evidence files (each file is one evidence object, ``E1``, ``E2``
 … in the order given); batch mode reads JSON Lines and writes one JSON line per input line.
 """
@@ -14,9 +14,9 @@ from typing import Any
 import click
 
 from aborist.errors import AboristError, InputError
-from aborist.qa.evidence import EvidenceObject, build_evidence
-from aborist.qa.inspect import InspectReport, inspect_answer
-from aborist.qa.verify import MODES, Verdict, verify_answer
+from aborist.verify.evidence import EvidenceObject, build_evidence
+from aborist.verify.inspect import InspectReport, inspect_answer
+from aborist.verify.verify import MODES, Verdict, verify_answer
 
 __all__ = ["verify", "verify_batch_line"]
 

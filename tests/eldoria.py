@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from aborist.qa.client import ChatClient, ChatResult, Messages
+from aborist.clients.base import ChatClient, ChatResult, Messages
 
 RIVERS_MD = """\
 # Rivers of Eldoria

@@ -262,7 +262,7 @@ def test_bad_input_exits_1_with_one_line(home: Path, ledger_url: str, tmp_path: 
 def test_unreachable_model_server_fails_cleanly(
     home: Path, ledger_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aborist.qa.client_http import HTTPChatClient
+    from aborist.clients.http import HTTPChatClient
 
     # Only the wait between the three attempts is skipped; the attempts still happen.
     monkeypatch.setattr(HTTPChatClient, "_delay", lambda self, attempt, retry_after: 0.0)
@@ -292,8 +292,8 @@ def test_runs_on_an_empty_ledger(home: Path, ledger_url: str) -> None:
 
 
 def test_failed_and_interrupted_runs_are_listed_and_shown(home: Path, ledger_url: str) -> None:
+    from aborist.pipeline.query import query
     from aborist.projections import open_ledger
-    from aborist.qa.query import query
     from tests.eldoria import Interrupting
 
     fails_cleanly(invoke("query", Q, "--shard", "nosuch", "--db", ledger_url))

@@ -2,9 +2,9 @@
 "Run DAG" and "Replay").
 
 For a run that reached ``qa.answer_labelled`` the stage hashes are recomputed from the
-stage events' payload bytes (``final_label``: :func:`aborist.qa.pipeline.label_stage_hash`
+stage events' payload bytes (``final_label``: :func:`aborist.pipeline.run.label_stage_hash`
 of the labelled payload), the DAG is rebuilt (:func:`rebuild_dag`: the topology of
-:func:`aborist.qa.dag.build_dag`, node hashes through a fixed-shape serializer), and every
+:func:`aborist.pipeline.dag.build_dag`, node hashes through a fixed-shape serializer), and every
 node and the root are compared with
 
 - the DAG recorded in ``qa.answer_labelled``,
@@ -30,7 +30,7 @@ from typing import Any
 from aborist.audit.findings import Divergence, clip
 from aborist.audit.projections_check import LiveRows, column
 from aborist.audit.run_events import RunEvents, as_run_events
-from aborist.qa.dag import (
+from aborist.pipeline.dag import (
     DAG_NODE_DOMAIN,
     STAGE_EVENTS,
     STAGES,
@@ -39,7 +39,7 @@ from aborist.qa.dag import (
     build_dag,
     stages_for,
 )
-from aborist.qa.pipeline import label_stage_hash
+from aborist.pipeline.run import label_stage_hash
 from ledger.canonical import canonical_string, canonical_text
 from ledger.envelope import RecordedEvent
 
@@ -76,7 +76,7 @@ class RunCheck:
 
 
 def node_hash(stage: str, stage_hash: str, parents: Sequence[str]) -> str:
-    """:func:`aborist.qa.dag.node_hash`, written by a serializer of the node's fixed shape
+    """:func:`aborist.pipeline.dag.node_hash`, written by a serializer of the node's fixed shape
     (``{"parents": [...], "stage": ..., "stage_hash": ...}`` in JCS member order, strings
     through :func:`~ledger.canonical.canonical_string`): the same RFC 8785 bytes without a
     general walk, for the ~9 nodes of every run a replay rebuilds. ``tests/audit/
@@ -87,7 +87,7 @@ def node_hash(stage: str, stage_hash: str, parents: Sequence[str]) -> str:
 @cache
 def _stage_member(stage: str) -> str:
     """The constant middle of a node's JCS text, ``,"stage":"<stage>","stage_hash":``
-    (stage names are the few of :data:`aborist.qa.dag.STAGES`)."""
+    (stage names are the few of :data:`aborist.pipeline.dag.STAGES`)."""
     return ',"stage":' + canonical_string(stage) + ',"stage_hash":'
 
 
@@ -105,7 +105,7 @@ def parents_text(parents: Sequence[str]) -> str:
 @cache
 def _topology(mode: str, repaired: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """Each stage of a ``mode`` run with the positions of its parents, read off a DAG that
-    :func:`aborist.qa.dag.build_dag` builds from placeholder hashes: the pipeline's own
+    :func:`aborist.pipeline.dag.build_dag` builds from placeholder hashes: the pipeline's own
     rule for which stage consumed which, not a copy of it."""
     order = stages_for(mode, repaired=repaired)
     dag = build_dag(mode, {stage: f"{i:064x}" for i, stage in enumerate(order)})
@@ -140,7 +140,7 @@ def _rebuild(mode: str, stage_hashes: Mapping[str, str]) -> tuple[RunDag, list[s
 
 
 def rebuild_dag(mode: str, stage_hashes: Mapping[str, str]) -> RunDag:
-    """:func:`aborist.qa.dag.build_dag`, equal node for node (a property test checks it),
+    """:func:`aborist.pipeline.dag.build_dag`, equal node for node (a property test checks it),
     with the node hashes of :func:`node_hash`. Anything ``build_dag`` would refuse goes
     to ``build_dag``, which raises."""
     built = _rebuild(mode, stage_hashes)
@@ -148,7 +148,8 @@ def rebuild_dag(mode: str, stage_hashes: Mapping[str, str]) -> RunDag:
 
 
 def run_status(events: Sequence[RecordedEvent]) -> str:
-    """completed | cached | failed | incomplete, as :class:`aborist.qa.recorded.RecordedRun`."""
+    """completed | cached | failed | incomplete, as
+    :class:`aborist.pipeline.recorded.RecordedRun`."""
     run = as_run_events("", events)
     done = run.first("qa.run_completed")
     if done is not None:

@@ -6,13 +6,13 @@ Inputs come only from the ledger: the evidence texts and the raw answer from the
 the question and mode from ``qa.run_started``, and the default verifier policy. The stages
 re-run are the pure functions the pipeline called:
 
-- ``parsed_claim_lattice``: :func:`aborist.qa.parse_claims.parse_claims` (claim-lattice);
-- ``verify``: :func:`aborist.qa.verify.verify_answer`;
-- ``repair``: :func:`aborist.qa.repair.repair_answer` (the mechanical repair, pure), when
+- ``parsed_claim_lattice``: :func:`aborist.verify.claims.parse_claims` (claim-lattice);
+- ``verify``: :func:`aborist.verify.verify.verify_answer`;
+- ``repair``: :func:`aborist.repair.repair.repair_answer` (the mechanical repair, pure), when
   that module is installed; a re-prompt's reply came from the model and is taken as
   recorded, but its verdict (in ``qa.reprompt_attempted`` and ``qa.answer_repaired``) is
   re-verified;
-- ``render``: :func:`aborist.qa.render.render_answer`;
+- ``render``: :func:`aborist.pipeline.render.render_answer`;
 - ``final_label``: audit mode, label and answer hash.
 
 Each expected payload is built with the event's own pydantic model and compared as RFC 8785
@@ -50,12 +50,12 @@ from aborist.events import (
     ClaimsParsed,
     EventPayload,
 )
-from aborist.qa.evidence import EvidenceObject
-from aborist.qa.parse_claims import parse_claims
-from aborist.qa.render import RENDER_VERSION, render_answer
-from aborist.qa.textcanon import CANONICALIZATION_VERSION
-from aborist.qa.verify import Verdict, verify_answer
-from aborist.qa.verify_policy import DEFAULT_POLICY, VERIFIER_VERSION, policy_hash
+from aborist.pipeline.render import RENDER_VERSION, render_answer
+from aborist.verify.claims import parse_claims
+from aborist.verify.evidence import EvidenceObject
+from aborist.verify.policy import DEFAULT_POLICY, VERIFIER_VERSION, policy_hash
+from aborist.verify.textcanon import CANONICALIZATION_VERSION
+from aborist.verify.verify import Verdict, verify_answer
 from ledger.canonical import canonical_json, sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.errors import BlobNotFoundError, LedgerError
@@ -119,10 +119,10 @@ def _show(value: Any) -> str:
 
 
 def _load_repair() -> Callable[..., Any] | None:
-    """``aborist.qa.repair.repair_answer`` if the repair stage is installed (lazy import:
+    """``aborist.repair.repair.repair_answer`` if the repair stage is installed (lazy import:
     replay must work on a tree without it)."""
     try:
-        module = importlib.import_module("aborist.qa.repair")
+        module = importlib.import_module("aborist.repair.repair")
     except ImportError:
         return None
     fn = getattr(module, "repair_answer", None)
@@ -366,7 +366,7 @@ class _RunReplay:
         self, raw: str, evidence: list[EvidenceObject], verdict: Verdict, question: str,
         mode: str, blobs: dict[str, bytes],
     ) -> tuple[str, dict[str, Any]]:  # fmt: skip
-        """Re-run the repair stage as :mod:`aborist.qa.repair_stage` ran it; returns the
+        """Re-run the repair stage as :mod:`aborist.pipeline.repair_stage` ran it; returns the
         answer and verdict that render and label consumed.
 
         The mechanical repair is pure and re-run whole. A re-prompt's reply came from the
@@ -380,7 +380,7 @@ class _RunReplay:
             return raw, verdict.to_dict()
         repair_answer = _load_repair()
         if repair_answer is None:
-            self.skip("repair", "aborist.qa.repair is not installed")
+            self.skip("repair", "aborist.repair.repair is not installed")
             if not repairs:
                 return raw, verdict.to_dict()
             last = self.data(repairs[-1])

@@ -5,7 +5,7 @@ file: inline CSS and SVG, no script, no network, no external asset, so it can be
 archived, and opened offline years later. It shows the question; the answer with each
 unit coloured by its verdict and linked (``#ev-…``) to its evidence; each evidence excerpt
 with the claim's words highlighted (``<mark>``) inside the spotlight; the audit mode and
-the display ladder's rung (:mod:`aborist.qa.ladder`); the repair transition when there was
+the display ladder's rung (:mod:`aborist.verify.ladder`); the repair transition when there was
 one; the run DAG as an SVG (one box per stage, edges to its parents, each node's hash
 abbreviated with the full hashes in a ``<title>``); and the run's chain position and the
 checkpoint covering it, with every inclusion proof verified.
@@ -23,8 +23,8 @@ from html import escape
 from typing import Any
 
 from aborist.audit.dags import check_run
-from aborist.qa.ladder import LADDER, ladder_rung
-from aborist.qa.recorded import RecordedRun, load_run
+from aborist.pipeline.recorded import RecordedRun, load_run
+from aborist.verify.ladder import LADDER, ladder_rung
 from ledger import merkle
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger

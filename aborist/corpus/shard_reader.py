@@ -2,7 +2,7 @@
 
 Everything retrieval asks of a shard file goes through :class:`ShardReader`, so the SQL
 lives next to the schema (:mod:`aborist.corpus.shard`) and retrieval keeps only its
-decisions (:mod:`aborist.qa.retrieval`). Every driver error becomes a
+decisions (:mod:`aborist.retrieval.retriever`). Every driver error becomes a
 :class:`~aborist.errors.CorpusError` naming the shard.
 """
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from aborist.qa.client import StubClient
-from aborist.qa.query import query
-from tests.audit.test_replay import Built, add_repair_runs, build_ledger
+from aborist.clients.base import StubClient
+from aborist.pipeline.query import query
+from tests.audit.builders import Built, add_repair_runs, build_ledger
 from tests.conftest import backend_url, migrate_url
 
 HOSTILE_QUESTION = (

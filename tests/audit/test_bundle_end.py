@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from aborist.audit.bundle import export_run, verify_bundle
-from aborist.qa.query import query
+from aborist.pipeline.query import query
 from cli.ledger_cli import cli
 from tests.audit.conftest import Audited, build_audited
 from tests.audit.test_bundle import runs_of

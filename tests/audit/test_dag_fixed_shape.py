@@ -1,6 +1,6 @@
 """Replay rebuilds every run's DAG with a fixed-shape node serializer
 (:func:`aborist.audit.dags.node_hash`, :func:`~aborist.audit.dags.rebuild_dag`): the same
-node hashes, parents and root as the pipeline's :mod:`aborist.qa.dag`, for both modes,
+node hashes, parents and root as the pipeline's :mod:`aborist.pipeline.dag`, for both modes,
 with and without a repair, and the same refusals."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aborist.audit.dags import node_hash, parents_text, rebuild_dag
-from aborist.qa import dag as qa_dag
-from aborist.qa.dag import STAGES, build_dag, stages_for
+from aborist.pipeline import dag as qa_dag
+from aborist.pipeline.dag import STAGES, build_dag, stages_for
 from ledger.canonical import canonical_text
 
 texts = st.text(st.characters(exclude_categories=("Cs",)), max_size=70)

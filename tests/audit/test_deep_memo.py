@@ -15,7 +15,7 @@ import pytest
 from aborist.audit.blobs import BlobCache, BlobRef, check_blob
 from aborist.audit.deep import EvidenceMemo
 from aborist.errors import InputError
-from aborist.qa.evidence import EvidenceObject
+from aborist.verify.evidence import EvidenceObject
 from ledger.canonical import sha256_hex
 
 BLOBS = sys.modules["aborist.audit.blobs"]

@@ -15,11 +15,11 @@ import pytest
 
 from aborist.audit import replay
 from aborist.audit.bundle import export_run, verify_bundle
-from aborist.qa import pipeline
-from aborist.qa.extractive import ExtractiveClient
-from aborist.qa.query import query
+from aborist.clients.extractive import ExtractiveClient
+from aborist.pipeline import run as pipeline
+from aborist.pipeline.query import query
 from ledger.envelope import RecordedEvent
-from tests.audit.test_replay import Q_LENGTH, Built
+from tests.audit.builders import Q_LENGTH, Built
 from tests.audit.test_tamper_replay import rewrite
 from tests.eldoria import falsify_river_length
 

@@ -3,14 +3,13 @@ running queries (both modes, a cache hit, a failed run) replays clean on SQLite 
 PostgreSQL, with and without --deep, --run, --since and --checkpoint; version skew is
 reported apart from divergence; and the CLI's exit codes and JSON.
 
-:func:`build_ledger` is shared with ``test_tamper_replay.py``.
+The ledgers come from :mod:`tests.audit.builders`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,99 +18,19 @@ from click.testing import CliRunner
 
 from aborist.audit import ReplayReport, parse_checkpoint, replay
 from aborist.audit.deep import first_difference
-from aborist.corpus.ingest import ingest
-from aborist.errors import InputError, ModelError
-from aborist.events import run_stream
-from aborist.projections import open_ledger
-from aborist.qa.client import StubClient
-from aborist.qa.extractive import ExtractiveClient
-from aborist.qa.pipeline import Governance
-from aborist.qa.query import query
+from aborist.clients.extractive import ExtractiveClient
+from aborist.errors import InputError
+from aborist.pipeline.query import query
 from cli.ledger_cli import cli
 from cli.replay_cmd import replay as replay_command
-from ledger.envelope import RecordedEvent
 from ledger.errors import UnavailableError
 from ledger.proofs import checkpoint, tree_root
 from ledger.store import Ledger
+from tests.audit.builders import Q_FOUNDER, Built, add_repair_runs, build_ledger
 from tests.conftest import backend_url, migrate_url
-from tests.eldoria import BEES_TXT, RIVERS_MD
 
 if "replay" not in cli.commands:
     cli.add_command(replay_command)
-
-Q_LENGTH = "How long is the Silverrun River?"
-Q_FOUNDER = "Who founded the town of Brackwater?"
-Q_HONEY = "What honey does the Eldorian honeybee produce?"
-
-
-@dataclass
-class Built:
-    """A ledger with four runs: claim-lattice, quote, a cache hit of the first, a failure."""
-
-    url: str
-    ledger: Ledger
-    shards: Path
-    lattice: str
-    quote: str
-    hit: str
-    failed: str
-
-    def events(self, run_id: str) -> list[RecordedEvent]:
-        return self.ledger.read_stream(run_stream(run_id))
-
-    def event(self, run_id: str, type_: str) -> RecordedEvent:
-        return next(e for e in self.events(run_id) if e.type == type_)
-
-
-def build_ledger(url: str, tmp: Path) -> Built:
-    docs = tmp / "docs"
-    docs.mkdir()
-    (docs / "rivers.md").write_text(RIVERS_MD, encoding="utf-8")
-    (docs / "bees.txt").write_text(BEES_TXT, encoding="utf-8")
-    shards = tmp / "shards"
-    ingest([docs / "rivers.md"], "geo", shards_dir=shards)
-    ingest([docs / "bees.txt"], "bees", shards_dir=shards)
-    lg = open_ledger(url)
-    client = ExtractiveClient()
-    lattice = query(Q_LENGTH, ledger=lg, client=client, shards_dir=shards)
-    quote = query(Q_FOUNDER, ledger=lg, client=client, shards_dir=shards,
-                  governance=Governance(mode="quote"))  # fmt: skip
-    hit = query(Q_LENGTH, ledger=lg, client=client, shards_dir=shards)
-    assert hit.cache_hit and hit.served_from_run_id == lattice.run_id
-    with pytest.raises(ModelError):
-        query(Q_HONEY, ledger=lg, client=StubClient(), shards_dir=shards)
-    [failed] = [e for e in lg.read(types=["qa.run_failed"])]
-    return Built(url, lg, shards, lattice.run_id, quote.run_id, hit.run_id, failed.stream[4:])
-
-
-Q_FLOW = "Where does the Silverrun River flow?"
-#: A claim with a trailing artifact: the mechanical repair drops it (HYBRID -> STRICT).
-TRAILING = (
-    "The Silverrun River flows north from the Ashen Mountains into the Glass Lake. "
-    "(Source: Rivers of Eldoria) [E1]"
-)
-#: An elided quotation the mechanics leave alone; the re-prompt (same reply) is accepted.
-ELIDED = 'The river "flows north from the Ashen Mountains [...] into the Glass Lake." [E1]'
-FIXED = 'The river "flows north from the Ashen Mountains into the Glass Lake." [E1]'
-
-
-def add_repair_runs(b: Built) -> tuple[str, str]:
-    """Two repaired runs: a mechanical repair (claim-lattice) and a re-prompt (quote)."""
-    ids = []
-    for answer, mode in ((TRAILING, "claim-lattice"), (ELIDED, "quote")):
-        gov = Governance(mode=mode, repair_enabled=True, repair_max_reprompts=1)
-
-        def responder(messages: list[dict[str, str]], first: str = answer) -> str:
-            # The first prompt gets the damaged answer; a re-prompt gets a verbatim one.
-            return first if len(messages) == 2 else FIXED
-
-        r = query(Q_FLOW, ledger=b.ledger, client=StubClient(responder),
-                  shards_dir=b.shards, governance=gov)  # fmt: skip
-        assert r.repair_changes, r
-        ids.append(r.run_id)
-    methods = [e.data["method"] for e in b.ledger.read(types=["qa.answer_repaired"])]
-    assert methods == ["mechanical", "reprompt"]
-    return ids[0], ids[1]
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -241,7 +160,7 @@ def test_repair_module_absent_is_reported_not_failed(
     report = replay(built.ledger, run_id=mechanical, deep=True)
     assert_clean(report)  # render and label still re-run from the recorded repair
     assert [(n.stage, n.reason) for n in report.not_reexecuted] == [
-        ("repair", "aborist.qa.repair is not installed")
+        ("repair", "aborist.repair.repair is not installed")
     ]
 
 

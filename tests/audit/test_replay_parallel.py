@@ -16,7 +16,7 @@ import pytest
 import aborist.audit.deep_batches  # noqa: F401 (BATCHES below)
 from aborist.audit import ReplayReport, replay
 from aborist.audit.findings import Divergence, NotReexecuted, VersionSkew
-from tests.audit.test_replay import Built, add_repair_runs, build_ledger
+from tests.audit.builders import Built, add_repair_runs, build_ledger
 from tests.ledger.tamper import tamper
 
 REPLAY = sys.modules["aborist.audit.replay"]

@@ -20,14 +20,14 @@ from sqlalchemy import text
 
 from aborist.audit import ReplayReport, replay
 from aborist.audit.findings import Divergence
-from aborist.qa.dag import STAGE_EVENTS, build_dag, stages_for
-from aborist.qa.pipeline import label_stage_hash
+from aborist.pipeline.dag import STAGE_EVENTS, build_dag, stages_for
+from aborist.pipeline.run import label_stage_hash
 from cli.ledger_cli import cli
 from ledger.canonical import canonical_text, sha256_hex
 from ledger.envelope import GENESIS_HASH, RecordedEvent, event_hash
 from ledger.proofs import checkpoint
 from ledger.store import Ledger
-from tests.audit.test_replay import Built, add_repair_runs
+from tests.audit.builders import Built, add_repair_runs
 from tests.ledger.tamper import drop_triggers, tamper
 
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aborist.corpus.lexicon import sentence_keys
-from aborist.corpus.relevance import body_features, contains_phrase, heading_of, title_features
+from aborist.retrieval.relevance import body_features, contains_phrase, heading_of, title_features
 
 
 def _weights(pairs: dict[str, float]) -> list[tuple[str, str, float]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from aborist.corpus.ingest import IngestReport, ingest
-from aborist.qa.retrieval import Retriever
+from aborist.retrieval.retriever import Retriever
 
 RUST_BOOK = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "rust-book").resolve()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from aborist.corpus.ingest import ingest
-from aborist.qa.batch import BatchItem
+from aborist.pipeline.batch import BatchItem
 
 _SYLLABLES = ("bra", "kel", "mor", "vin", "tas", "dor", "lum", "qua", "zen", "fip")
 _FOUNDERS = ("Oren Vale", "Ilse Marrow", "Tobin Rusk", "Petra Quill", "Anselm Grey")

@@ -26,9 +26,9 @@ from sqlalchemy.engine import make_url
 
 from aborist.audit.replay import replay
 from aborist.events import run_stream
+from aborist.pipeline.batch import BatchItem, ClientSpec, run_batch
+from aborist.pipeline.recorded import load_run
 from aborist.projections import open_ledger
-from aborist.qa.batch import BatchItem, ClientSpec, run_batch
-from aborist.qa.recorded import load_run
 from cli.main import cli
 from ledger.verify import verify_ledger
 from tests.conftest import migrate_url

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from aborist.audit.replay import replay
+from aborist.pipeline.batch import run_batch
 from aborist.projections import open_ledger
-from aborist.qa.batch import run_batch
 from ledger.verify import verify_ledger
 from tests.load.conftest import LoadSize, TownCorpus
 

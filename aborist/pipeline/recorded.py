@@ -1,0 +1,112 @@
+"""A run read back from the ledger: its events, and the inputs each deterministic stage
+consumed (evidence texts and the raw answer from blobs). ``aborist show``, ``aborist
+inspect`` and ``aborist-ledger replay --deep`` all start here, so they read a run the same
+way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aborist.errors import InputError
+from aborist.events import run_stream
+from aborist.verify.evidence import EvidenceObject
+from ledger.envelope import RecordedEvent
+from ledger.store import Ledger
+
+__all__ = ["RecordedRun", "load_run"]
+
+EVIDENCE_EVENTS = ("qa.evidence_mapped", "qa.context_assembled")
+
+
+@dataclass
+class RecordedRun:
+    run_id: str
+    events: list[RecordedEvent]
+
+    def first(self, type_: str) -> RecordedEvent | None:
+        return next((e for e in self.events if e.type == type_), None)
+
+    def payload(self, type_: str) -> dict[str, Any] | None:
+        ev = self.first(type_)
+        return ev.data if ev is not None else None
+
+    @property
+    def started(self) -> dict[str, Any]:
+        p = self.payload("qa.run_started")
+        if p is None:
+            raise InputError(f"run {self.run_id} has no qa.run_started event")
+        return p
+
+    @property
+    def question(self) -> str:
+        return str(self.started["question"])
+
+    @property
+    def mode(self) -> str:
+        return str(self.started["mode"])
+
+    @property
+    def status(self) -> str:
+        """completed | cached | failed | incomplete (started, never finished)."""
+        done = self.payload("qa.run_completed")
+        if done is not None:
+            return "cached" if done["cache_hit"] else "completed"
+        if self.first("qa.run_failed") is not None:
+            return "failed"
+        return "incomplete"
+
+    def evidence_records(self) -> list[dict[str, Any]]:
+        for t in EVIDENCE_EVENTS:
+            p = self.payload(t)
+            if p is not None:
+                return list(p["evidence"])
+        return []
+
+    def evidence(self, ledger: Ledger) -> list[EvidenceObject]:
+        """Evidence objects rebuilt from their blobs; a blob that no longer matches its
+        recorded hash raises :class:`InputError` naming the pointer."""
+        out = []
+        for r in self.evidence_records():
+            text = ledger.get_blob(r["text_blob"]).decode("utf-8")
+            out.append(
+                EvidenceObject(
+                    pointer_id=r["pointer_id"], text=text, source_uri=r["source_uri"],
+                    title=r["title"], source_role=r["source_role"],
+                    evidence_hash=r["evidence_hash"],
+                )
+            )  # fmt: skip
+        return out
+
+    def raw_answer(self, ledger: Ledger) -> str | None:
+        p = self.payload("qa.model_answered")
+        return None if p is None else ledger.get_blob(p["raw_answer_blob"]).decode("utf-8")
+
+
+#: The shortest run id prefix ``aborist show`` / ``inspect`` resolve (as git's short hashes).
+_MIN_PREFIX = 6
+
+
+def load_run(ledger: Ledger, run_id: str) -> RecordedRun:
+    run_id = run_id.strip()
+    events = ledger.read_stream(run_stream(run_id))
+    if not events:
+        matches = _by_prefix(ledger, run_id)
+        if len(matches) == 1:
+            return load_run(ledger, matches[0])
+        if len(matches) > 1:
+            raise InputError(f"run id prefix {run_id!r} is ambiguous ({len(matches)} runs)")
+        short = len(run_id) < _MIN_PREFIX and all(c in "0123456789abcdef" for c in run_id)
+        hint = f" (a run id prefix needs at least {_MIN_PREFIX} characters)" if short else ""
+        raise InputError(f"no run {run_id!r} in the ledger{hint}")
+    return RecordedRun(run_id, events)
+
+
+def _by_prefix(ledger: Ledger, prefix: str) -> list[str]:
+    if len(prefix) < _MIN_PREFIX or not all(c in "0123456789abcdef" for c in prefix):
+        return []
+    rows = ledger.fetch(
+        "SELECT run_id FROM runs WHERE run_id LIKE :p ORDER BY run_id LIMIT 3", {"p": prefix + "%"}
+    )
+    return [str(r[0]) for r in rows]

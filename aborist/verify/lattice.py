@@ -1,0 +1,207 @@
+"""Strategy 5, the claim lattice, and its seven hard checks (seed 000, section `qa.verify`).
+
+Each parsed claim (:func:`aborist.verify.claims.parse_claims`) runs the checks in order;
+the first failure stops the claim (later checks are recorded as ``skipped``):
+
+1. ``parser_succeeded`` — the line carried well-formed pointer tags (``NO_EVIDENCE_POINTER``
+   and ``MALFORMED_POINTER`` fail here).
+2. ``evidence_resolves`` — every tag names a pointer id (``E3``) or evidence id
+   (``E1a2b3c4d``) of the evidence given; one unknown tag fails the claim.
+3. ``source_role_allowed`` — every cited object's role passes the policy.
+4. ``claim_non_empty`` — the claim text has at least one content token.
+5. ``citation_coverage`` — the distinct content tokens of the claim present in the *union*
+   of the cited objects are >= ``citation_coverage_min`` (85 %). In a claim holding a
+   quotation, attribution cues (said, states, according …) do not count.
+6. ``pointer_cap`` — more than ``max_pointers_per_claim`` citations are trimmed to the cap
+   (objects ranked by claim tokens covered, ties by citation order) and check 5 is re-run
+   on the trimmed set: pass with an advisory ``POINTER_TRIMMED``, or fail.
+7. ``anchor_warrant`` — :func:`aborist.verify.warrant.check_warrant` over the cited objects.
+
+A claim that passes all seven is verified. Its grade is *verbatim* only when its text (or,
+if it holds quotations, every quotation under the quote rule) occurs verbatim in the cited
+objects and the warrant did not demote it; otherwise *partial*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aborist.verify.claims import PARSE_MALFORMED_POINTER, PARSE_OK, ParsedClaim
+from aborist.verify.evidence import EvidenceObject
+from aborist.verify.policy import VerifierPolicy
+from aborist.verify.strategies import ATTRIBUTION_CUES, quote_grade
+from aborist.verify.textcanon import content_tokens, tokens
+from aborist.verify.units import (
+    GRADE_NONE,
+    GRADE_PARTIAL,
+    GRADE_VERBATIM,
+    SEVERITY_ADVISORY,
+    SEVERITY_BLOCKING,
+    UnitVerdict,
+    Violation,
+    extract_quotes,
+    verbatim_in,
+)
+from aborist.verify.warrant import WARRANT_DEMOTE, WARRANT_FAIL, check_warrant
+
+__all__ = ["HARD_CHECKS", "classify_claim"]
+
+HARD_CHECKS = (
+    "parser_succeeded",
+    "evidence_resolves",
+    "source_role_allowed",
+    "claim_non_empty",
+    "citation_coverage",
+    "pointer_cap",
+    "anchor_warrant",
+)
+
+_FAIL_CODES = {
+    "evidence_resolves": "POINTER_UNRESOLVED",
+    "source_role_allowed": "SOURCE_ROLE_DENIED",
+    "claim_non_empty": "EMPTY_CLAIM",
+    "citation_coverage": "COVERAGE_BELOW_THRESHOLD",
+    "pointer_cap": "POINTER_CAP_EXCEEDED",
+    "anchor_warrant": "WARRANT_FAILED",
+}
+
+
+def _coverage(content: Sequence[str], cited: Sequence[EvidenceObject]) -> float:
+    wanted = set(content)
+    if not wanted:
+        return 0.0
+    covered = sum(1 for t in wanted if any(t in ev.token_set for ev in cited))
+    return covered / len(wanted)
+
+
+def _grade(text: str, cited: Sequence[EvidenceObject], policy: VerifierPolicy) -> str:
+    if extract_quotes(text):
+        grade, _ids, _reasons = quote_grade(text, cited, policy)
+        return grade if grade == GRADE_VERBATIM else GRADE_PARTIAL
+    return GRADE_VERBATIM if verbatim_in(text, cited) else GRADE_PARTIAL
+
+
+def classify_claim(
+    index: int,
+    claim: ParsedClaim,
+    evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
+    question: str | None,
+) -> UnitVerdict:
+    """Run the seven hard checks on one claim."""
+    by_pointer = {ev.pointer_id: ev for ev in reversed(evidence)}
+    by_id = {ev.evidence_id: ev for ev in reversed(evidence)}
+    checks: list[tuple[str, str]] = []
+    reasons: list[str] = []
+    violations: list[Violation] = []
+    content = content_tokens(tokens(claim.claim_text))
+    if extract_quotes(claim.claim_text):
+        content = [t for t in content if t not in ATTRIBUTION_CUES]
+    cited: list[EvidenceObject] = []
+    grade = GRADE_NONE
+
+    def fail(check: str, code: str, detail: str) -> UnitVerdict:
+        checks.append((check, "fail"))
+        checks.extend((c, "skipped") for c in HARD_CHECKS[len(checks) :])
+        reasons.append(f"{code}: {detail}")
+        violations.append(Violation(code, SEVERITY_BLOCKING, index, detail))
+        return _unit(False, GRADE_NONE)
+
+    def _unit(verified: bool, unit_grade: str) -> UnitVerdict:
+        return UnitVerdict(
+            index=index,
+            text=claim.claim_text,
+            strategy="claim_lattice",
+            verified=verified,
+            grade=unit_grade,
+            line_no=claim.line_no,
+            evidence_ids=tuple(ev.evidence_id for ev in cited),
+            pointer_ids=claim.pointer_ids,
+            reasons=tuple(reasons),
+            checks=tuple(checks),
+            violations=tuple(violations),
+        )
+
+    if claim.parse_status != PARSE_OK:
+        code = (
+            "PARSE_FAILED" if claim.parse_status == PARSE_MALFORMED_POINTER else claim.parse_status
+        )
+        return fail("parser_succeeded", code, f"line {claim.line_no}: {claim.parse_status}")
+    checks.append(("parser_succeeded", "pass"))
+
+    unresolved = [p for p in claim.pointer_ids if p not in by_pointer and p not in by_id]
+    if unresolved:
+        known = ", ".join(ev.pointer_id for ev in evidence) or "none"
+        return fail(
+            "evidence_resolves", "POINTER_UNRESOLVED", f"{unresolved} not in evidence ({known})"
+        )
+    cited = [by_pointer.get(p) or by_id[p] for p in claim.pointer_ids]
+    checks.append(("evidence_resolves", "pass"))
+
+    denied = [
+        f"{ev.pointer_id}:{ev.source_role}"
+        for ev in cited
+        if not policy.role_allowed(ev.source_role)
+    ]
+    if denied:
+        return fail("source_role_allowed", "SOURCE_ROLE_DENIED", f"role not allowed: {denied}")
+    checks.append(("source_role_allowed", "pass"))
+
+    if not content:
+        return fail("claim_non_empty", "EMPTY_CLAIM", "claim has no content token")
+    checks.append(("claim_non_empty", "pass"))
+
+    cov = _coverage(content, cited)
+    if cov < policy.citation_coverage_min:
+        return fail(
+            "citation_coverage",
+            "COVERAGE_BELOW_THRESHOLD",
+            f"coverage {cov:.3f} < {policy.citation_coverage_min}",
+        )
+    checks.append(("citation_coverage", "pass"))
+    reasons.append(f"citation coverage {cov:.3f}")
+
+    if len(cited) > policy.max_pointers_per_claim:
+        wanted = set(content)
+        ranked = sorted(range(len(cited)), key=lambda i: (-len(wanted & cited[i].token_set), i))
+        keep = sorted(ranked[: policy.max_pointers_per_claim])
+        trimmed = [cited[i] for i in keep]
+        trimmed_cov = _coverage(content, trimmed)
+        dropped = [cited[i].pointer_id for i in range(len(cited)) if i not in keep]
+        if trimmed_cov < policy.citation_coverage_min:
+            return fail(
+                "pointer_cap",
+                "POINTER_CAP_EXCEEDED",
+                f"{len(cited)} pointers > cap {policy.max_pointers_per_claim}; "
+                f"trimmed coverage {trimmed_cov:.3f} < {policy.citation_coverage_min}",
+            )
+        cited = trimmed
+        violations.append(
+            Violation("POINTER_TRIMMED", SEVERITY_ADVISORY, index, f"dropped {dropped}")
+        )
+        reasons.append(f"POINTER_TRIMMED: dropped {dropped}")
+    checks.append(("pointer_cap", "pass"))
+
+    warrant = check_warrant(claim.claim_text, cited, question)
+    if warrant.status == WARRANT_FAIL:
+        return fail("anchor_warrant", "WARRANT_FAILED", "; ".join(warrant.reasons))
+    checks.append(("anchor_warrant", "pass"))
+    if warrant.classes:
+        reasons.append(f"warrant {warrant.status}: {list(warrant.classes)}")
+
+    grade = _grade(claim.claim_text, cited, policy)
+    if warrant.status == WARRANT_DEMOTE:
+        grade = GRADE_PARTIAL
+        violations.append(
+            Violation("WARRANT_DEMOTED", SEVERITY_ADVISORY, index, "; ".join(warrant.reasons))
+        )
+    if grade == GRADE_PARTIAL:
+        violations.append(
+            Violation(
+                "PARTIAL_SUPPORT",
+                SEVERITY_ADVISORY,
+                index,
+                "claim_lattice: not verbatim in cited evidence",
+            )
+        )
+    return _unit(True, grade)
