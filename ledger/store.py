@@ -423,6 +423,52 @@ class Ledger:
             yield from page
             cursor = page[-1].seq
 
+    def event_pages(
+        self, *, gt: int = 0, lte: int, size: int = 5000
+    ) -> Iterator[list[RecordedEvent]]:
+        """The events with ``gt < seq <= lte`` in ``seq`` order, ``size`` rows per page.
+
+        The audit's full scan: every row of the ledger comes through here, so the pages come
+        straight from the driver's cursor, one pool checkout per page, without SQLAlchemy's
+        row objects (which cost more than the query at that volume)."""
+        sql = (
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE seq > {self._ph} AND seq <= {self._ph} "
+            f"ORDER BY seq LIMIT {self._ph}"
+        )
+        after = gt
+        while after < lte:
+            with translate_errors(self.where), self.reader.connect() as conn:
+                cursor = conn.connection.cursor()
+                try:
+                    cursor.execute(sql, (after, lte, size))
+                    rows = cursor.fetchall()
+                finally:
+                    cursor.close()
+            if not rows:
+                return
+            page = [_row_to_event(r) for r in rows]
+            yield page
+            after = page[-1].seq
+
+    def events_at(self, seqs: Sequence[int], *, chunk: int = 500) -> dict[int, RecordedEvent]:
+        """The events at ``seqs`` (those that exist), by seq, ``chunk`` seqs per query."""
+        found: dict[int, RecordedEvent] = {}
+        with translate_errors(self.where), self.reader.connect() as conn:
+            cursor = conn.connection.cursor()
+            try:
+                for i in range(0, len(seqs), chunk):
+                    part = list(seqs[i : i + chunk])
+                    marks = ", ".join([self._ph] * len(part))
+                    cursor.execute(
+                        f"SELECT {_EVENT_COLUMNS} FROM events WHERE seq IN ({marks})", part
+                    )
+                    for r in cursor.fetchall():
+                        ev = _row_to_event(r)
+                        found[ev.seq] = ev
+            finally:
+                cursor.close()
+        return found
+
     def event_hashes(self, size: int | None = None) -> list[bytes]:
         """Raw event hashes of seq 1..size (all when None): the Merkle tree's entries."""
         params: dict[str, Any] = {}

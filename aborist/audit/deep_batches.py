@@ -38,7 +38,6 @@ from sqlalchemy.engine import URL
 from aborist.audit.blobs import BlobCache, referenced_blobs
 from aborist.audit.deep import DEEP_EVENT_TYPES, EvidenceMemo, reexecute_run
 from aborist.audit.findings import Divergence, ReplayReport
-from aborist.audit.rows import events_at
 from aborist.audit.run_events import RunEvents
 from aborist.errors import AboristError
 from ledger.store import Ledger
@@ -101,7 +100,7 @@ def _job(batch: Batch) -> Job:
 def _runs_of(ledger: Ledger, job: Job) -> list[tuple[RunEvents, str]]:
     """The job's runs, their events read from ``ledger``; :class:`AboristError` if any is
     missing or not the event the replay's process saw (the ledger changed under it)."""
-    rows = events_at(ledger, [seq for _, _, events in job for seq, _, _ in events])
+    rows = ledger.events_at([seq for _, _, events in job for seq, _, _ in events])
     batch: list[tuple[RunEvents, str]] = []
     for rid, status, events in job:
         run = RunEvents(rid)

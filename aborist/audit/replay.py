@@ -53,7 +53,6 @@ from aborist.audit.evidence_link import LINK_EVENT_TYPES, run_evidence_link
 from aborist.audit.findings import KINDS, Divergence, ReplayReport
 from aborist.audit.forked import Forked, can_fork
 from aborist.audit.projections_check import ProjectionCheck, Tables, read_live
-from aborist.audit.rows import event_pages
 from aborist.audit.run_events import RunEvents
 from aborist.errors import InputError
 from aborist.events import run_stream
@@ -109,14 +108,14 @@ def _ledger_wide(
     chain = ChainVerifier(start_seq=since + 1, start_prev_hash=prev)
     projection = ProjectionCheck(run_id, live) if live is not None else None
     try:
-        for page in event_pages(ledger, gt=since, lte=head):
+        for page in ledger.event_pages(gt=since, lte=head):
             chain.check_page(page, [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page])
             if projection is not None and full:
                 projection.fold(page)
         if projection is None:
             return chain.report, None
         if not full:
-            for page in event_pages(ledger, lte=head):
+            for page in ledger.event_pages(lte=head):
                 projection.fold(page)
         return chain.report, projection.finish()
     finally:
@@ -211,7 +210,7 @@ class _Replay:
         chain and the projection fold when they run in this process (``chain`` and
         ``projection`` given); their payload digests are then computed once for both."""
         pending, scope = self.pending, self.run_id
-        for page in event_pages(self.ledger, gt=self.since, lte=head):
+        for page in self.ledger.event_pages(gt=self.since, lte=head):
             finished: list[RunEvents] = []
             digests: Sequence[str | None] = [None] * len(page)
             if chain is not None:
@@ -376,7 +375,7 @@ class _Replay:
                 chain, part = verifier.report, None
                 if local is not None:
                     if not self.full:  # the pass saw part of the ledger; the fold needs all
-                        for page in event_pages(self.ledger, lte=head_seq):
+                        for page in self.ledger.event_pages(lte=head_seq):
                             local.fold(page)
                     part = local.finish()
         if part is not None:

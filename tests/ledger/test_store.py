@@ -267,3 +267,15 @@ def test_sqlite_durability_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("ABORIST_SQLITE_SYNCHRONOUS", "sometimes")
     with pytest.raises(ConfigurationError, match="ABORIST_SQLITE_SYNCHRONOUS"):
         Ledger.open(url)
+
+
+def test_event_pages_and_events_at_read_what_read_reads(ledger: Ledger) -> None:
+    ledger.append("a", [NewEvent("test.happened", {"i": i}) for i in range(7)])
+    ledger.append("b", [NewEvent("test.happened", {"i": i}) for i in range(3)])
+    every = ledger.read()
+    pages = list(ledger.event_pages(gt=2, lte=9, size=3))
+    assert [len(p) for p in pages] == [3, 3, 1]
+    assert [ev for p in pages for ev in p] == every[2:9]
+    assert list(ledger.event_pages(gt=9, lte=9)) == []
+    found = ledger.events_at([10, 1, 5, 99], chunk=2)
+    assert found == {1: every[0], 5: every[4], 10: every[9]}
