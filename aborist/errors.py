@@ -12,6 +12,8 @@ stderr and a non-zero exit.
 
 from __future__ import annotations
 
+__all__ = ["AboristError", "CorpusError", "InputError", "ModelError", "ProjectionError"]
+
 
 class AboristError(Exception):
     """Root of every error the domain raises."""

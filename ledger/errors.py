@@ -16,6 +16,18 @@
 
 from __future__ import annotations
 
+__all__ = [
+    "BlobNotFoundError",
+    "ConcurrencyError",
+    "ConfigurationError",
+    "ImmutabilityError",
+    "LedgerError",
+    "NotMigratedError",
+    "PayloadError",
+    "ProofError",
+    "UnavailableError",
+]
+
 
 class LedgerError(Exception):
     """Root of every error the ledger raises."""

@@ -15,6 +15,17 @@ The test oracle is the transparency-dev/merkle vector set in ``../shared/data/me
 
 from __future__ import annotations
 
+__all__ = [
+    "consistency_proof",
+    "inclusion_proof",
+    "leaf_hash",
+    "merkle_root",
+    "node_hash",
+    "root_from_leaf_hashes",
+    "verify_consistency",
+    "verify_inclusion",
+]
+
 import hashlib
 from collections.abc import Callable, Sequence
 
