@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test test-load lint demo bench clean
+.PHONY: install test test-load lint demo bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -29,6 +29,13 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/ledger_append.py
+
+# Every benchmark in its smoke form (small counts, one repetition), so a bench that breaks
+# fails here (CI runs this). Figures from --quick runs are not the ones in bench/README.md.
+BENCHES := ledger_append query replay batch retrieval verifier_eval repair_eval
+bench-quick: $(STAMP)
+	set -e; for b in $(BENCHES); do echo "== bench/$$b.py --quick"; \
+	    $(BIN)/python bench/$$b.py --quick > /dev/null; done
 
 clean:
 	rm -rf $(VENV) .aborist .aborist-demo .pytest_cache .mypy_cache .ruff_cache

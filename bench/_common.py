@@ -22,7 +22,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -336,6 +336,11 @@ def time_interleaved(
 
     Interleaving unit by unit (not run by run) is what makes a ratio meaningful on a shared
     machine: a disk stall or another process's burst lands on every contender alike.
+
+    A contender's ``close`` may check what it wrote (a baseline's chain); when a step
+    failed, those checks would only report the half-written result and hide the failure,
+    so then every contender is closed with its errors suppressed and the step's own
+    exception propagates.
     """
     opened: list[tuple[list[float], Stepper]] = []
     try:
@@ -349,9 +354,13 @@ def time_interleaved(
                 start = time.perf_counter()
                 opened[j][1].step(i)
                 totals[j] += time.perf_counter() - start
-    finally:
+    except BaseException:
         for _, stepper in reversed(opened):
-            stepper.close()
+            with suppress(BaseException):
+                stepper.close()
+        raise
+    for _, stepper in reversed(opened):
+        stepper.close()
     for (samples, _), total in zip(opened, totals, strict=True):
         samples.append(total)
 

@@ -124,7 +124,10 @@ def main() -> int:
     ap.add_argument("--pg-url", default=os.environ.get("ABORIST_TEST_PG_URL", DEFAULT_PG_URL))
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--repeat", type=int, default=3, help="runs per configuration (median)")
+    ap.add_argument("--quick", action="store_true", help="20 questions, 1 and 2 workers, 1 run")
     args = ap.parse_args()
+    if args.quick:
+        args.questions, args.workers, args.repeat = 20, "1,2", 1
     counts = [int(w) for w in args.workers.split(",")]
 
     with tempfile.TemporaryDirectory(prefix="aborist-batch-bench-") as tmp:

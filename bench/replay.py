@@ -211,7 +211,10 @@ def main() -> None:
         "the Rust book, a question per chapter heading (~23 evidence chunks a run)",
     )
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="200 runs, 1 repetition")
     args = ap.parse_args()
+    if args.quick:
+        args.runs, args.repeat = 200, 1
     with tempfile.TemporaryDirectory(prefix="aborist-bench-replay-") as tmp:
         directory = args.keep or Path(tmp)
         directory.mkdir(parents=True, exist_ok=True)
