@@ -13,7 +13,7 @@
 Only the events that change a row are folded (``event_types``): the stage events between
 them (``qa.retrieval_completed`` … ``qa.answer_rendered``) are not even offered, so their
 appends write no projection page, the position in ``projection_positions`` included
-(migrations/0003, docs/pipeline.md "Projections").
+(aborist/migrations/versions/0003, docs/pipeline.md "Projections").
 
 Every column is a function of the events alone (timestamps are the events'
 ``recorded_at``), which is what lets ``aborist-ledger rebuild`` reproduce the tables row for
@@ -26,6 +26,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from aborist.migrations import HEAD_REVISION as SCHEMA_REVISION
 from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
@@ -84,6 +85,7 @@ class RunProjection:
 
     name = "aborist.runs"
     event_types = _FOLDED  # the ledger offers only these, and moves the position on them
+    revision = SCHEMA_REVISION  # its tables' migration (aborist's branch)
 
     def reset(self, tx: Tx) -> None:
         for table in PROJECTION_TABLES:

@@ -54,7 +54,7 @@ def migrate(db_url: str | None) -> None:
 
     Example: aborist-ledger migrate --db postgresql+psycopg://postgres@127.0.0.1/test
     """
-    from ledger.migrate import upgrade
+    from aborist.migrations import upgrade
 
     with clean_errors():
         url = parse_url(resolve_url(db_url))
@@ -73,10 +73,12 @@ def migrate(db_url: str | None) -> None:
         finally:
             engine.dispose()
     where = url.render_as_string(hide_password=True)
+    now = ", ".join(sorted(after))
     if before == after:
-        click.echo(f"{where}: schema already at {after}")
+        click.echo(f"{where}: schema already at {now}")
     else:
-        click.echo(f"{where}: schema upgraded from {before or 'empty'} to {after}")
+        was = ", ".join(sorted(before)) or "empty"
+        click.echo(f"{where}: schema upgraded from {was} to {now}")
 
 
 @cli.command()

@@ -21,9 +21,9 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from aborist.corpus.ingest import ingest
+from aborist.migrations import upgrade
 from aborist.projections import open_ledger
 from ledger.engine import ledger_engine
-from ledger.migrate import upgrade
 from ledger.store import Ledger
 from tests.eldoria import BEES_TXT, RIVERS_MD
 

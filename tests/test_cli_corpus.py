@@ -10,9 +10,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from aborist.migrations import upgrade
 from cli.corpus_cmd import ingest, retrieve, shards
 from ledger.engine import ledger_engine
-from ledger.migrate import upgrade
 from ledger.store import Ledger
 
 
