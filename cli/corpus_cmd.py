@@ -17,7 +17,8 @@ from aborist.corpus.ingest import DEFAULT_ROLE, IngestReport, check_paths
 from aborist.corpus.ingest import ingest as ingest_documents
 from aborist.corpus.shard import list_shards
 from aborist.errors import AboristError
-from aborist.retrieval.retriever import DEFAULT_BUDGET_BYTES, RetrievalResult
+from aborist.retrieval.records import RetrievalResult
+from aborist.retrieval.retriever import DEFAULT_BUDGET_BYTES
 from aborist.retrieval.retriever import retrieve as retrieve_context
 from aborist.settings import load_settings
 from ledger.errors import LedgerError

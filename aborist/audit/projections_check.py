@@ -42,7 +42,8 @@ __all__ = [
     "read_tables",
 ]
 
-#: Every column of each projection table (aborist/migrations/versions/0002, 0003), in the order rows are read.
+#: Every column of each projection table (aborist/migrations/versions/0002, 0003), in the
+#: order rows are read.
 COLUMNS: dict[str, tuple[str, ...]] = {
     "providence_cache": (
         "cache_key", "answer", "audit_mode", "label", "run_id", "run_dag_root", "run_dag_blob",

@@ -50,7 +50,7 @@ from aborist.pipeline.keys import (
 )
 from aborist.pipeline.render import render_answer
 from aborist.prompts import TEMPLATES, build_messages
-from aborist.retrieval.retriever import RetrievalResult
+from aborist.retrieval.records import RetrievalResult
 from aborist.verify.claims import parse_claims
 from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy, policy_hash
