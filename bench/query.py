@@ -1,4 +1,4 @@
-"""Benchmark of in-process ``query()`` with the extractive answerer (issue 5, "Speed").
+"""Benchmark of in-process ``query()`` with the extractive answerer (bench/README.md, "Answering").
 
 For each corpus (Python's language reference from ``pydoc_data.topics``; the Rust book
 from ``../shared/data/rust-book/``) it ingests a shard into a fresh SQLite ledger, then

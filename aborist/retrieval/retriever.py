@@ -1,4 +1,4 @@
-"""The retrieval half of ``qa.query`` (seed map 000; ARCHITECTURE.md, "Retrieval").
+"""The retrieval half of a query (docs/retrieval.md).
 
 ``retrieve(question, shards)`` walks the shards and returns a :class:`RetrievalResult`
 that records every decision, so the retrieval event can carry it and an auditor can see

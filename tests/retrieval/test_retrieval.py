@@ -1,4 +1,4 @@
-"""Retrieval (issue 3; docs/retrieval.md): query escaping, AND→OR with synonym injection,
+"""Retrieval (docs/retrieval.md): query escaping, AND→OR with synonym injection,
 the four accept paths, rerank, rivalry exclusion, the context budget, the decision record."""
 
 from __future__ import annotations
