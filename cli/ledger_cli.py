@@ -1,7 +1,7 @@
 """`aborist-ledger`: create, list, verify, checkpoint and prove the ledger.
 
-The database comes from ``--db URL``, else ``ABORIST_DB_URL``, else SQLite at
-``$ABORIST_HOME/ledger.db`` (``ABORIST_HOME`` defaults to ``./.aborist``).
+The database comes from ``--db URL``, else ``ABORIST_DB_URL`` (or ``db_url`` in the config
+file), else SQLite at ``ledger.db`` in the data home (:mod:`aborist.settings`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,14 @@ import click
 
 from aborist import __version__
 from aborist.settings import load_settings
-from cli.common import clean_errors, db_option, emit_json, json_option
+from cli.common import (
+    AboristGroup,
+    clean_errors,
+    db_option,
+    emit_json,
+    home_option,
+    json_option,
+)
 from ledger.engine import ledger_engine, parse_url, sqlite_path
 from ledger.store import Ledger
 
@@ -38,8 +45,9 @@ def open_ledger(db_url: str | None, *, with_projections: bool = False) -> Iterat
             lg.close()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=AboristGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="aborist-ledger")
+@home_option
 def cli() -> None:
     """Inspect and audit aborist's append-only, hash-chained ledger.
 

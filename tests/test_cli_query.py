@@ -280,9 +280,15 @@ def test_unmigrated_database_fails_cleanly(home: Path, empty_url: str) -> None:
 
 
 def test_default_sqlite_ledger_under_aborist_home(home: Path, tmp_path: Path) -> None:
-    """Without --db the ledger is ABORIST_HOME/ledger.db; before migration: one line."""
-    fails_cleanly(invoke("query", Q), "migrate")
-    assert not (tmp_path / "home" / "ledger.db").exists()
+    """Without --db the ledger is ABORIST_HOME/ledger.db, created and migrated by the first
+    query (no migrate step), 0600; the second query finds the same ledger."""
+    db = tmp_path / "home" / "ledger.db"
+    assert not db.exists()
+    first = run_id_of(ok(invoke("query", Q)))
+    assert db.is_file() and (db.stat().st_mode & 0o777) == 0o600
+    ok(invoke("query", Q))
+    listed = ok(invoke("runs", "--json"))
+    assert first in {r["run_id"] for r in json.loads(listed.stdout)["runs"]}
 
 
 def test_runs_on_an_empty_ledger(home: Path, ledger_url: str) -> None:
