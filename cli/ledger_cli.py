@@ -22,6 +22,7 @@ from cli.common import (
     home_option,
     json_option,
 )
+from cli.term import printable
 from ledger.engine import ledger_engine, parse_url, sqlite_path
 from ledger.store import Ledger
 
@@ -82,9 +83,9 @@ def migrate(db_url: str | None) -> None:
             engine.dispose()
     where = url.render_as_string(hide_password=True)
     if before == after:
-        click.echo(f"{where}: schema already at {after}")
+        click.echo(printable(f"{where}: schema already at {after}"))
     else:
-        click.echo(f"{where}: schema upgraded from {before or 'empty'} to {after}")
+        click.echo(printable(f"{where}: schema upgraded from {before or 'empty'} to {after}"))
 
 
 @cli.command()
@@ -113,9 +114,9 @@ def events(
         return
     for r in rows:
         click.echo(
-            f"{r.seq:>8}  {r.recorded_at}  {r.stream}#{r.stream_seq}  {r.type}"
-            f"  {r.hash[:16]}  {_abbrev(r.payload)}"
-        )
+            printable(f"{r.seq:>8}  {r.recorded_at}  {r.stream}#{r.stream_seq}  {r.type}"
+                      f"  {r.hash[:16]}  {_abbrev(r.payload)}")
+        )  # fmt: skip
     if not rows:
         click.echo("no events", err=True)
 
@@ -144,15 +145,15 @@ def verify(db_url: str | None, as_json: bool) -> None:
     else:
         c = report.chain
         if c.failure is not None:
-            click.echo(f"FAIL chain at {c.failure.message()}")
+            click.echo(printable(f"FAIL chain at {c.failure.message()}"))
         else:
             click.echo(f"ok   chain: {c.events_checked} events, head {c.head_seq} {c.head_hash}")
         if report.blob_failure:
             b = report.blob_failure
             if b["expected"] == "bytes":  # the row holds no bytes at all
-                click.echo(f"FAIL blob {b['blob']}: {b['found']}")
+                click.echo(printable(f"FAIL blob {b['blob']}: {b['found']}"))
             else:
-                click.echo(f"FAIL blob {b['blob']}: bytes hash to {b['found']}")
+                click.echo(printable(f"FAIL blob {b['blob']}: bytes hash to {b['found']}"))
         else:
             click.echo(f"ok   blobs: {report.blobs_checked} match their hashes")
         if report.checkpoint_failure:
@@ -229,10 +230,10 @@ def prove(
     for key, value in data.items():
         if key in ("proof", "proof_base64"):
             continue
-        click.echo(f"{key:<12} {value}")
+        click.echo(printable(f"{key:<12} {value}"))
     click.echo("proof")
     for p in data["proof"]:
-        click.echo(f"  {p}")
+        click.echo(printable(f"  {p}"))
     if not data["verified"]:
         raise click.ClickException("the proof does not verify against the root")
 
