@@ -109,7 +109,7 @@ def claim_lines(verdict: dict[str, Any]) -> list[str]:
         why = "; ".join(u["reasons"])
         lines.append(printable(f"  {_mark(u)}{where}: {u['text']}"))
         if why:
-            lines.append(printable(f"      {u['grade']}: {why}"))
+            lines.append(printable(f"      - {why}"))
     for v in verdict["violations"]:
         if v["severity"] == "blocking" and v["unit"] is None:
             lines.append(printable(f"  ✗ {v['code']}: {v['detail']}"))
@@ -133,7 +133,7 @@ def print_result(result: RunResult, as_json: bool) -> None:
             if len(excerpt) > 300:
                 excerpt = excerpt[:297] + "…"
             click.echo(printable(f"       “{excerpt}”"))
-    if result.verdict is not None and result.verdict["units"]:
+    if result.verdict is not None and (result.verdict["units"] or result.verdict["violations"]):
         click.echo("\nClaims:")
         for line in claim_lines(result.verdict):
             click.echo(line)

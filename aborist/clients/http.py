@@ -78,6 +78,8 @@ _URL_SECRETS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?:[^/?#@\s]*@)?(?P<
 def redact_urls(text: str) -> str:
     """Every URL in ``text`` without user info, query string or fragment."""
     return _URL_SECRETS.sub(lambda m: m["scheme"] + m["rest"], text)
+
+
 _NUMERIC = re.compile(r"\d+(?:\.\d+)?")
 
 
