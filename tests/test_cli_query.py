@@ -10,8 +10,8 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
