@@ -142,6 +142,8 @@ def find_project_home(start: Path | None = None) -> Path | None:
 
 
 def _convert(key: str, value: object, where: str) -> object:
+    if isinstance(value, Path):
+        value = str(value)
     if key == "shards":
         if isinstance(value, str):
             value = [s for s in (p.strip() for p in value.split(",")) if s]
