@@ -101,11 +101,15 @@ def _mark(unit: dict[str, Any]) -> str:
 def claim_lines(verdict: dict[str, Any]) -> list[str]:
     """One line per claim, marked as `aborist verify` marks them (✓ verified verbatim,
     ~ supported but not verbatim, ✗ unsupported), with the pointers it cites and why."""
-    names = {e["evidence_id"]: e["pointer_id"] for e in verdict.get("evidence", [])}
+    names: dict[str, str] = {}  # evidence id -> its first pointer (equal texts share an id)
+    for e in verdict.get("evidence", []):
+        names.setdefault(e["evidence_id"], e["pointer_id"])
     lines = []
     for u in verdict["units"]:
-        cited = ",".join(dict.fromkeys(names.get(e, e) for e in u["evidence_ids"]))
-        where = f" [{cited}]" if cited else ""
+        pointers = u.get("pointer_ids") or [names.get(e, e) for e in u["evidence_ids"]]
+        cited = list(dict.fromkeys(pointers))
+        shown = ",".join(cited[:3]) + (f",+{len(cited) - 3}" if len(cited) > 3 else "")
+        where = f" [{shown}]" if cited else ""
         why = "; ".join(u["reasons"])
         lines.append(printable(f"  {_mark(u)}{where}: {u['text']}"))
         if why:
