@@ -122,9 +122,10 @@ def _error_kind(e: click.ClickException) -> str:
 
 
 class AboristGroup(click.Group):
-    """A command group whose commands, under ``--json``, print an error as one JSON
-    object ``{"error": <kind>, "detail": <message>}`` on stdout as well as the usual line
-    on stderr: a script reading stdout is not left with nothing (docs/cli.md, "Errors")."""
+    """A command group whose commands' error lines are shown escaped
+    (:func:`cli.term.printable`), and, under ``--json``, also printed as one JSON object
+    ``{"error": <kind>, "detail": <message>}`` on stdout: a script reading stdout is not
+    left with nothing (docs/cli.md, "Errors")."""
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """Each command's whole first sentence, wrapped, not cut at 45 characters."""
@@ -143,9 +144,10 @@ class AboristGroup(click.Group):
         try:
             return super().invoke(ctx)
         except click.ClickException as e:
+            e.message = printable(e.message)  # every error line, whoever raised it
             if _JSON_MODE.get():
-                message = printable(e.format_message())
-                click.echo(json.dumps({"error": _error_kind(e), "detail": message}))
+                detail = e.format_message()
+                click.echo(json.dumps({"error": _error_kind(e), "detail": detail}))
             raise
         finally:
             _JSON_MODE.reset(token)

@@ -124,3 +124,12 @@ def test_printable_leaves_ordinary_text_alone(text: str) -> None:
 def test_multiline_keeps_lines_and_tabs() -> None:
     assert printable("a\tb\r\nc\rd\x1b", multiline=True) == "a\tb\nc\\rd\\x1b"
     assert printable("a\nb") == "a\\nb"
+
+
+def test_usage_errors_and_other_error_lines_are_escaped(home: Path, tmp_path: Path) -> None:
+    usage = invoke("query", "How long is the Silverrun River?", "\x1b[2K\rVERIFIED")
+    assert usage.exit_code == 2 and "unexpected extra argument" in usage.stderr
+    no_raw_controls(usage.output)
+    bad = invoke("query", "--batch", str(tmp_path / "no\x1b]8;;https://e.example\x07.jsonl"))
+    assert bad.exit_code == 1
+    no_raw_controls(bad.output)
