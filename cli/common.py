@@ -144,7 +144,9 @@ class AboristGroup(click.Group):
         try:
             return super().invoke(ctx)
         except click.ClickException as e:
-            e.message = printable(e.message)  # every error line, whoever raised it
+            # Every error line, whoever raised it; click declares the attribute Final but
+            # shows whatever it holds when the exception reaches its handler.
+            e.message = printable(e.message)  # type: ignore[misc]
             if _JSON_MODE.get():
                 detail = e.format_message()
                 click.echo(json.dumps({"error": _error_kind(e), "detail": detail}))
