@@ -151,3 +151,20 @@ def test_prepare_home_creates_a_private_directory_once(tmp_path: Path) -> None:
     assert prepare_home(s) == tmp_path / "new" / "home"
     assert (s.data_home().stat().st_mode & 0o777) == 0o700
     assert prepare_home(s) is None
+
+
+def test_the_suite_never_points_at_the_real_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The autouse fixture (tests/conftest.py) moves every per-user location under the
+    test's temporary directory: CI runs as root, and a test must not touch /root."""
+    import os
+    import tempfile
+
+    from aborist.settings import config_path, default_home
+
+    tmp = Path(tempfile.gettempdir()).resolve()
+    for where in (load_settings().data_home(), config_path()):
+        assert tmp in where.resolve().parents, where
+    monkeypatch.delenv("ABORIST_HOME")
+    monkeypatch.delenv("ABORIST_CONFIG")
+    assert tmp in default_home().resolve().parents and tmp in config_path().resolve().parents
+    assert os.environ["XDG_DATA_HOME"].startswith(str(tmp))
