@@ -21,6 +21,8 @@ from aborist.retrieval.records import RetrievalResult
 from aborist.retrieval.retriever import DEFAULT_BUDGET_BYTES
 from aborist.retrieval.retriever import retrieve as retrieve_context
 from aborist.settings import load_settings
+from cli.common import embedded_ledger
+from cli.term import printable
 from ledger.errors import LedgerError
 
 __all__ = ["ingest", "retrieve", "shards"]
@@ -33,17 +35,17 @@ def _dump(data: Any) -> None:
 def _print_ingest(report: IngestReport) -> None:
     verb = "updated" if report.changed else "unchanged"
     click.echo(
-        f"shard {report.shard} {verb}: {len(report.documents)} documents, "
-        f"{report.n_chunks} chunks, {report.concepts} concept relations"
-    )
+        printable(f"shard {report.shard} {verb}: {len(report.documents)} documents, "
+                  f"{report.n_chunks} chunks, {report.concepts} concept relations")
+    )  # fmt: skip
     click.echo(f"  source_root {report.source_root}")
     click.echo(f"  versions    {report.canonicalization_version} / {report.chunking_version}")
-    click.echo(f"  file        {report.path}")
-    click.echo(f"  ingested    {len(report.ingested)} file(s) as {report.role}")
+    click.echo(printable(f"  file        {report.path}"))
+    click.echo(printable(f"  ingested    {len(report.ingested)} file(s) as {report.role}"))
     if report.skipped:
         click.echo(f"skipped {len(report.skipped)} file(s):")
         for s in report.skipped:
-            click.echo(f"  {s.path}: {s.reason}")
+            click.echo(printable(f"  {s.path}: {s.reason}"))
 
 
 @click.command("ingest")
@@ -78,6 +80,8 @@ def ingest(
     settings = load_settings()
     try:
         check_paths(paths)
+        if not no_ledger:
+            embedded_ledger(settings)
         if no_ledger:
             report = ingest_documents(
                 paths, shard, role, shards_dir=settings.shards_path(), replace=replace
@@ -95,7 +99,7 @@ def ingest(
                     replace=replace,
                 )
     except (AboristError, LedgerError) as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(printable(str(e))) from e
     if as_json:
         _dump(report.to_dict())
     else:
@@ -113,33 +117,40 @@ def shards(as_json: bool) -> None:
     try:
         infos = list_shards(settings.shards_path())
     except AboristError as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(printable(str(e))) from e
     if as_json:
         _dump([i.to_dict() for i in infos])
         return
     if not infos:
-        click.echo(f"no shards in {settings.shards_path()}; run `aborist ingest PATH --shard NAME`")
+        click.echo(
+            printable(
+                f"no shards in {settings.shards_path()}; run `aborist ingest PATH --shard NAME`"
+            )
+        )
         return
     width = max(len(i.name) for i in infos)
     click.echo(f"{'shard':<{width}}  {'docs':>6}  {'chunks':>7}  versions           source_root")
     for i in infos:
         versions = f"{i.canonicalization_version}/{i.chunking_version}"
         click.echo(
-            f"{i.name:<{width}}  {i.documents:>6}  {i.chunks:>7}  {versions:<17}  {i.source_root}"
+            printable(
+                f"{i.name:<{width}}  {i.documents:>6}  {i.chunks:>7}  {versions:<17}  "
+                f"{i.source_root}"
+            )
         )
 
 
 def _print_ranking(result: RetrievalResult, limit: int) -> None:
-    click.echo(f"mode {result.mode}: {result.query or '(no searchable terms)'}")
+    click.echo(printable(f"mode {result.mode}: {result.query or '(no searchable terms)'}"))
     if result.mode == "OR":
-        click.echo(f"  AND found {result.and_hits}: {result.and_query}")
+        click.echo(printable(f"  AND found {result.and_hits}: {result.and_query}"))
     for s in result.synonyms:
-        click.echo(f"  synonyms injected for {s.matched!r}: {', '.join(s.added)}")
+        click.echo(printable(f"  synonyms injected for {s.matched!r}: {', '.join(s.added)}"))
     for r in result.rewrites:
-        click.echo(f"  rewrote {r.unit!r} ({r.rule}): {', '.join(r.to) or 'dropped'}")
+        click.echo(printable(f"  rewrote {r.unit!r} ({r.rule}): {', '.join(r.to) or 'dropped'}"))
     if result.rivals:
         pairs = ", ".join(f"{a} (rival {b})" for a, b in result.rivals)
-        click.echo(f"  rivalry exclusion on: {pairs}")
+        click.echo(printable(f"  rivalry exclusion on: {pairs}"))
     elif result.comparative:
         click.echo("  comparative question: rivalry exclusion off")
     click.echo(
@@ -153,9 +164,9 @@ def _print_ranking(result: RetrievalResult, limit: int) -> None:
         if c.section and c.section != c.title:
             where += f" > {c.section}"
         click.echo(
-            f"{n:>3}  {c.decision:<21} {rerank:>6} {c.bm25:>7.3f}  {c.accept_path or '-':<8}  "
-            f"{where} [{c.chunk_index}]"
-        )
+            printable(f"{n:>3}  {c.decision:<21} {rerank:>6} {c.bm25:>7.3f}  "
+                      f"{c.accept_path or '-':<8}  {where} [{c.chunk_index}]")
+        )  # fmt: skip
     if len(result.candidates) > limit:
         click.echo(f"  … {len(result.candidates) - limit} more (use --limit or --json)")
 
@@ -194,7 +205,7 @@ def retrieve(
             question, list(shards), shards_dir=settings.shards_path(), budget_bytes=budget
         )
     except AboristError as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(printable(str(e))) from e
     if as_json:
         _dump(result.to_dict(include_text=True))
     else:
