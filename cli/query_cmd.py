@@ -107,6 +107,7 @@ def print_result(result: RunResult, as_json: bool) -> None:
             if len(excerpt) > 300:
                 excerpt = excerpt[:297] + "…"
             click.echo(f"       “{excerpt}”")
+    _print_closest(result)
     rung = ladder_rung(result.audit_mode, _violations(result))
     _, name, meaning = LADDER[rung - 1]
     click.echo(f"\n{result.audit_mode} · rung {rung}/4 {name}: {meaning}")
@@ -114,6 +115,23 @@ def print_result(result: RunResult, as_json: bool) -> None:
         click.echo(f"repaired: {result.pre_repair_audit_mode} → {result.audit_mode}")
     served = f" (cache hit: answer of run {result.served_from_run_id})" if result.cache_hit else ""
     click.echo(f"run {result.run_id}{served}")
+
+
+def _print_closest(result: RunResult) -> None:
+    """A refusal that names its closest passages (the extractive answerer's): show them."""
+    from aborist.clients.extractive import closest_passages
+    from aborist.verify.evidence import spotlight
+
+    by_pointer = {e["pointer_id"]: e for e in result.evidence}
+    shown = [by_pointer[p] for p in closest_passages(result.answer) if p in by_pointer]
+    if not shown:
+        return
+    click.echo("\nClosest passages found (they do not answer the question):")
+    for e in shown:
+        where = e["title"] or e["source_uri"]
+        click.echo(f"  [{e['pointer_id']}] {where}  ({e['source_uri']})")
+        excerpt = " ".join(spotlight(e["text"], result.question, 300).split())
+        click.echo(f"       “{excerpt}”")
 
 
 def _violations(result: RunResult) -> list[Any]:
