@@ -204,6 +204,7 @@ class Relation:
     anchor: tuple[tuple[str, ...], ...] = ()
     plural: bool = False
     action: bool = False  # "what does X do": any verb after X states it
+    frame: frozenset[str] = frozenset()  # question words an answer need not repeat
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -217,7 +218,11 @@ def question_relation(question: str) -> Relation:
         a, b = (g for g in m.groups() if g is not None)
         return Relation("comparison", (_words(a), _words(b)))
     if m := _COUNT.match(q):
-        return Relation("count", (_words(m.group("x")),))
+        # "how many X does Y contain": the closing verb asks for the count, it is not a
+        # word the answer must hold ("… a sequence counting 30,847 nucleotides")
+        verb = re.search(r"\s(?:does|do|did|can|will)\s.+\s([a-z]+)$", m.group("x"), re.I)
+        frame = frozenset({light_stem(verb.group(1).lower())} if verb else ())
+        return Relation("count", (_words(m.group("x")),), frame=frame)
     if m := _CAUSE.match(q):
         return Relation("cause", (_words(m.group("x")),))
     if m := _STANDS_FOR.match(q):
@@ -395,7 +400,9 @@ def _ranked(
     """The candidates at or above ``min_coverage``, best first, and every candidate with
     its coverage (for a refusal's closest passages)."""
     rel = question_relation(question)
-    wanted = content_keys(question) - _FRAME_WORDS
+    wanted = content_keys(question) - _FRAME_WORDS - rel.frame
+    if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
+        wanted -= {light_stem(w) for w in _NUMBER_WORDS}
     if not wanted or not pool:
         return [], []
     df = Counter(k for s in pool for k in s.keys & wanted)
