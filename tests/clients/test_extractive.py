@@ -3,6 +3,11 @@ declines. Pure functions of (question, evidence, mode)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
 from aborist.clients.extractive import (
     ABBREVIATIONS,
     CLOSEST_PREFIX,
@@ -13,9 +18,11 @@ from aborist.clients.extractive import (
     question_relation,
     whole_sentences,
 )
+from aborist.corpus.ingest import ingest
 from aborist.prompts import CANNOT_ANSWER, MODE_QUOTE, build_messages
 from aborist.verify.evidence import build_evidence
 from aborist.verify.verify import verify_answer
+from cli.main import cli
 
 FOR_LOOP = (
     (
@@ -254,3 +261,33 @@ def test_the_refusal_is_ungrounded_in_both_modes() -> None:
         assert closest_passages(answer) == ["E1"]
         verdict = verify_answer(answer, evidence, question="Who founded it?", mode=mode)
         assert verdict.audit_mode == "UNGROUNDED"
+
+
+def test_aborist_query_prints_the_closest_passages_of_a_refusal(
+    ledger_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "rivers.md").write_text(
+        "# Rivers of Eldoria\n\nThe Silverrun River flows north into the Glass Lake.\n\n"
+        "The Silverrun River is 412 kilometres long.\n",
+        encoding="utf-8",
+    )
+    ingest([docs / "rivers.md"], "geo", shards_dir=tmp_path / "shards")
+    monkeypatch.setenv("ABORIST_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ABORIST_SHARD_DIR", str(tmp_path / "shards"))
+    for name in ("ABORIST_DB_URL", "ABORIST_LLM_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    result = CliRunner().invoke(
+        cli, ["query", "Who founded the Glass Lake monastery?", "--db", ledger_url]
+    )
+    assert result.exit_code == 0, (result.output, result.exception)
+    out = result.stdout
+    assert out.startswith(f"{CANNOT_ANSWER}\n{CLOSEST_PREFIX} [E1]\n")
+    assert "Closest passages found (they do not answer the question):" in out
+    assert "[E1] Rivers of Eldoria" in out and "flows north into the Glass Lake" in out
+    assert "UNGROUNDED" in out
+    answered = CliRunner().invoke(
+        cli, ["query", "How long is the Silverrun River?", "--db", ledger_url]
+    )
+    assert answered.exit_code == 0 and "Closest passages" not in answered.stdout
