@@ -137,6 +137,7 @@ def print_result(result: RunResult, as_json: bool) -> None:
             if len(excerpt) > 300:
                 excerpt = excerpt[:297] + "…"
             click.echo(printable(f"       “{excerpt}”"))
+    _print_closest(result)
     if result.verdict is not None and (result.verdict["units"] or result.verdict["violations"]):
         click.echo("\nClaims:")
         for line in claim_lines(result.verdict):
@@ -151,6 +152,23 @@ def print_result(result: RunResult, as_json: bool) -> None:
         click.echo(f"repaired: {result.pre_repair_audit_mode} → {result.audit_mode}")
     served = f" (cache hit: answer of run {result.served_from_run_id})" if result.cache_hit else ""
     click.echo(f"run {result.run_id}{served}")
+
+
+def _print_closest(result: RunResult) -> None:
+    """A refusal that names its closest passages (the extractive answerer's): show them."""
+    from aborist.clients.extractive import closest_passages
+    from aborist.verify.evidence import spotlight
+
+    by_pointer = {e["pointer_id"]: e for e in result.evidence}
+    shown = [by_pointer[p] for p in closest_passages(result.answer) if p in by_pointer]
+    if not shown:
+        return
+    click.echo("\nClosest passages found (they do not answer the question):")
+    for e in shown:
+        where = e["title"] or e["source_uri"]
+        click.echo(printable(f"  [{e['pointer_id']}] {where}  ({e['source_uri']})"))
+        excerpt = " ".join(spotlight(e["text"], result.question, 300).split())
+        click.echo(printable(f"       “{excerpt}”"))
 
 
 def _violations(result: RunResult) -> list[Any]:
