@@ -8,13 +8,13 @@ colliding with Merkle leaf/node hashes or blob hashes computed over the same byt
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from ledger.canonical import canonical_json, canonical_string, canonical_text, sha256_hex
 from ledger.errors import PayloadError
+from ledger.jsonsafe import parse_canonical
 
 __all__ = [
     "EVENT_HASH_DOMAIN",
@@ -143,8 +143,10 @@ class RecordedEvent:
 
     @property
     def data(self) -> dict[str, Any]:
-        """The payload parsed back into Python objects."""
-        parsed: dict[str, Any] = json.loads(self.payload)
+        """The payload parsed back into Python objects, by the ledger's one bounded parse
+        (:func:`ledger.jsonsafe.parse_canonical`; :class:`~ledger.jsonsafe.JSONRefusedError`
+        for a payload that is not its own RFC 8785 form, too large or too deep)."""
+        parsed: dict[str, Any] = parse_canonical(self.payload)
         return parsed
 
     def expected_hash(self) -> str:

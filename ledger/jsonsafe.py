@@ -1,0 +1,195 @@
+"""The one JSON parse for everything read back from a ledger or a bundle: bounded in size
+and depth, strict about duplicate keys, and (for payloads) exact about RFC 8785 form.
+
+A ledger is append-only, so a row written by raw SQL stays for good: whatever it holds,
+reading it must end in a finding, never a ``RecursionError`` or an unbounded allocation.
+Every reader therefore goes through this module (docs/ledger-format.md, "Payload"):
+
+* :func:`parse_json` for files a user hands in (bundles, checkpoints): at most
+  ``max_bytes`` of UTF-8, nested at most :data:`MAX_DEPTH` levels, no duplicate object
+  keys, no ``NaN`` / ``Infinity`` (not JSON, RFC 8259 §6);
+* :func:`parse_canonical` for event payloads: the same bounds, and the text must be its
+  own RFC 8785 serialization (``payload == JCS(parse(payload))``). Duplicate keys fail
+  that test too (two parsers may keep different members), and are named as such.
+
+The depth is checked *before* the stdlib's recursive C scanner sees the text: a text with
+no more than :data:`MAX_DEPTH` brackets cannot nest deeper (the common case, two
+``str.count`` calls); otherwise the brackets outside strings are counted. Every refusal is
+one :class:`JSONRefusedError` (a :class:`~ledger.errors.PayloadError`, hence a
+``ValueError``) whose ``reason`` is the finding's text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import accumulate
+from typing import Any
+
+from ledger.canonical import _dumps, canonical_text
+from ledger.errors import PayloadError
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_PAYLOAD_BYTES",
+    "JSONRefusedError",
+    "check_bounds",
+    "parse_canonical",
+    "parse_json",
+]
+
+#: Deepest nesting of arrays and objects accepted anywhere (pipeline payloads nest < 10).
+MAX_DEPTH = 64
+#: Largest payload, in UTF-8 bytes (large texts go to blobs; payloads hold their hashes).
+MAX_PAYLOAD_BYTES = 8 * 1024 * 1024
+#: Largest JSON file read (a bundle carries its run's blobs, base64-encoded).
+MAX_FILE_BYTES = 1024 * 1024 * 1024
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
+_HIGH = re.compile("[\ud800-\U0010ffff]")
+#: A number of 16 digits or more: possibly outside the I-JSON range (|n| <= 2**53 - 1).
+_LONG_NUMBER = re.compile(r"[:\[,]-?\d{16}")
+
+
+class JSONRefusedError(PayloadError):
+    """A text the bounded parse refuses; ``reason`` says why, for a finding."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of ``[`` / ``{`` outside strings (an upper bound for a text
+    that is not JSON, which the parse then refuses anyway)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_DELTA.__getitem__, brackets)), default=0)
+
+
+def check_bounds(text: str, *, max_bytes: int = MAX_PAYLOAD_BYTES, what: str = "payload") -> None:
+    """Refuse ``text`` if it is not a ``str``, is longer than ``max_bytes`` in UTF-8 or
+    nests deeper than :data:`MAX_DEPTH`; cheap for the texts the ledger writes."""
+    if not isinstance(text, str):
+        raise JSONRefusedError(f"{what} is {type(text).__name__}, not text")
+    if len(text) * 4 > max_bytes:
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise JSONRefusedError(f"{what} is not valid UTF-8 (a lone surrogate)") from None
+        if size > max_bytes:
+            raise JSONRefusedError(f"{what} is {size:,} bytes; at most {max_bytes:,}")
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        depth = _depth(text)
+        if depth > MAX_DEPTH:
+            raise JSONRefusedError(f"{what} nests {depth} levels deep; at most {MAX_DEPTH}")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r}")
+            seen.add(key)
+    return out
+
+
+_STRICT = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_no_constant)
+
+
+class _Floats:
+    """``parse_float`` that notes a float JCS would write differently from ``repr``."""
+
+    __slots__ = ("odd",)
+
+    def __init__(self) -> None:
+        self.odd = False
+
+    def __call__(self, s: str) -> float:
+        f = float(s)
+        if f.is_integer() or not 1e-4 <= abs(f) < 1e16:
+            self.odd = True
+        return f
+
+
+def _decode(decoder: json.JSONDecoder, text: str, what: str, *, exact: bool = True) -> Any:
+    """``text`` decoded; with ``exact`` the value must span it all (no whitespace)."""
+    try:
+        if not exact:
+            return decoder.decode(text)
+        value, end = decoder.raw_decode(text)
+        if end != len(text):
+            raise ValueError(f"extra data at character {end}")
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise JSONRefusedError(f"{what} nests too deep to parse") from None
+    except ValueError as e:
+        raise JSONRefusedError(f"{what} is not valid JSON ({e})") from None
+    return value
+
+
+def parse_json(text: str, *, max_bytes: int = MAX_FILE_BYTES, what: str = "file") -> Any:
+    """``json.loads(text)`` within the bounds, refusing duplicate keys and ``NaN``
+    (whitespace around the value is allowed, as in a file)."""
+    check_bounds(text, max_bytes=max_bytes, what=what)
+    return _decode(_STRICT, text, what, exact=False)
+
+
+def parse_canonical(text: str, *, what: str = "payload") -> Any:
+    """``text`` parsed, if it is its own RFC 8785 serialization; else
+    :class:`JSONRefusedError` naming why (too large, too deep, not JSON, a duplicate key,
+    or not canonical).
+
+    The honest case costs one C parse and one C serialization: when the stdlib's sorted,
+    compact, non-ASCII-preserving ``json.dumps`` of the value gives ``text`` back, and no
+    float, key or integer is of the kinds where that differs from JCS (see
+    :func:`ledger.canonical.canonical_json`), ``text`` is canonical. Anything else is
+    decided by :func:`~ledger.canonical.canonical_text` itself."""
+    check_bounds(text, what=what)
+    floats = _Floats()
+    decoder = json.JSONDecoder(parse_float=floats, parse_constant=_no_constant)
+    value = _decode(decoder, text, what)
+    if (
+        not floats.odd
+        and _dumps(value) == text
+        and (text.isascii() or not _HIGH.search(text))
+        and not _LONG_NUMBER.search(text)
+    ):
+        return value
+    try:
+        canonical = canonical_text(value)
+    except UnicodeEncodeError as e:
+        bad = f"\\u{ord(e.object[e.start]):04x}"
+        raise JSONRefusedError(f"{what} holds a lone surrogate ({bad}): no RFC 8785 form") from None
+    except (PayloadError, ValueError) as e:
+        raise JSONRefusedError(f"{what} has no RFC 8785 form ({e})") from None
+    if canonical != text:
+        dup = _duplicate_key(text)
+        if dup is not None:
+            raise JSONRefusedError(f"{what} has the key {dup!r} twice (no RFC 8785 form)")
+        raise JSONRefusedError(f"{what} is not in its RFC 8785 form (JCS)")
+    return value
+
+
+def _duplicate_key(text: str) -> str | None:
+    """The first key some object of ``text`` (valid JSON, within bounds) repeats."""
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> None:
+        if not found:
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    found.append(key)
+                    break
+                seen.add(key)
+
+    json.JSONDecoder(object_pairs_hook=pairs).decode(text)
+    return found[0] if found else None
