@@ -125,7 +125,9 @@ def verify(db_url: str | None, as_json: bool) -> None:
     """Recompute every hash and link; exit 1 naming the first bad seq.
 
     Checks payload hashes, event hashes, prev_hash links, gapless seq and stream
-    positions, every blob against its address, and every recorded checkpoint root.
+    positions, every envelope field (RFC 3339 recorded_at never going back, UUID
+    event_id, type and stream grammar, each payload its own RFC 8785 form), every blob
+    against its address, and every recorded checkpoint root.
 
     Example: aborist-ledger verify --json
     """
@@ -141,6 +143,15 @@ def verify(db_url: str | None, as_json: bool) -> None:
             click.echo(f"FAIL chain at {c.failure.message()}")
         else:
             click.echo(f"ok   chain: {c.events_checked} events, head {c.head_seq} {c.head_hash}")
+        env = report.envelope
+        if env.ok:
+            click.echo(f"ok   envelope: {env.events_checked} events, every field well-formed")
+        else:
+            click.echo(f"FAIL envelope: {env.count} field(s) break docs/ledger-format.md")
+            for f in env.findings:
+                click.echo(f"     {f.message()}")
+            if env.count > len(env.findings):
+                click.echo(f"     (+{env.count - len(env.findings)} more)")
         if report.blob_failure:
             b = report.blob_failure
             if b["expected"] == "bytes":  # the row holds no bytes at all
@@ -256,8 +267,13 @@ def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
         checked = verify_ledger(lg, blobs=False)
         if not checked.ok:
             c, cp = checked.chain.failure, checked.checkpoint_failure
+            env = checked.envelope
             if c is not None:
                 why = f"chain at {c.message()}"
+            elif not env.ok:
+                why = f"envelope at {env.findings[0].message()}"
+                if env.count > 1:
+                    why += f" (+{env.count - 1} more)"
             else:
                 assert cp is not None
                 why = f"checkpoint {cp['tree_size']}: expected {cp['expected']}"

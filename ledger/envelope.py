@@ -36,7 +36,7 @@ EVENT_HASH_DOMAIN = b"aborist.ledger.event.v1\n"
 MAX_STREAM_LEN = 400
 MAX_TYPE_LEN = 200
 _TYPE_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
-_CONTROL = re.compile(r"[\x00-\x1f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def validate_stream(stream: str) -> str:

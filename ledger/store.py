@@ -29,6 +29,7 @@ from ledger.envelope import GENESIS_HASH, NewEvent, RecordedEvent, event_hash, v
 from ledger.errors import (
     BlobNotFoundError,
     ConcurrencyError,
+    FoldError,
     ImmutabilityError,
     LedgerError,
     NotMigratedError,
@@ -38,7 +39,15 @@ from ledger.errors import (
 from ledger.migrate import HEAD_REVISION, stored_revisions
 from ledger.writer import Tx, Writer
 
-__all__ = ["Checkpoint", "Ledger", "Projection", "stored_type", "translate_errors", "utc_now"]
+__all__ = [
+    "Checkpoint",
+    "Ledger",
+    "Projection",
+    "stored_int",
+    "stored_type",
+    "translate_errors",
+    "utc_now",
+]
 
 # Arbitrary constant naming the ledger's append lock among PostgreSQL advisory locks.
 PG_APPEND_LOCK_KEY = 0x61626F72  # "abor"
@@ -539,13 +548,31 @@ class Ledger:
                 for projection in self.projections:
                     folded = _offered(projection, page)
                     if folded:
-                        projection.apply(tx, folded)
+                        try:
+                            projection.apply(tx, folded)
+                        except (LookupError, TypeError, ValueError, AttributeError) as e:
+                            raise FoldError(
+                                f"projection {projection.name} cannot fold the events of seq "
+                                f"{folded[0].seq}-{folded[-1].seq} ({type(e).__name__}: "
+                                f"{str(e)[:200]}); nothing was rebuilt. `aborist-ledger "
+                                "replay` names the event"
+                            ) from e
                         positions[projection.name] = folded[-1].seq
                 count += len(page)
                 last = page[-1].seq
             for name, position in positions.items():
                 _set_position(tx, name, position)
         return count
+
+
+def stored_int(value: Any) -> Any:
+    """An integer column's value as an ``int``; anything else (SQLite keeps whatever a raw
+    INSERT put in, e.g. the text ``'abc'``) as stored, for the envelope check to name."""
+    if type(value) is int:
+        return value
+    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 20:
+        return int(value)
+    return value
 
 
 def stored_type(value: object) -> str | None:
@@ -580,6 +607,6 @@ def _set_position(tx: Tx, name: str, position: int) -> None:
 
 def _row_to_event(r: Any) -> RecordedEvent:
     return RecordedEvent(
-        int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4]), int(r[5]),
+        stored_int(r[0]), str(r[1]), str(r[2]), stored_int(r[3]), str(r[4]), stored_int(r[5]),
         str(r[6]), str(r[7]), str(r[8]), str(r[9]), str(r[10]),
     )  # fmt: skip
