@@ -14,7 +14,7 @@ from typing import Any
 
 from ledger.canonical import canonical_json, canonical_string, canonical_text, sha256_hex
 from ledger.errors import PayloadError
-from ledger.jsonsafe import parse_canonical
+from ledger.jsonsafe import MAX_DEPTH, check_bounds, parse_canonical
 
 __all__ = [
     "EVENT_HASH_DOMAIN",
@@ -76,7 +76,14 @@ class NewEvent:
             raise PayloadError(
                 f"type_version must be a positive integer, not {self.type_version!r}"
             )
-        return canonical_text(self.payload)
+        try:
+            text = canonical_text(self.payload)
+        except RecursionError:
+            raise PayloadError(f"payload nests deeper than {MAX_DEPTH} levels") from None
+        except UnicodeEncodeError:
+            raise PayloadError("payload holds a lone surrogate: no RFC 8785 form") from None
+        check_bounds(text)  # what every reader accepts (ledger/jsonsafe.py)
+        return text
 
 
 def event_hash(

@@ -50,8 +50,9 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
 _HIGH = re.compile("[\ud800-\U0010ffff]")
+_MAX_SAFE_INT = 2**53 - 1
 #: A number of 16 digits or more: possibly outside the I-JSON range (|n| <= 2**53 - 1).
-_LONG_NUMBER = re.compile(r"[:\[,]-?\d{16}")
+_LONG_NUMBER = re.compile(r"(?:^|[:\[,])-?\d{16}")
 
 
 class JSONRefusedError(PayloadError):
@@ -163,6 +164,9 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
         and not _LONG_NUMBER.search(text)
     ):
         return value
+    if _LONG_NUMBER.search(text):  # JCS numbers are doubles: 1e16 is written in digits
+        value = _decode(json.JSONDecoder(parse_int=_jcs_int, parse_constant=_no_constant),
+                        text, what)  # fmt: skip
     try:
         canonical = canonical_text(value)
     except UnicodeEncodeError as e:
@@ -176,6 +180,13 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
             raise JSONRefusedError(f"{what} has the key {dup!r} twice (no RFC 8785 form)")
         raise JSONRefusedError(f"{what} is not in its RFC 8785 form (JCS)")
     return value
+
+
+def _jcs_int(s: str) -> int | float:
+    """An integer as JCS reads it: beyond the I-JSON range (|n| <= 2**53 - 1), a double
+    (which :func:`~ledger.canonical.canonical_text` then writes back exactly or not)."""
+    n = int(s)
+    return n if -_MAX_SAFE_INT <= n <= _MAX_SAFE_INT else float(s)
 
 
 def _duplicate_key(text: str) -> str | None:

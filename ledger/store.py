@@ -26,6 +26,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, Program
 from ledger.canonical import sha256_hex
 from ledger.engine import describe_url, ledger_engine, parse_url, sqlite_path
 from ledger.envelope import GENESIS_HASH, NewEvent, RecordedEvent, event_hash, validate_stream
+from ledger.envelope_check import check_event_id, check_recorded_at
 from ledger.errors import (
     BlobNotFoundError,
     ConcurrencyError,
@@ -156,6 +157,7 @@ class Ledger:
         self._positions_sql = (
             "SELECT (SELECT seq FROM events ORDER BY seq DESC LIMIT 1), "
             "(SELECT hash FROM events ORDER BY seq DESC LIMIT 1), "
+            "(SELECT recorded_at FROM events ORDER BY seq DESC LIMIT 1), "
             f"(SELECT MAX(stream_seq) FROM events WHERE stream = {ph})"
         )
         self._ph = ph
@@ -240,6 +242,8 @@ class Ledger:
         for ev in events:
             payload = ev.canonical_payload()
             event_id = ev.event_id or str(uuid.uuid4())
+            if check_event_id(event_id) is not None:
+                raise PayloadError(f"event_id {event_id!r}: {check_event_id(event_id)}")
             prepared.append((ev, payload, sha256_hex(payload.encode("utf-8")), event_id))
         blob_rows = [(sha256_hex(b), len(b), b) for b in blobs]
 
@@ -249,7 +253,9 @@ class Ledger:
                 cur.execute("SELECT pg_advisory_xact_lock(%s)", (PG_APPEND_LOCK_KEY,))
             # Head and stream position in one statement, under the lock (one round trip).
             cur.execute(self._positions_sql, (stream,))
-            head_seq, head_hash, pos = cur.fetchone()
+            head_seq, head_hash, head_at, pos = cur.fetchone()
+            # The clock rule (docs/ledger-format.md): recorded_at never goes back with seq.
+            last_at = head_at if check_recorded_at(head_at) is None else None
             seq, prev = (int(head_seq), str(head_hash)) if head_seq else (0, GENESIS_HASH)
             stream_seq = int(pos or 0)
             if expected_stream_seq is not None and expected_stream_seq != stream_seq:
@@ -263,6 +269,14 @@ class Ledger:
                 seq += 1
                 stream_seq += 1
                 recorded_at = self._clock()
+                if check_recorded_at(recorded_at) is not None:
+                    raise PayloadError(
+                        f"the clock gave recorded_at {recorded_at!r}; "
+                        f"expected {check_recorded_at(recorded_at)}"
+                    )
+                if last_at is not None and recorded_at < last_at:
+                    recorded_at = last_at
+                last_at = recorded_at
                 h = event_hash(
                     seq=seq,
                     event_id=event_id,
