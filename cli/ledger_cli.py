@@ -148,8 +148,8 @@ def verify(db_url: str | None, as_json: bool) -> None:
             click.echo(f"ok   envelope: {env.events_checked} events, every field well-formed")
         else:
             click.echo(f"FAIL envelope: {env.count} field(s) break docs/ledger-format.md")
-            for f in env.findings:
-                click.echo(f"     {f.message()}")
+            for finding in env.findings:
+                click.echo(f"     {finding.message()}")
             if env.count > len(env.findings):
                 click.echo(f"     (+{env.count - len(env.findings)} more)")
         if report.blob_failure:

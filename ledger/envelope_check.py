@@ -116,7 +116,8 @@ class EnvelopeCheck:
     def _find(self, seq: object, name: str, expected: str, found: object) -> None:
         self.count += 1
         at = seq if type(seq) is int else None
-        finding = EnvelopeFinding(at, name, expected, found if name == "payload" else _show(found))
+        shown = found if name == "payload" and isinstance(found, str) else _show(found)
+        finding = EnvelopeFinding(at, name, expected, shown)
         self.current.append(finding)
         if len(self.findings) < LISTED:
             self.findings.append(finding)

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
-from sqlalchemy.exc import DBAPIError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy.exc import DBAPIError
 
 from aborist.audit import replay
 from aborist.events import EVENT_TYPES
@@ -74,10 +74,9 @@ def _audit(built: Built, run_id: str, tmp: Path, since: int) -> dict[str, int]:
 def test_each_hostile_payload_is_a_finding_at_its_seq(built: Built, tmp_path: Path) -> None:
     """Into a real run's stream, after its last event: each payload is an envelope
     divergence at its seq, every command exits 1, and the other checks still ran."""
+    stream = f"run:{built.quote}"
     rows = [
-        append_raw(
-            built.ledger, stream=f"run:{built.quote}", type="qa.run_completed", payload=payload
-        )  # fmt: skip
+        append_raw(built.ledger, stream=stream, type="qa.run_completed", payload=payload)
         for payload in PAYLOADS.values()
     ]
     seqs = [r["seq"] for r in rows]

@@ -49,8 +49,9 @@ def append_raw(lg: Ledger, **fields: Any) -> dict[str, Any]:
     payload = row["payload"]
     data = payload.encode("utf-8", "surrogatepass") if isinstance(payload, str) else payload
     row.setdefault("payload_hash", sha256_hex(data))
-    header = {k: row[k] for k in ("seq", "event_id", "stream", "stream_seq", "type",
-                                  "type_version", "recorded_at", "payload_hash", "prev_hash")}  # fmt: skip
+    names = ("seq", "event_id", "stream", "stream_seq", "type", "type_version", "recorded_at",
+             "payload_hash", "prev_hash")  # fmt: skip
+    header = {k: row[k] for k in names}
     if "hash" not in row:
         try:
             row["hash"] = event_hash(**header)
