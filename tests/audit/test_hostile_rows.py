@@ -115,7 +115,8 @@ def test_random_hostile_rows_never_crash_the_audit(
             continue
     head = built.ledger.read(gt=0)[-1].seq
     run_id = data.draw(st.sampled_from(runs), label="run")
-    since = data.draw(st.integers(0, head - 1), label="since")
+    # Drawn apart from the head, so the draws do not depend on what earlier examples added.
+    since = data.draw(st.integers(0, 10_000), label="since") % head
     _audit(built, run_id, tmp_path_factory.mktemp("bundle"), since)
 
 
