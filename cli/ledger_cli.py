@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import click
 
@@ -16,6 +17,8 @@ from aborist import __version__
 from aborist.settings import load_settings
 from cli.common import clean_errors, db_option, emit_json, json_option
 from ledger.engine import ledger_engine, parse_url, sqlite_path
+from ledger.envelope import RecordedEvent
+from ledger.jsonsafe import JSONRefusedError
 from ledger.store import Ledger
 
 
@@ -103,7 +106,7 @@ def events(
     with open_ledger(db_url) as lg, clean_errors():
         rows = lg.read(gt=since, limit=limit, stream=stream, types=list(types) or None)
     if as_json:
-        emit_json({"events": [dict(r.to_dict(), payload=r.data) for r in rows]})
+        emit_json({"events": [_event_json(r) for r in rows]})
         return
     for r in rows:
         click.echo(
@@ -112,6 +115,17 @@ def events(
         )
     if not rows:
         click.echo("no events", err=True)
+
+
+def _event_json(ev: RecordedEvent) -> dict[str, Any]:
+    """The event with its payload parsed; a payload the bounded parse refuses stays the
+    stored text, with ``payload_refused`` saying why (``aborist-ledger verify`` names it)."""
+    row = ev.to_dict()
+    try:
+        row["payload"] = ev.data
+    except JSONRefusedError as e:
+        row["payload_refused"] = e.reason
+    return row
 
 
 def _abbrev(payload: str, width: int = 80) -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date
 from typing import Any
 
 from ledger.envelope import RecordedEvent, validate_stream, validate_type
@@ -45,7 +45,11 @@ __all__ = [
 #: How many findings a report lists (all are counted).
 LISTED = 20
 _UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
-_RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
+_RFC3339_UTC = re.compile(
+    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{6}Z"
+)
+#: Valid streams and types remembered (runs repeat their stream, types are few).
+_REMEMBER = 4096
 _CLIP = 120
 
 
@@ -78,15 +82,17 @@ def check_event_id(value: object) -> str | None:
     return None
 
 
-def check_recorded_at(value: object) -> str | None:
-    """None if ``value`` is an RFC 3339 UTC timestamp as the ledger writes them."""
+def check_recorded_at(value: object, known_day: str | None = None) -> str | None:
+    """None if ``value`` is an RFC 3339 UTC timestamp as the ledger writes them (a real
+    date: the calendar is consulted unless the day is ``known_day``, checked already)."""
     want = "RFC 3339 UTC as YYYY-MM-DDTHH:MM:SS.ffffffZ"
     if type(value) is not str or not _RFC3339_UTC.fullmatch(value):
         return want
-    try:
-        datetime.fromisoformat(value[:-1])
-    except ValueError:
-        return f"{want}, a real date and time"
+    if value[:10] != known_day:
+        try:
+            date.fromisoformat(value[:10])
+        except ValueError:
+            return f"{want}, a real date"
     return None
 
 
@@ -108,6 +114,7 @@ class EnvelopeCheck:
     findings: list[EnvelopeFinding] = field(default_factory=list)
     #: What :meth:`check` found in the event it checked last (every finding, unlisted too).
     current: list[EnvelopeFinding] = field(default_factory=list)
+    _valid: set[tuple[str, str]] = field(default_factory=set, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -121,6 +128,11 @@ class EnvelopeCheck:
         self.current.append(finding)
         if len(self.findings) < LISTED:
             self.findings.append(finding)
+
+    def _remember(self, key: tuple[str, str]) -> None:
+        if len(self._valid) >= _REMEMBER:
+            self._valid.clear()
+        self._valid.add(key)
 
     def check_page(self, events: Iterable[RecordedEvent]) -> None:
         for ev in events:
@@ -138,20 +150,26 @@ class EnvelopeCheck:
         why = check_event_id(ev.event_id)
         if why is not None:
             self._find(seq, "event_id", why, ev.event_id)
-        try:
-            validate_stream(ev.stream)
-        except PayloadError as e:
-            self._find(seq, "stream", str(e), ev.stream)
-        try:
-            validate_type(ev.type)
-        except PayloadError:
-            self._find(seq, "type", "a dotted lower-case name such as qa.run_started", ev.type)
+        valid = self._valid
+        stream, type_ = ev.stream, ev.type
+        if ("s", stream) not in valid:
+            try:
+                validate_stream(stream)
+                self._remember(("s", stream))
+            except PayloadError as e:
+                self._find(seq, "stream", str(e), stream)
+        if ("t", type_) not in valid:
+            try:
+                validate_type(type_)
+                self._remember(("t", type_))
+            except PayloadError:
+                self._find(seq, "type", "a dotted lower-case name such as qa.run_started", type_)
         at = ev.recorded_at
-        why = check_recorded_at(at)
+        last = self.last_recorded_at
+        why = check_recorded_at(at, last[:10] if last is not None else None)
         if why is not None:
             self._find(seq, "recorded_at", why, at)
         else:
-            last = self.last_recorded_at
             if last is not None and at < last:
                 self._find(seq, "recorded_at", f"not before the previous event's ({last})", at)
             self.last_recorded_at = at

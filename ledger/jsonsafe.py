@@ -26,6 +26,8 @@ import re
 from itertools import accumulate
 from typing import Any
 
+import rfc8785
+
 from ledger.canonical import _dumps, canonical_text
 from ledger.errors import PayloadError
 
@@ -51,8 +53,10 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
 _HIGH = re.compile("[\ud800-\U0010ffff]")
 _MAX_SAFE_INT = 2**53 - 1
-#: A number of 16 digits or more: possibly outside the I-JSON range (|n| <= 2**53 - 1).
-_LONG_NUMBER = re.compile(r"(?:^|[:\[,])-?\d{16}")
+#: A text cut into the pieces outside strings (even indices) and the strings (odd).
+_STRINGS = re.compile(r'("(?:[^"\\]|\\.)*")', re.DOTALL)
+#: A number token, in a piece outside strings of a text that parsed.
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 class JSONRefusedError(PayloadError):
@@ -106,19 +110,18 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _STRICT = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_no_constant)
 
 
-class _Floats:
-    """``parse_float`` that notes a float JCS would write differently from ``repr``."""
+def _jcs_int(s: str) -> int | float:
+    """An integer as JCS reads it: beyond the I-JSON range (|n| <= 2**53 - 1), a double
+    (which JCS then writes back as the text, or not)."""
+    if len(s) < 16:
+        return int(s)
+    n = int(s)
+    return n if -_MAX_SAFE_INT <= n <= _MAX_SAFE_INT else float(s)
 
-    __slots__ = ("odd",)
 
-    def __init__(self) -> None:
-        self.odd = False
-
-    def __call__(self, s: str) -> float:
-        f = float(s)
-        if f.is_integer() or not 1e-4 <= abs(f) < 1e16:
-            self.odd = True
-        return f
+_PLAIN = json.JSONDecoder(parse_int=_jcs_int, parse_constant=_no_constant)
+# The C scanner behind ``JSONDecoder.raw_decode`` (``scan_once(text, index)``).
+_scan_once = _PLAIN.scan_once  # type: ignore[attr-defined]
 
 
 def _decode(decoder: json.JSONDecoder, text: str, what: str, *, exact: bool = True) -> Any:
@@ -148,25 +151,28 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
     :class:`JSONRefusedError` naming why (too large, too deep, not JSON, a duplicate key,
     or not canonical).
 
-    The honest case costs one C parse and one C serialization: when the stdlib's sorted,
-    compact, non-ASCII-preserving ``json.dumps`` of the value gives ``text`` back, and no
-    float, key or integer is of the kinds where that differs from JCS (see
-    :func:`ledger.canonical.canonical_json`), ``text`` is canonical. Anything else is
-    decided by :func:`~ledger.canonical.canonical_text` itself."""
+    The honest case costs one C parse, one C serialization and one regex scan: when the
+    stdlib's sorted, compact, non-ASCII-preserving ``json.dumps`` of the value gives
+    ``text`` back, and no number, key or character is of the kinds where that differs
+    from JCS (see :func:`ledger.canonical.canonical_json`), ``text`` is canonical.
+    Anything else is decided by :func:`~ledger.canonical.canonical_text` itself."""
     check_bounds(text, what=what)
-    floats = _Floats()
-    decoder = json.JSONDecoder(parse_float=floats, parse_constant=_no_constant)
-    value = _decode(decoder, text, what)
-    if (
-        not floats.odd
-        and _dumps(value) == text
-        and (text.isascii() or not _HIGH.search(text))
-        and not _LONG_NUMBER.search(text)
-    ):
+    try:
+        value, end = _scan_once(text, 0)
+    except (StopIteration, ValueError):
+        end = -1
+    if end != len(text):
+        value = _decode(_PLAIN, text, what)  # raises, naming what is wrong
+    try:
+        dumped: str | None = _dumps(value)
+    except ValueError:  # a number past the double range (1e400)
+        dumped = None
+    high = not text.isascii() and _HIGH.search(text) is not None
+    # (An integer past I-JSON was read as a double, which dumps writes unlike the text.)
+    if dumped == text and not high and not _odd_float(text):
         return value
-    if _LONG_NUMBER.search(text):  # JCS numbers are doubles: 1e16 is written in digits
-        value = _decode(json.JSONDecoder(parse_int=_jcs_int, parse_constant=_no_constant),
-                        text, what)  # fmt: skip
+    if not high:
+        return _exact(text, value, what)
     try:
         canonical = canonical_text(value)
     except UnicodeEncodeError as e:
@@ -182,11 +188,75 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
     return value
 
 
-def _jcs_int(s: str) -> int | float:
-    """An integer as JCS reads it: beyond the I-JSON range (|n| <= 2**53 - 1), a double
-    (which :func:`~ledger.canonical.canonical_text` then writes back exactly or not)."""
-    n = int(s)
-    return n if -_MAX_SAFE_INT <= n <= _MAX_SAFE_INT else float(s)
+def _odd_float(text: str) -> bool:
+    """Whether ``text``, as the stdlib's ``json.dumps`` wrote it, may hold a float JCS
+    writes otherwise: an exponent (``repr`` always signs it) or an integral float
+    (``1.0``, which JCS writes ``1``). Plain substring tests; a hit inside a string only
+    costs the exact path."""
+    return (
+        "e-" in text or "e+" in text or ".0," in text or ".0]" in text or ".0}" in text
+        or text.endswith(".0")
+    )  # fmt: skip
+
+
+def _exact(text: str, value: Any, what: str) -> Any:
+    """The exact test for a text with no character at or above U+D800 (where the
+    stdlib's key order is JCS's): ``text`` is canonical iff each of its numbers is the JCS
+    form of its value and, with each number written as the stdlib writes it, it is the
+    stdlib's compact, sorted serialization of ``value``. Only numbers need a look, so
+    a payload whose floats JCS writes unlike ``repr`` (``0.00001``) costs one tokenizing
+    pass, not a walk of the value."""
+    odd: list[str] = []
+
+    def as_stdlib(m: re.Match[str]) -> str:
+        tok = m.group()
+        if "." not in tok and "e" not in tok and "E" not in tok:
+            if len(tok) < 16:
+                return tok
+            n = int(tok)
+            if -_MAX_SAFE_INT <= n <= _MAX_SAFE_INT:
+                return tok
+        f = float(tok)
+        if _jcs_number(f) != tok:
+            odd.append(tok)
+        return repr(f)
+
+    pieces = _STRINGS.split(text)
+    pieces[::2] = [_NUMBER.sub(as_stdlib, piece) for piece in pieces[::2]]
+    stdlib = "".join(pieces)
+    if odd:
+        raise JSONRefusedError(f"{what} has the number {odd[0][:40]} not in its RFC 8785 form")
+    try:
+        dumped = _dumps(value)
+    except ValueError:  # pragma: no cover - every number was checked finite just above
+        dumped = ""
+    if dumped != stdlib:
+        _refuse_form(text, dumped, what)
+    return value
+
+
+def _refuse_form(text: str, dumped: str, what: str) -> None:
+    """Raise the reason ``text`` is not ``dumped`` (its value's canonical form)."""
+    try:
+        dumped.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = f"\\u{ord(e.object[e.start]):04x}"
+        raise JSONRefusedError(f"{what} holds a lone surrogate ({bad}): no RFC 8785 form") from None
+    dup = _duplicate_key(text)
+    if dup is not None:
+        raise JSONRefusedError(f"{what} has the key {dup!r} twice (no RFC 8785 form)")
+    raise JSONRefusedError(f"{what} is not in its RFC 8785 form (JCS)")
+
+
+def _jcs_number(f: float) -> str | None:
+    """How JCS writes the double ``f`` (ECMAScript's Number::toString); None for NaN or
+    an infinity, which it cannot write."""
+    if not f.is_integer() and 1e-4 <= abs(f) < 1e16:
+        return repr(f)  # shortest round trip, plain notation: the same in both
+    try:
+        return rfc8785.dumps(f).decode("ascii")
+    except (rfc8785.CanonicalizationError, ValueError, TypeError):
+        return None
 
 
 def _duplicate_key(text: str) -> str | None:

@@ -98,15 +98,20 @@ def _is_hex(s: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in s)
 
 
-def _envelope(check: EnvelopeCheck, page: Sequence[RecordedEvent], report: ReplayReport) -> None:
+def _envelope(
+    check: EnvelopeCheck, page: Sequence[RecordedEvent], report: ReplayReport
+) -> list[Any]:
     """Every envelope field of ``page``'s events (:mod:`ledger.envelope_check`), each
-    finding an ``envelope`` divergence at its seq."""
+    finding an ``envelope`` divergence at its seq; returns their payloads parsed (None
+    for one the check refused), for the run checks to share."""
+    parsed = []
     for ev in page:
-        check.check(ev)
+        parsed.append(check.check(ev))
         for f in check.current:
             stream = ev.stream
             run = stream[4:] if type(stream) is str and stream.startswith(_RUN_PREFIX) else None
             report.diverge(Divergence("envelope", f.seq, run, None, f.expected, f.found, f.field))
+    return parsed
 
 
 def _ledger_wide(
@@ -229,12 +234,13 @@ class _Replay:
         for page in self.ledger.event_pages(gt=self.since, lte=head):
             finished: list[RunEvents] = []
             digests: Sequence[str | None] = [None] * len(page)
+            parsed: Sequence[Any] = digests
             if chain is not None:
                 hashed = [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page]
                 chain.check_page(page, hashed)  # a no-op past the first failure
-                _envelope(self.envelope, page, self.report)
+                parsed = _envelope(self.envelope, page, self.report)
                 digests = hashed
-            for ev, digest in zip(page, digests, strict=True):
+            for ev, digest, data in zip(page, digests, parsed, strict=True):
                 stream = ev.stream
                 if not stream.startswith(_RUN_PREFIX):
                     continue
@@ -244,7 +250,7 @@ class _Replay:
                 run = pending.get(rid)
                 if run is None:
                     run = pending[rid] = RunEvents(rid)
-                run.append(ev, digest)
+                run.append(ev, digest, data)
                 if ev.type in TERMINAL_EVENTS:
                     finished.append(pending.pop(rid))
             if projection is not None:

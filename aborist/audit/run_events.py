@@ -81,10 +81,15 @@ class RunEvents(Sequence[RecordedEvent]):
         #: listed them (replay's blob prefetch and the deep re-execution both need them).
         self.blob_refs: list[Any] | None = None
 
-    def append(self, ev: RecordedEvent, digest: str | None = None) -> None:
+    def append(self, ev: RecordedEvent, digest: str | None = None, data: Any = None) -> None:
+        """Add ``ev``; ``digest`` its payload's sha256 and ``data`` its payload parsed by
+        :func:`parse_payload`, when the caller has them already (replay's chain and
+        envelope checks compute both for every event)."""
         self.events.append(ev)
         if digest is not None:
             self._digests[id(ev)] = digest
+        if data is not None:
+            self._data[id(ev)] = data
         self._by_type = None
         self.blob_refs = None
 

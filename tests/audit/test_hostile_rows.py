@@ -55,6 +55,7 @@ def _audit(built: Built, run_id: str, tmp: Path, since: int) -> dict[str, int]:
     codes = {}
     for name, args in {
         "verify": ["verify"],
+        "events --json": ["events", "--json"],
         "replay": ["replay"],
         "replay --run": ["replay", "--run", run_id],
         "replay --since": ["replay", "--since", str(since)],
@@ -88,6 +89,7 @@ def test_each_hostile_payload_is_a_finding_at_its_seq(built: Built, tmp_path: Pa
     assert report.checks["blob"] == "held" and report.checks["projection"] != "skipped"
     assert report.dags_checked >= 1  # the other runs were still checked
     codes = _audit(built, built.quote, tmp_path, since=seqs[0] - 1)
+    assert codes.pop("events --json") == 0  # a listing, not a check: refused payloads named
     assert set(codes.values()) == {1}, codes
     assert "verify-bundle" in codes
 

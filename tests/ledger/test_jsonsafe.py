@@ -83,7 +83,7 @@ def test_brackets_inside_strings_do_not_count() -> None:
         ('{"a":1.0}', "RFC 8785 form"),
         ('{"a":"\\ud800"}', "lone surrogate"),
         ('{"a":9007199254740993}', "RFC 8785 form"),  # 2**53 + 1: no double is written so
-        ('{"a":1e400}', "no RFC 8785 form"),
+        ('{"a":1e400}', "the number 1e400"),
         ('{"a":NaN}', "not valid JSON"),
         ("{", "not valid JSON"),
         (" {}", "not valid JSON"),
@@ -106,3 +106,27 @@ def test_files_may_not_repeat_a_key_but_may_have_whitespace() -> None:
         parse_json('{"a":1,"a":2}')
     with pytest.raises(JSONRefusedError, match="bytes"):
         parse_json('"' + "x" * 100 + '"', max_bytes=50)
+
+
+_NUMBERS = st.sampled_from([
+    "1.0", "1e400", "-0", "0.00001", "1e-05", "1E2", "10000000000000000", "9007199254740993",
+    "1.5", "-1.25e+30", "123456789012345678", "1e+21", "1e21", "0.0",
+])  # fmt: skip
+near_json = st.one_of(
+    values.map(json.dumps),
+    values.map(lambda v: json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(",", ":"))),
+    st.tuples(st.text(max_size=3), _NUMBERS).map(lambda t: f'{{"{t[0]}":{t[1]}}}'),
+    st.text(max_size=40),
+)
+
+
+@settings(max_examples=500)
+@given(near_json)
+def test_what_is_accepted_is_exactly_its_rfc8785_form(text: str) -> None:
+    """The oracle: any text is refused (JSONRefusedError, nothing else) or parses to a
+    value whose RFC 8785 serialization (the rfc8785 package) is the text itself."""
+    try:
+        value = parse_canonical(text)
+    except JSONRefusedError:
+        return
+    assert rfc8785.dumps(value).decode("utf-8") == text
