@@ -53,10 +53,8 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
 _HIGH = re.compile("[\ud800-\U0010ffff]")
 _MAX_SAFE_INT = 2**53 - 1
-#: A text cut into the pieces outside strings (even indices) and the strings (odd).
-_STRINGS = re.compile(r'("(?:[^"\\]|\\.)*")', re.DOTALL)
-#: A number token, in a piece outside strings of a text that parsed.
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+#: A number kept as its token by :func:`_exact`, as the stdlib's encoder writes it.
+_PLACEHOLDER = re.compile(r'"\\u0000(\d+)\\u0000"')
 
 
 class JSONRefusedError(PayloadError):
@@ -151,11 +149,12 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
     :class:`JSONRefusedError` naming why (too large, too deep, not JSON, a duplicate key,
     or not canonical).
 
-    The honest case costs one C parse, one C serialization and one regex scan: when the
-    stdlib's sorted, compact, non-ASCII-preserving ``json.dumps`` of the value gives
-    ``text`` back, and no number, key or character is of the kinds where that differs
-    from JCS (see :func:`ledger.canonical.canonical_json`), ``text`` is canonical.
-    Anything else is decided by :func:`~ledger.canonical.canonical_text` itself."""
+    The honest case costs one C parse, one C serialization and a few substring tests:
+    when the stdlib's sorted, compact, non-ASCII-preserving ``json.dumps`` of the value
+    gives ``text`` back, and no number or character is of the kinds where that differs
+    from JCS (see :func:`ledger.canonical.canonical_json`), ``text`` is canonical. Floats
+    JCS writes otherwise are checked token by token (:func:`_exact`); a text with
+    characters at or above U+D800 against :func:`~ledger.canonical.canonical_text`."""
     check_bounds(text, what=what)
     try:
         value, end = _scan_once(text, 0)
@@ -173,19 +172,7 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
         return value
     if not high:
         return _exact(text, value, what)
-    try:
-        canonical = canonical_text(value)
-    except UnicodeEncodeError as e:
-        bad = f"\\u{ord(e.object[e.start]):04x}"
-        raise JSONRefusedError(f"{what} holds a lone surrogate ({bad}): no RFC 8785 form") from None
-    except (PayloadError, ValueError) as e:
-        raise JSONRefusedError(f"{what} has no RFC 8785 form ({e})") from None
-    if canonical != text:
-        dup = _duplicate_key(text)
-        if dup is not None:
-            raise JSONRefusedError(f"{what} has the key {dup!r} twice (no RFC 8785 form)")
-        raise JSONRefusedError(f"{what} is not in its RFC 8785 form (JCS)")
-    return value
+    return _walked(text, value, what)
 
 
 def _odd_float(text: str) -> bool:
@@ -201,37 +188,48 @@ def _odd_float(text: str) -> bool:
 
 def _exact(text: str, value: Any, what: str) -> Any:
     """The exact test for a text with no character at or above U+D800 (where the
-    stdlib's key order is JCS's): ``text`` is canonical iff each of its numbers is the JCS
-    form of its value and, with each number written as the stdlib writes it, it is the
-    stdlib's compact, sorted serialization of ``value``. Only numbers need a look, so
-    a payload whose floats JCS writes unlike ``repr`` (``0.00001``) costs one tokenizing
-    pass, not a walk of the value."""
-    odd: list[str] = []
+    stdlib's key order is JCS's). The text is parsed again with each float, and each
+    integer past I-JSON, kept as its token in a placeholder string; ``text`` is canonical
+    iff each such token is the JCS form of its number and the stdlib's compact, sorted
+    serialization, with the tokens put back, is ``text`` itself. So a payload whose
+    floats JCS writes unlike ``repr`` (``0.00001``) costs a second C parse and
+    serialization, not a Python walk of the value."""
+    if "\\u0000" in text:  # a string could pass for a placeholder: the walk decides
+        return _walked(text, value, what)
+    tokens: list[str] = []
 
-    def as_stdlib(m: re.Match[str]) -> str:
-        tok = m.group()
-        if "." not in tok and "e" not in tok and "E" not in tok:
-            if len(tok) < 16:
-                return tok
-            n = int(tok)
-            if -_MAX_SAFE_INT <= n <= _MAX_SAFE_INT:
-                return tok
-        f = float(tok)
-        if _jcs_number(f) != tok:
-            odd.append(tok)
-        return repr(f)
+    def keep(tok: str) -> str:
+        tokens.append(tok)
+        return f"\x00{len(tokens) - 1}\x00"
 
-    pieces = _STRINGS.split(text)
-    pieces[::2] = [_NUMBER.sub(as_stdlib, piece) for piece in pieces[::2]]
-    stdlib = "".join(pieces)
-    if odd:
-        raise JSONRefusedError(f"{what} has the number {odd[0][:40]} not in its RFC 8785 form")
-    try:
-        dumped = _dumps(value)
-    except ValueError:  # pragma: no cover - every number was checked finite just above
-        dumped = ""
-    if dumped != stdlib:
+    def keep_int(tok: str) -> int | str:
+        if len(tok) < 16:
+            return int(tok)
+        n = int(tok)
+        return n if -_MAX_SAFE_INT <= n <= _MAX_SAFE_INT else keep(tok)
+
+    decoder = json.JSONDecoder(parse_float=keep, parse_int=keep_int, parse_constant=_no_constant)
+    kept = _decode(decoder, text, what)
+    for tok in tokens:
+        if _jcs_number(float(tok)) != tok:
+            raise JSONRefusedError(f"{what} has the number {tok[:40]} not in its RFC 8785 form")
+    dumped = _PLACEHOLDER.sub(lambda m: tokens[int(m.group(1))], _dumps(kept))
+    if dumped != text:
         _refuse_form(text, dumped, what)
+    return value
+
+
+def _walked(text: str, value: Any, what: str) -> Any:
+    """``text`` against :func:`~ledger.canonical.canonical_text` of ``value``."""
+    try:
+        canonical = canonical_text(value)
+    except UnicodeEncodeError as e:
+        bad = f"\\u{ord(e.object[e.start]):04x}"
+        raise JSONRefusedError(f"{what} holds a lone surrogate ({bad}): no RFC 8785 form") from None
+    except (PayloadError, ValueError) as e:
+        raise JSONRefusedError(f"{what} has no RFC 8785 form ({e})") from None
+    if canonical != text:
+        _refuse_form(text, canonical, what)
     return value
 
 
