@@ -37,6 +37,7 @@ from aborist.errors import InputError
 from aborist.migrations import HEAD_REVISION as SCHEMA_REVISION
 from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
+from ledger.jsonsafe import parse_canonical
 from ledger.store import Ledger
 from ledger.writer import Tx
 
@@ -122,7 +123,7 @@ class RunProjection:
             if not (ev.stream.startswith("run:") and ev.type in _FOLDED):
                 continue
             run_id = ev.stream[4:]
-            p = json.loads(ev.payload)
+            p = parse_canonical(ev.payload)
             if ev.type == "qa.run_started":
                 rows[run_id] = _new_run(run_id, ev, p)
                 started.add(run_id)

@@ -26,6 +26,7 @@ from aborist.settings import (
 )
 from cli.term import printable
 from ledger.errors import LedgerError
+from ledger.jsonsafe import MAX_FILE_BYTES, JSONRefusedError, parse_json
 from ledger.store import Ledger
 
 __all__ = [
@@ -221,9 +222,13 @@ def read_json_object(
     """A JSON object from ``path``; anything else raises ``error`` naming the file
     (``click.BadParameter`` makes it a usage error, exit 2)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise error(f"{path}: a {what} file is at most {MAX_FILE_BYTES:,} bytes")
+        data = parse_json(path.read_text(encoding="utf-8"), what=f"the {what} file")
+    except (OSError, UnicodeDecodeError) as e:
         raise error(f"{path}: not a {what} JSON file ({e})") from e
+    except JSONRefusedError as e:
+        raise error(f"{path}: not a {what} JSON file ({e.reason})") from e
     if not isinstance(data, dict):
         raise error(f"{path}: a {what} must be a JSON object")
     return data

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import click
 
@@ -24,6 +25,8 @@ from cli.common import (
 )
 from cli.term import printable
 from ledger.engine import ledger_engine, parse_url, sqlite_path
+from ledger.envelope import RecordedEvent
+from ledger.jsonsafe import JSONRefusedError
 from ledger.store import Ledger
 
 
@@ -112,7 +115,7 @@ def events(
     with open_ledger(db_url) as lg, clean_errors():
         rows = lg.read(gt=since, limit=limit, stream=stream, types=list(types) or None)
     if as_json:
-        emit_json({"events": [dict(r.to_dict(), payload=r.data) for r in rows]})
+        emit_json({"events": [_event_json(r) for r in rows]})
         return
     for r in rows:
         click.echo(
@@ -121,6 +124,17 @@ def events(
         )  # fmt: skip
     if not rows:
         click.echo("no events", err=True)
+
+
+def _event_json(ev: RecordedEvent) -> dict[str, Any]:
+    """The event with its payload parsed; a payload the bounded parse refuses stays the
+    stored text, with ``payload_refused`` saying why (``aborist-ledger verify`` names it)."""
+    row = ev.to_dict()
+    try:
+        row["payload"] = ev.data
+    except JSONRefusedError as e:
+        row["payload_refused"] = e.reason
+    return row
 
 
 def _abbrev(payload: str, width: int = 80) -> str:
@@ -134,7 +148,9 @@ def verify(db_url: str | None, as_json: bool) -> None:
     """Recompute every hash and link; exit 1 naming the first bad seq.
 
     Checks payload hashes, event hashes, prev_hash links, gapless seq and stream
-    positions, every blob against its address, and every recorded checkpoint root.
+    positions, every envelope field (RFC 3339 recorded_at never going back, UUID
+    event_id, type and stream grammar, each payload its own RFC 8785 form), every blob
+    against its address, and every recorded checkpoint root.
 
     Example: aborist-ledger verify --json
     """
@@ -150,6 +166,15 @@ def verify(db_url: str | None, as_json: bool) -> None:
             click.echo(printable(f"FAIL chain at {c.failure.message()}"))
         else:
             click.echo(f"ok   chain: {c.events_checked} events, head {c.head_seq} {c.head_hash}")
+        env = report.envelope
+        if env.ok:
+            click.echo(f"ok   envelope: {env.events_checked} events, every field well-formed")
+        else:
+            click.echo(f"FAIL envelope: {env.count} field(s) break docs/ledger-format.md")
+            for finding in env.findings:
+                click.echo(f"     {finding.message()}")
+            if env.count > len(env.findings):
+                click.echo(f"     (+{env.count - len(env.findings)} more)")
         if report.blob_failure:
             b = report.blob_failure
             if b["expected"] == "bytes":  # the row holds no bytes at all
@@ -265,8 +290,13 @@ def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
         checked = verify_ledger(lg, blobs=False)
         if not checked.ok:
             c, cp = checked.chain.failure, checked.checkpoint_failure
+            env = checked.envelope
             if c is not None:
                 why = f"chain at {c.message()}"
+            elif not env.ok:
+                why = f"envelope at {env.findings[0].message()}"
+                if env.count > 1:
+                    why += f" (+{env.count - 1} more)"
             else:
                 assert cp is not None
                 why = f"checkpoint {cp['tree_size']}: expected {cp['expected']}"

@@ -37,6 +37,7 @@ def _print_text(report: ReplayReport) -> None:
         "chain",
         f"{report.events_checked} events chained; head {report.head_seq} {report.head_hash}",
     )
+    line("envelope", "every field as docs/ledger-format.md has it (recorded_at in order)")
     line("checkpoint", f"{report.checkpoints_checked} checked by consistency proof")
     line("blob", f"{report.blobs_checked} blobs hash to their addresses")
     line("dag", f"{report.dags_checked} run DAGs, {report.stages_checked} stages; runs: {runs}")

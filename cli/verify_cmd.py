@@ -18,6 +18,7 @@ from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.inspect import InspectReport, inspect_answer
 from aborist.verify.verify import MODES, Verdict, verify_answer
 from cli.term import printable
+from ledger.jsonsafe import JSONRefusedError, parse_json
 
 __all__ = ["verify", "verify_batch_line"]
 
@@ -47,9 +48,9 @@ def _batch_output(record_id: Any, verdict: Verdict) -> dict[str, Any]:
 def verify_batch_line(line: str, default_mode: str) -> dict[str, Any]:
     """Verify one JSON Lines record; raises :class:`InputError` when it is malformed."""
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise InputError(f"not valid JSON ({e.msg} at column {e.colno})") from e
+        record = parse_json(line, what="the record")
+    except JSONRefusedError as e:
+        raise InputError(e.reason) from e
     if not isinstance(record, dict):
         raise InputError("expected a JSON object")
     if "id" not in record:

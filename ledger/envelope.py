@@ -8,13 +8,13 @@ colliding with Merkle leaf/node hashes or blob hashes computed over the same byt
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from ledger.canonical import canonical_json, canonical_string, canonical_text, sha256_hex
 from ledger.errors import PayloadError
+from ledger.jsonsafe import MAX_DEPTH, check_bounds, parse_canonical
 
 __all__ = [
     "EVENT_HASH_DOMAIN",
@@ -36,7 +36,7 @@ EVENT_HASH_DOMAIN = b"aborist.ledger.event.v1\n"
 MAX_STREAM_LEN = 400
 MAX_TYPE_LEN = 200
 _TYPE_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
-_CONTROL = re.compile(r"[\x00-\x1f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def validate_stream(stream: str) -> str:
@@ -76,7 +76,14 @@ class NewEvent:
             raise PayloadError(
                 f"type_version must be a positive integer, not {self.type_version!r}"
             )
-        return canonical_text(self.payload)
+        try:
+            text = canonical_text(self.payload)
+        except RecursionError:
+            raise PayloadError(f"payload nests deeper than {MAX_DEPTH} levels") from None
+        except UnicodeEncodeError:
+            raise PayloadError("payload holds a lone surrogate: no RFC 8785 form") from None
+        check_bounds(text)  # what every reader accepts (ledger/jsonsafe.py)
+        return text
 
 
 def event_hash(
@@ -143,8 +150,10 @@ class RecordedEvent:
 
     @property
     def data(self) -> dict[str, Any]:
-        """The payload parsed back into Python objects."""
-        parsed: dict[str, Any] = json.loads(self.payload)
+        """The payload parsed back into Python objects, by the ledger's one bounded parse
+        (:func:`ledger.jsonsafe.parse_canonical`; :class:`~ledger.jsonsafe.JSONRefusedError`
+        for a payload that is not its own RFC 8785 form, too large or too deep)."""
+        parsed: dict[str, Any] = parse_canonical(self.payload)
         return parsed
 
     def expected_hash(self) -> str:

@@ -11,7 +11,8 @@
      ├── ConcurrencyError      expected stream position is stale; nothing was written
      ├── ImmutabilityError     an UPDATE / DELETE / TRUNCATE was refused by the triggers
      ├── BlobNotFoundError     no blob with that hash
-     └── ProofError            a Merkle proof was requested for impossible sizes
+     ├── ProofError            a Merkle proof was requested for impossible sizes
+     └── FoldError             a recorded event does not fold into a projection
 """
 
 from __future__ import annotations
@@ -63,3 +64,8 @@ class BlobNotFoundError(LedgerError, KeyError):
 
 class ProofError(LedgerError, ValueError):
     """A proof was requested for sizes or indices the tree does not have."""
+
+
+class FoldError(LedgerError):
+    """A projection could not fold recorded events (a payload of a shape it does not know,
+    written around the library); the transaction folding them wrote nothing."""

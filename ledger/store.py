@@ -26,9 +26,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, Program
 from ledger.canonical import sha256_hex
 from ledger.engine import describe_url, ledger_engine, parse_url, sqlite_path
 from ledger.envelope import GENESIS_HASH, NewEvent, RecordedEvent, event_hash, validate_stream
+from ledger.envelope_check import check_event_id, check_recorded_at
 from ledger.errors import (
     BlobNotFoundError,
     ConcurrencyError,
+    FoldError,
     ImmutabilityError,
     LedgerError,
     NotMigratedError,
@@ -38,7 +40,15 @@ from ledger.errors import (
 from ledger.migrate import HEAD_REVISION, stored_revisions
 from ledger.writer import Tx, Writer
 
-__all__ = ["Checkpoint", "Ledger", "Projection", "stored_type", "translate_errors", "utc_now"]
+__all__ = [
+    "Checkpoint",
+    "Ledger",
+    "Projection",
+    "stored_int",
+    "stored_type",
+    "translate_errors",
+    "utc_now",
+]
 
 # Arbitrary constant naming the ledger's append lock among PostgreSQL advisory locks.
 PG_APPEND_LOCK_KEY = 0x61626F72  # "abor"
@@ -147,6 +157,7 @@ class Ledger:
         self._positions_sql = (
             "SELECT (SELECT seq FROM events ORDER BY seq DESC LIMIT 1), "
             "(SELECT hash FROM events ORDER BY seq DESC LIMIT 1), "
+            "(SELECT recorded_at FROM events ORDER BY seq DESC LIMIT 1), "
             f"(SELECT MAX(stream_seq) FROM events WHERE stream = {ph})"
         )
         self._ph = ph
@@ -231,6 +242,8 @@ class Ledger:
         for ev in events:
             payload = ev.canonical_payload()
             event_id = ev.event_id or str(uuid.uuid4())
+            if check_event_id(event_id) is not None:
+                raise PayloadError(f"event_id {event_id!r}: {check_event_id(event_id)}")
             prepared.append((ev, payload, sha256_hex(payload.encode("utf-8")), event_id))
         blob_rows = [(sha256_hex(b), len(b), b) for b in blobs]
 
@@ -240,7 +253,9 @@ class Ledger:
                 cur.execute("SELECT pg_advisory_xact_lock(%s)", (PG_APPEND_LOCK_KEY,))
             # Head and stream position in one statement, under the lock (one round trip).
             cur.execute(self._positions_sql, (stream,))
-            head_seq, head_hash, pos = cur.fetchone()
+            head_seq, head_hash, head_at, pos = cur.fetchone()
+            # The clock rule (docs/ledger-format.md): recorded_at never goes back with seq.
+            last_at = head_at if check_recorded_at(head_at) is None else None
             seq, prev = (int(head_seq), str(head_hash)) if head_seq else (0, GENESIS_HASH)
             stream_seq = int(pos or 0)
             if expected_stream_seq is not None and expected_stream_seq != stream_seq:
@@ -254,6 +269,14 @@ class Ledger:
                 seq += 1
                 stream_seq += 1
                 recorded_at = self._clock()
+                if check_recorded_at(recorded_at) is not None:
+                    raise PayloadError(
+                        f"the clock gave recorded_at {recorded_at!r}; "
+                        f"expected {check_recorded_at(recorded_at)}"
+                    )
+                if last_at is not None and recorded_at < last_at:
+                    recorded_at = last_at
+                last_at = recorded_at
                 h = event_hash(
                     seq=seq,
                     event_id=event_id,
@@ -539,13 +562,31 @@ class Ledger:
                 for projection in self.projections:
                     folded = _offered(projection, page)
                     if folded:
-                        projection.apply(tx, folded)
+                        try:
+                            projection.apply(tx, folded)
+                        except (LookupError, TypeError, ValueError, AttributeError) as e:
+                            raise FoldError(
+                                f"projection {projection.name} cannot fold the events of seq "
+                                f"{folded[0].seq}-{folded[-1].seq} ({type(e).__name__}: "
+                                f"{str(e)[:200]}); nothing was rebuilt. `aborist-ledger "
+                                "replay` names the event"
+                            ) from e
                         positions[projection.name] = folded[-1].seq
                 count += len(page)
                 last = page[-1].seq
             for name, position in positions.items():
                 _set_position(tx, name, position)
         return count
+
+
+def stored_int(value: Any) -> Any:
+    """An integer column's value as an ``int``; anything else (SQLite keeps whatever a raw
+    INSERT put in, e.g. the text ``'abc'``) as stored, for the envelope check to name."""
+    if type(value) is int:
+        return value
+    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 20:
+        return int(value)
+    return value
 
 
 def stored_type(value: object) -> str | None:
@@ -580,6 +621,6 @@ def _set_position(tx: Tx, name: str, position: int) -> None:
 
 def _row_to_event(r: Any) -> RecordedEvent:
     return RecordedEvent(
-        int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4]), int(r[5]),
+        stored_int(r[0]), str(r[1]), str(r[2]), stored_int(r[3]), str(r[4]), stored_int(r[5]),
         str(r[6]), str(r[7]), str(r[8]), str(r[9]), str(r[10]),
     )  # fmt: skip

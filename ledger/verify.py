@@ -1,6 +1,8 @@
 """`aborist-ledger verify`: the whole ledger, checked from its own bytes.
 
-Three checks: the chain (:func:`ledger.chain.verify_chain`), every blob's bytes against
+Four checks: the chain (:class:`ledger.chain.ChainVerifier`), every event's envelope
+fields (:class:`ledger.envelope_check.EnvelopeCheck`: all findings counted, not only the
+first), every blob's bytes against
 its content address (a blob row whose value is not bytes at all, e.g. TEXT written by an
 UPDATE once the triggers were dropped, is a blob failure too), and every recorded
 checkpoint's root against the tree of the events it covers.
@@ -13,7 +15,8 @@ from typing import Any
 
 from ledger import merkle
 from ledger.canonical import sha256_hex
-from ledger.chain import ChainReport, verify_chain
+from ledger.chain import ChainReport, ChainVerifier
+from ledger.envelope_check import EnvelopeCheck
 from ledger.store import Ledger, stored_type
 
 __all__ = ["LedgerReport", "verify_ledger"]
@@ -22,6 +25,7 @@ __all__ = ["LedgerReport", "verify_ledger"]
 @dataclass(slots=True)
 class LedgerReport:
     chain: ChainReport
+    envelope: EnvelopeCheck = field(default_factory=EnvelopeCheck)
     blobs_checked: int = 0
     blob_failure: dict[str, str] | None = None
     checkpoints_checked: int = 0
@@ -30,12 +34,18 @@ class LedgerReport:
 
     @property
     def ok(self) -> bool:
-        return self.chain.ok and self.blob_failure is None and self.checkpoint_failure is None
+        return (
+            self.chain.ok
+            and self.envelope.ok
+            and self.blob_failure is None
+            and self.checkpoint_failure is None
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "chain": self.chain.to_dict(),
+            "envelope": self.envelope.to_dict(),
             "blobs_checked": self.blobs_checked,
             "blob_failure": self.blob_failure,
             "checkpoints_checked": self.checkpoints_checked,
@@ -46,8 +56,13 @@ class LedgerReport:
 def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
     """Check the whole ledger; ``blobs=False`` leaves the blob table out (for a caller
     that depends only on the events, like ``aborist-ledger rebuild``)."""
-    chain = verify_chain(ledger.iter_events())
-    report = LedgerReport(chain=chain)
+    verifier = ChainVerifier()
+    envelope = EnvelopeCheck()
+    for ev in ledger.iter_events():
+        verifier.check(ev)  # a no-op past the first failure
+        envelope.check(ev)
+    chain = verifier.report
+    report = LedgerReport(chain=chain, envelope=envelope)
 
     for stored, data in ledger.iter_blobs() if blobs else ():
         kind = stored_type(data)

@@ -118,7 +118,7 @@ def test_batch_reports_malformed_lines_and_runs_the_rest(cli: click.Group, tmp_p
     ]
     assert {"id", "audit_mode", "label", "units", "violations"} <= set(out[0])
     assert out[1]["violations"][0]["code"] == "SOURCE_ROLE_DENIED"
-    assert "line 2: not valid JSON" in result.stderr
+    assert "line 2: the record is not valid JSON" in result.stderr
     assert "line 4: missing 'id'" in result.stderr
     assert "2 malformed line(s)" in result.stderr
 

@@ -55,6 +55,7 @@ from aborist.events import run_stream
 from ledger import merkle
 from ledger.canonical import sha256_hex
 from ledger.envelope import RecordedEvent
+from ledger.envelope_check import EnvelopeCheck
 from ledger.errors import BlobNotFoundError
 
 __all__ = ["BUNDLE_CHECKS", "BUNDLE_FORMAT", "BundleReport", "export_run", "verify_bundle"]
@@ -250,6 +251,16 @@ class _Verify:
             prev = ev
         return None
 
+    def envelope(self) -> None:
+        """Every envelope field of every event (:mod:`ledger.envelope_check`; the run's
+        events are in ``seq`` order, so ``recorded_at`` may not go back between them)."""
+        check = EnvelopeCheck()
+        for ev in self.events:
+            check.check(ev)
+            for f in check.current:
+                self.fail("events", f.seq, clip(ev.type), f.expected, f.found,
+                          f"envelope: {f.field}")  # fmt: skip
+
     def run_end(self) -> None:
         try:
             end = self.report.end = run_end(self.events)
@@ -383,6 +394,7 @@ class _Verify:
         if self.shape():
             ran = list(BUNDLE_CHECKS)
             self.chain()
+            self.envelope()
             self.run_end()
             self.inclusion()
             self.consistency()

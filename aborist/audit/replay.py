@@ -58,7 +58,8 @@ from aborist.errors import InputError
 from aborist.events import run_stream
 from ledger import merkle
 from ledger.chain import ChainReport, ChainVerifier
-from ledger.envelope import GENESIS_HASH
+from ledger.envelope import GENESIS_HASH, RecordedEvent
+from ledger.envelope_check import EnvelopeCheck
 from ledger.store import Ledger
 
 __all__ = ["chain_and_dags", "parse_checkpoint", "replay"]
@@ -97,27 +98,46 @@ def _is_hex(s: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in s)
 
 
+def _envelope(
+    check: EnvelopeCheck, page: Sequence[RecordedEvent], report: ReplayReport
+) -> list[Any]:
+    """Every envelope field of ``page``'s events (:mod:`ledger.envelope_check`), each
+    finding an ``envelope`` divergence at its seq; returns their payloads parsed (None
+    for one the check refused), for the run checks to share."""
+    parsed = []
+    for ev in page:
+        parsed.append(check.check(ev))
+        for f in check.current:
+            stream = ev.stream
+            run = stream[4:] if type(stream) is str and stream.startswith(_RUN_PREFIX) else None
+            report.diverge(Divergence("envelope", f.seq, run, None, f.expected, f.found, f.field))
+    return parsed
+
+
 def _ledger_wide(
     ledger: Ledger, since: int, prev: str, head: int, run_id: str | None,
-    live: Tables | None, full: bool,
+    live: Tables | None, full: bool, last_at: str | None = None,
 ) -> tuple[ChainReport, ReplayReport | None]:  # fmt: skip
     """Checks 1 and 4 on their own pass over the events: the chain over the events in
     scope, and (``live`` given) the projections folded from every event up to ``head``
     and compared with ``live``. They follow the events in order and need no run grouping,
     so they can run in another process while this one checks the runs."""
     chain = ChainVerifier(start_seq=since + 1, start_prev_hash=prev)
+    envelope, part = EnvelopeCheck(last_recorded_at=last_at), ReplayReport()
     projection = ProjectionCheck(run_id, live) if live is not None else None
     try:
         for page in ledger.event_pages(gt=since, lte=head):
             chain.check_page(page, [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page])
+            _envelope(envelope, page, part)
             if projection is not None and full:
                 projection.fold(page)
         if projection is None:
-            return chain.report, None
+            return chain.report, part
         if not full:
             for page in ledger.event_pages(lte=head):
                 projection.fold(page)
-        return chain.report, projection.finish()
+        part.absorb(projection.finish())
+        return chain.report, part
     finally:
         if projection is not None:
             projection.scratch.close()
@@ -199,6 +219,7 @@ class _Replay:
         self.sink = ReplayReport() if deep else self.report
         self.parse = _PARSED_DEEP if deep else _PARSED_BLOBS if blobs else _PARSED_DAG
         self.deep_batches = DeepBatches(self.report, BlobCache(ledger), EvidenceMemo())
+        self.envelope = EnvelopeCheck()
         self.head, self.live_tables, self.live = read_live(ledger, run_id)
 
     # -- the pass ------------------------------------------------------------------------
@@ -213,11 +234,13 @@ class _Replay:
         for page in self.ledger.event_pages(gt=self.since, lte=head):
             finished: list[RunEvents] = []
             digests: Sequence[str | None] = [None] * len(page)
+            parsed: Sequence[Any] = digests
             if chain is not None:
                 hashed = [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page]
                 chain.check_page(page, hashed)  # a no-op past the first failure
+                parsed = _envelope(self.envelope, page, self.report)
                 digests = hashed
-            for ev, digest in zip(page, digests, strict=True):
+            for ev, digest, data in zip(page, digests, parsed, strict=True):
                 stream = ev.stream
                 if not stream.startswith(_RUN_PREFIX):
                     continue
@@ -227,7 +250,7 @@ class _Replay:
                 run = pending.get(rid)
                 if run is None:
                     run = pending[rid] = RunEvents(rid)
-                run.append(ev, digest)
+                run.append(ev, digest, data)
                 if ev.type in TERMINAL_EVENTS:
                     finished.append(pending.pop(rid))
             if projection is not None:
@@ -344,8 +367,10 @@ class _Replay:
             if not before:
                 raise InputError(f"no event {self.since} to chain --since from; replay in full")
             prev = before[0].hash
+            self.envelope.last_recorded_at = before[0].recorded_at
         live = self.live_tables if self.projections else None
-        wide = (self.since, prev, head_seq, self.run_id, live, self.full)
+        wide = (self.since, prev, head_seq, self.run_id, live, self.full,
+                self.envelope.last_recorded_at)  # fmt: skip
         with ExitStack() as stack:
             stack.callback(self.deep_batches.close)
             if _fork_pays(head_seq, self.parallel):

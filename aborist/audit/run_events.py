@@ -15,6 +15,7 @@ from hashlib import sha256
 from typing import Any, overload
 
 from ledger.envelope import RecordedEvent
+from ledger.jsonsafe import JSONRefusedError, check_bounds, parse_canonical
 
 __all__ = ["RunEvents", "as_run_events", "is_json_object", "parse_payload"]
 
@@ -27,24 +28,24 @@ _OBJECT = _Object()
 _VALIDATOR = json.JSONDecoder(object_pairs_hook=lambda _pairs: _OBJECT)
 # The C scanner behind ``JSONDecoder.raw_decode`` (``scan_once(text, index)``).
 _validate_once = _VALIDATOR.scan_once  # type: ignore[attr-defined]
-_parse_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def parse_payload(text: str) -> Any:
-    """``json.loads(text)``, with the stdlib's C scanner called directly for a text that
-    is one JSON value from its first character to its last (every payload the ledger
-    writes). Anything else (surrounding whitespace, a byte-order mark, extra data, bytes
-    that are not JSON) goes to ``json.loads`` itself, which decides and raises."""
-    try:
-        value, end = _parse_once(text, 0)
-    except StopIteration:
-        return json.loads(text)
-    return value if end == len(text) else json.loads(text)
+    """``text`` parsed by the ledger's one bounded parse
+    (:func:`ledger.jsonsafe.parse_canonical`): a payload that is too large, nests too
+    deep, is not JSON, repeats a key or is not its own RFC 8785 form raises
+    :class:`~ledger.jsonsafe.JSONRefusedError` (a ``ValueError``) naming why."""
+    return parse_canonical(text)
 
 
 def is_json_object(text: str) -> bool:
     """Whether ``text`` is one JSON object (RFC 8259), checked by the stdlib's C scanner
-    without building the object: for the payloads no check needs parsed."""
+    without building the object: for the payloads no check needs parsed. The size and
+    depth bounds of :func:`ledger.jsonsafe.check_bounds` come first."""
+    try:
+        check_bounds(text)
+    except JSONRefusedError:
+        return False
     try:
         value, end = _validate_once(text, 0)
         if end != len(text):
@@ -80,10 +81,15 @@ class RunEvents(Sequence[RecordedEvent]):
         #: listed them (replay's blob prefetch and the deep re-execution both need them).
         self.blob_refs: list[Any] | None = None
 
-    def append(self, ev: RecordedEvent, digest: str | None = None) -> None:
+    def append(self, ev: RecordedEvent, digest: str | None = None, data: Any = None) -> None:
+        """Add ``ev``; ``digest`` its payload's sha256 and ``data`` its payload parsed by
+        :func:`parse_payload`, when the caller has them already (replay's chain and
+        envelope checks compute both for every event)."""
         self.events.append(ev)
         if digest is not None:
             self._digests[id(ev)] = digest
+        if data is not None:
+            self._data[id(ev)] = data
         self._by_type = None
         self.blob_refs = None
 
@@ -107,8 +113,8 @@ class RunEvents(Sequence[RecordedEvent]):
     # -- cached work ---------------------------------------------------------------------
 
     def data(self, ev: RecordedEvent) -> Any:
-        """``ev``'s payload parsed (``json.loads``), once; raises ``ValueError`` for bytes
-        that are not JSON. Any JSON value comes back: the callers check the shape."""
+        """``ev``'s payload parsed (:func:`parse_payload`), once; raises ``ValueError``
+        for a payload it refuses. Any JSON value comes back: the callers check the shape."""
         key = id(ev)
         try:
             return self._data[key]

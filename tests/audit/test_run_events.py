@@ -1,6 +1,6 @@
-""":mod:`aborist.audit.run_events`: payloads parsed as ``json.loads`` parses them, the
-validating scan agrees with it on what is a JSON object, and a run's caches never mix two
-events up."""
+""":mod:`aborist.audit.run_events`: a payload is parsed as ``json.loads`` parses it when it
+is its own RFC 8785 form and refused otherwise, the validating scan agrees with
+``json.loads`` on what is a JSON object, and a run's caches never mix two events up."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aborist.audit.run_events import RunEvents, is_json_object, parse_payload
+from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
 
 json_values = st.recursive(
@@ -48,15 +49,45 @@ def _parse(text: str) -> tuple[str, Any]:
         return "error", type(e)
 
 
+def canonical_or_none(value: Any) -> str | None:
+    try:
+        return canonical_text(value)
+    except ValueError:
+        return None
+
+
+def _jcs_int(s: str) -> int | float:
+    n = int(s)
+    return n if abs(n) <= 2**53 - 1 else float(s)  # JCS numbers are doubles
+
+
+def _canonical(text: str) -> tuple[str, Any]:
+    """What parse_payload must do: json.loads's value (numbers past I-JSON as doubles) for
+    a text that is its own RFC 8785 form, an error for any other."""
+    try:
+        found: tuple[str, Any] = ("ok", json.loads(text, parse_int=_jcs_int))
+    except ValueError as e:
+        found = ("error", type(e))
+    if found[0] != "ok":
+        return found
+    try:
+        return found if canonical_text(found[1]) == text else ("error", None)
+    except ValueError:  # NaN, an integer outside I-JSON, a lone surrogate
+        return "error", None
+
+
 @settings(max_examples=1000)
-@given(texts)
-def test_parse_and_validate_agree_with_json_loads(text: str) -> None:
-    expected = _loads(text)
+@given(st.one_of(texts, json_values.map(canonical_or_none)))
+def test_parse_and_validate_agree_with_json_loads(text: str | None) -> None:
+    if text is None:
+        return
+    expected = _canonical(text)
     got = _parse(text)
     assert got[0] == expected[0]
     if expected[0] == "ok":
         assert json.dumps(got[1]) == json.dumps(expected[1])  # NaN-safe equality
-    assert is_json_object(text) == (expected[0] == "ok" and isinstance(expected[1], dict))
+    loaded = _loads(text)
+    assert is_json_object(text) == (loaded[0] == "ok" and isinstance(loaded[1], dict))
 
 
 def ev(seq: int, type_: str, payload: str) -> RecordedEvent:

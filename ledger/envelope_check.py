@@ -1,0 +1,197 @@
+"""Envelope validation, pure: every field of every event against docs/ledger-format.md
+("The event envelope"), beside the chain check.
+
+The chain shows the rows were not edited since they were hashed; it says nothing about
+what was hashed. A row written by raw SQL with correct hashes can still carry a
+``recorded_at`` of "last tuesday", a stream name with an escape sequence, an ``event_id``
+that is no UUID, or a payload two JSON parsers read differently. Each such field is an
+:class:`EnvelopeFinding` naming the seq and the field; unlike the chain, the check goes
+on past the first one, so one bad row does not hide the next.
+
+Rules (the same ones :meth:`ledger.store.Ledger.append` writes by):
+
+* ``seq``, ``stream_seq``: integers ≥ 1; ``type_version``: an integer ≥ 1;
+* ``event_id``: a lower-case UUID version 4, ``xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx``;
+* ``stream``: :func:`ledger.envelope.validate_stream`; ``type``:
+  :func:`ledger.envelope.validate_type`;
+* ``recorded_at``: RFC 3339 UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``, a real date and time;
+  and **never earlier than the previous event's** (the clock rule: time may stand still
+  between events, never run backwards);
+* ``payload``: a JSON object that is its own RFC 8785 serialization, within the bounds
+  of :mod:`ledger.jsonsafe`;
+* ``payload_hash``, ``prev_hash``, ``hash``: text (their values are the chain's to check).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from ledger.envelope import RecordedEvent, validate_stream, validate_type
+from ledger.errors import PayloadError
+from ledger.jsonsafe import JSONRefusedError, parse_canonical
+
+__all__ = [
+    "LISTED",
+    "EnvelopeCheck",
+    "EnvelopeFinding",
+    "check_event_id",
+    "check_recorded_at",
+]
+
+#: How many findings a report lists (all are counted).
+LISTED = 20
+_UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+_RFC3339_UTC = re.compile(
+    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{6}Z"
+)
+#: Valid streams and types remembered (runs repeat their stream, types are few).
+_REMEMBER = 4096
+_CLIP = 120
+
+
+def _show(value: object) -> str:
+    s = repr(value)
+    return s if len(s) <= _CLIP else s[: _CLIP - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class EnvelopeFinding:
+    """One field of one event that breaks the envelope's rules."""
+
+    seq: int | None
+    field: str
+    expected: str
+    found: str
+
+    def message(self) -> str:
+        return f"seq {self.seq}: {self.field}: expected {self.expected}, found {self.found}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "field": self.field, "expected": self.expected,
+                "found": self.found}  # fmt: skip
+
+
+def check_event_id(value: object) -> str | None:
+    """None if ``value`` is an event id as the ledger writes them, else what is wrong."""
+    if type(value) is not str or not _UUID4.fullmatch(value):
+        return "a lower-case UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx)"
+    return None
+
+
+def check_recorded_at(value: object, known_day: str | None = None) -> str | None:
+    """None if ``value`` is an RFC 3339 UTC timestamp as the ledger writes them (a real
+    date: the calendar is consulted unless the day is ``known_day``, checked already)."""
+    want = "RFC 3339 UTC as YYYY-MM-DDTHH:MM:SS.ffffffZ"
+    if type(value) is not str or not _RFC3339_UTC.fullmatch(value):
+        return want
+    if value[:10] != known_day:
+        try:
+            date.fromisoformat(value[:10])
+        except ValueError:
+            return f"{want}, a real date"
+    return None
+
+
+def _positive_int(value: object) -> bool:
+    return type(value) is int and value >= 1
+
+
+@dataclass(slots=True)
+class EnvelopeCheck:
+    """The envelope rules over events in ``seq`` order, one event or page at a time.
+
+    ``last_recorded_at`` is the ``recorded_at`` of the event before the first one checked
+    (a suffix check: ``replay --since``). :meth:`check` returns the event's payload parsed
+    when it is valid (callers that need it need not parse it again), else None."""
+
+    last_recorded_at: str | None = None
+    events_checked: int = 0
+    count: int = 0
+    findings: list[EnvelopeFinding] = field(default_factory=list)
+    #: What :meth:`check` found in the event it checked last (every finding, unlisted too).
+    current: list[EnvelopeFinding] = field(default_factory=list)
+    _valid: set[tuple[str, str]] = field(default_factory=set, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.count == 0
+
+    def _find(self, seq: object, name: str, expected: str, found: object) -> None:
+        self.count += 1
+        at = seq if type(seq) is int else None
+        shown = found if name == "payload" and isinstance(found, str) else _show(found)
+        finding = EnvelopeFinding(at, name, expected, shown)
+        self.current.append(finding)
+        if len(self.findings) < LISTED:
+            self.findings.append(finding)
+
+    def _remember(self, key: tuple[str, str]) -> None:
+        if len(self._valid) >= _REMEMBER:
+            self._valid.clear()
+        self._valid.add(key)
+
+    def check_page(self, events: Iterable[RecordedEvent]) -> None:
+        for ev in events:
+            self.check(ev)
+
+    def check(self, ev: RecordedEvent) -> Any:
+        if self.current:
+            self.current = []
+        self.events_checked += 1
+        seq = ev.seq
+        for name in ("seq", "stream_seq", "type_version"):
+            value = getattr(ev, name)
+            if not _positive_int(value):
+                self._find(seq, name, "an integer >= 1", value)
+        why = check_event_id(ev.event_id)
+        if why is not None:
+            self._find(seq, "event_id", why, ev.event_id)
+        valid = self._valid
+        stream, type_ = ev.stream, ev.type
+        if ("s", stream) not in valid:
+            try:
+                validate_stream(stream)
+                self._remember(("s", stream))
+            except PayloadError as e:
+                self._find(seq, "stream", str(e), stream)
+        if ("t", type_) not in valid:
+            try:
+                validate_type(type_)
+                self._remember(("t", type_))
+            except PayloadError:
+                self._find(seq, "type", "a dotted lower-case name such as qa.run_started", type_)
+        at = ev.recorded_at
+        last = self.last_recorded_at
+        why = check_recorded_at(at, last[:10] if last is not None else None)
+        if why is not None:
+            self._find(seq, "recorded_at", why, at)
+        else:
+            if last is not None and at < last:
+                self._find(seq, "recorded_at", f"not before the previous event's ({last})", at)
+            self.last_recorded_at = at
+        for name in ("payload_hash", "prev_hash", "hash"):
+            value = getattr(ev, name)
+            if type(value) is not str:
+                self._find(seq, name, "text", value)
+        try:
+            data = parse_canonical(ev.payload)
+        except JSONRefusedError as e:
+            self._find(seq, "payload", "a JSON object in its own RFC 8785 form", e.reason)
+            return None
+        if type(data) is not dict:
+            kind = {list: "array", str: "string", bool: "boolean"}.get(type(data), "number")
+            self._find(seq, "payload", "a JSON object", "null" if data is None else f"a {kind}")
+            return None
+        return data
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "events_checked": self.events_checked,
+            "count": self.count,
+            "findings": [f.to_dict() for f in self.findings],
+        }

@@ -1,0 +1,274 @@
+"""The one JSON parse for everything read back from a ledger or a bundle: bounded in size
+and depth, strict about duplicate keys, and (for payloads) exact about RFC 8785 form.
+
+A ledger is append-only, so a row written by raw SQL stays for good: whatever it holds,
+reading it must end in a finding, never a ``RecursionError`` or an unbounded allocation.
+Every reader therefore goes through this module (docs/ledger-format.md, "Payload"):
+
+* :func:`parse_json` for files a user hands in (bundles, checkpoints): at most
+  ``max_bytes`` of UTF-8, nested at most :data:`MAX_DEPTH` levels, no duplicate object
+  keys, no ``NaN`` / ``Infinity`` (not JSON, RFC 8259 §6);
+* :func:`parse_canonical` for event payloads: the same bounds, and the text must be its
+  own RFC 8785 serialization (``payload == JCS(parse(payload))``). Duplicate keys fail
+  that test too (two parsers may keep different members), and are named as such.
+
+The depth is checked *before* the stdlib's recursive C scanner sees the text: a text with
+no more than :data:`MAX_DEPTH` brackets cannot nest deeper (the common case, two
+``str.count`` calls); otherwise the brackets outside strings are counted. Every refusal is
+one :class:`JSONRefusedError` (a :class:`~ledger.errors.PayloadError`, hence a
+``ValueError``) whose ``reason`` is the finding's text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import accumulate
+from typing import Any
+
+import rfc8785
+
+from ledger.canonical import _dumps, canonical_text
+from ledger.errors import PayloadError
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_PAYLOAD_BYTES",
+    "JSONRefusedError",
+    "check_bounds",
+    "parse_canonical",
+    "parse_json",
+]
+
+#: Deepest nesting of arrays and objects accepted anywhere (pipeline payloads nest < 10).
+MAX_DEPTH = 64
+#: Largest payload, in UTF-8 bytes (large texts go to blobs; payloads hold their hashes).
+MAX_PAYLOAD_BYTES = 8 * 1024 * 1024
+#: Largest JSON file read (a bundle carries its run's blobs, base64-encoded).
+MAX_FILE_BYTES = 1024 * 1024 * 1024
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
+_HIGH = re.compile("[\ud800-\U0010ffff]")
+_MAX_SAFE_INT = 2**53 - 1
+#: A number kept as its token by :func:`_exact`, as the stdlib's encoder writes it.
+_PLACEHOLDER = re.compile(r'"\\u0000(\d+)\\u0000"')
+
+
+class JSONRefusedError(PayloadError):
+    """A text the bounded parse refuses; ``reason`` says why, for a finding."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of ``[`` / ``{`` outside strings (an upper bound for a text
+    that is not JSON, which the parse then refuses anyway)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_DELTA.__getitem__, brackets)), default=0)
+
+
+def check_bounds(text: str, *, max_bytes: int = MAX_PAYLOAD_BYTES, what: str = "payload") -> None:
+    """Refuse ``text`` if it is not a ``str``, is longer than ``max_bytes`` in UTF-8 or
+    nests deeper than :data:`MAX_DEPTH`; cheap for the texts the ledger writes."""
+    if not isinstance(text, str):
+        raise JSONRefusedError(f"{what} is {type(text).__name__}, not text")
+    if len(text) * 4 > max_bytes:
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise JSONRefusedError(f"{what} is not valid UTF-8 (a lone surrogate)") from None
+        if size > max_bytes:
+            raise JSONRefusedError(f"{what} is {size:,} bytes; at most {max_bytes:,}")
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        depth = _depth(text)
+        if depth > MAX_DEPTH:
+            raise JSONRefusedError(f"{what} nests {depth} levels deep; at most {MAX_DEPTH}")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r}")
+            seen.add(key)
+    return out
+
+
+_STRICT = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_no_constant)
+
+
+def _jcs_int(s: str) -> int | float:
+    """An integer as JCS reads it: beyond the I-JSON range (|n| <= 2**53 - 1), a double
+    (which JCS then writes back as the text, or not)."""
+    if len(s) < 16:
+        return int(s)
+    n = int(s)
+    return n if -_MAX_SAFE_INT <= n <= _MAX_SAFE_INT else float(s)
+
+
+_PLAIN = json.JSONDecoder(parse_int=_jcs_int, parse_constant=_no_constant)
+# The C scanner behind ``JSONDecoder.raw_decode`` (``scan_once(text, index)``).
+_scan_once = _PLAIN.scan_once  # type: ignore[attr-defined]
+
+
+def _decode(decoder: json.JSONDecoder, text: str, what: str, *, exact: bool = True) -> Any:
+    """``text`` decoded; with ``exact`` the value must span it all (no whitespace)."""
+    try:
+        if not exact:
+            return decoder.decode(text)
+        value, end = decoder.raw_decode(text)
+        if end != len(text):
+            raise ValueError(f"extra data at character {end}")
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise JSONRefusedError(f"{what} nests too deep to parse") from None
+    except ValueError as e:
+        raise JSONRefusedError(f"{what} is not valid JSON ({e})") from None
+    return value
+
+
+def parse_json(text: str, *, max_bytes: int = MAX_FILE_BYTES, what: str = "file") -> Any:
+    """``json.loads(text)`` within the bounds, refusing duplicate keys and ``NaN``
+    (whitespace around the value is allowed, as in a file)."""
+    check_bounds(text, max_bytes=max_bytes, what=what)
+    return _decode(_STRICT, text, what, exact=False)
+
+
+def parse_canonical(text: str, *, what: str = "payload") -> Any:
+    """``text`` parsed, if it is its own RFC 8785 serialization; else
+    :class:`JSONRefusedError` naming why (too large, too deep, not JSON, a duplicate key,
+    or not canonical).
+
+    The honest case costs one C parse, one C serialization and a few substring tests:
+    when the stdlib's sorted, compact, non-ASCII-preserving ``json.dumps`` of the value
+    gives ``text`` back, and no number or character is of the kinds where that differs
+    from JCS (see :func:`ledger.canonical.canonical_json`), ``text`` is canonical. Floats
+    JCS writes otherwise are checked token by token (:func:`_exact`); a text with
+    characters at or above U+D800 against :func:`~ledger.canonical.canonical_text`."""
+    check_bounds(text, what=what)
+    try:
+        value, end = _scan_once(text, 0)
+    except (StopIteration, ValueError):
+        end = -1
+    if end != len(text):
+        value = _decode(_PLAIN, text, what)  # raises, naming what is wrong
+    try:
+        dumped: str | None = _dumps(value)
+    except ValueError:  # a number past the double range (1e400)
+        dumped = None
+    high = not text.isascii() and _HIGH.search(text) is not None
+    # (An integer past I-JSON was read as a double, which dumps writes unlike the text.)
+    if dumped == text and not high and not _odd_float(text):
+        return value
+    if not high:
+        return _exact(text, value, what)
+    return _walked(text, value, what)
+
+
+def _odd_float(text: str) -> bool:
+    """Whether ``text``, as the stdlib's ``json.dumps`` wrote it, may hold a float JCS
+    writes otherwise: an exponent (``repr`` always signs it) or an integral float
+    (``1.0``, which JCS writes ``1``). Plain substring tests; a hit inside a string only
+    costs the exact path."""
+    return (
+        "e-" in text or "e+" in text or ".0," in text or ".0]" in text or ".0}" in text
+        or text.endswith(".0")
+    )  # fmt: skip
+
+
+def _exact(text: str, value: Any, what: str) -> Any:
+    """The exact test for a text with no character at or above U+D800 (where the
+    stdlib's key order is JCS's). The text is parsed again with each float, and each
+    integer past I-JSON, kept as its token in a placeholder string; ``text`` is canonical
+    iff each such token is the JCS form of its number and the stdlib's compact, sorted
+    serialization, with the tokens put back, is ``text`` itself. So a payload whose
+    floats JCS writes unlike ``repr`` (``0.00001``) costs a second C parse and
+    serialization, not a Python walk of the value."""
+    if "\\u0000" in text:  # a string could pass for a placeholder: the walk decides
+        return _walked(text, value, what)
+    tokens: list[str] = []
+
+    def keep(tok: str) -> str:
+        tokens.append(tok)
+        return f"\x00{len(tokens) - 1}\x00"
+
+    def keep_int(tok: str) -> int | str:
+        if len(tok) < 16:
+            return int(tok)
+        n = int(tok)
+        return n if -_MAX_SAFE_INT <= n <= _MAX_SAFE_INT else keep(tok)
+
+    decoder = json.JSONDecoder(parse_float=keep, parse_int=keep_int, parse_constant=_no_constant)
+    kept = _decode(decoder, text, what)
+    for tok in tokens:
+        if _jcs_number(float(tok)) != tok:
+            raise JSONRefusedError(f"{what} has the number {tok[:40]} not in its RFC 8785 form")
+    dumped = _PLACEHOLDER.sub(lambda m: tokens[int(m.group(1))], _dumps(kept))
+    if dumped != text:
+        _refuse_form(text, dumped, what)
+    return value
+
+
+def _walked(text: str, value: Any, what: str) -> Any:
+    """``text`` against :func:`~ledger.canonical.canonical_text` of ``value``."""
+    try:
+        canonical = canonical_text(value)
+    except UnicodeEncodeError as e:
+        bad = f"\\u{ord(e.object[e.start]):04x}"
+        raise JSONRefusedError(f"{what} holds a lone surrogate ({bad}): no RFC 8785 form") from None
+    except (PayloadError, ValueError) as e:
+        raise JSONRefusedError(f"{what} has no RFC 8785 form ({e})") from None
+    if canonical != text:
+        _refuse_form(text, canonical, what)
+    return value
+
+
+def _refuse_form(text: str, dumped: str, what: str) -> None:
+    """Raise the reason ``text`` is not ``dumped`` (its value's canonical form)."""
+    try:
+        dumped.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = f"\\u{ord(e.object[e.start]):04x}"
+        raise JSONRefusedError(f"{what} holds a lone surrogate ({bad}): no RFC 8785 form") from None
+    dup = _duplicate_key(text)
+    if dup is not None:
+        raise JSONRefusedError(f"{what} has the key {dup!r} twice (no RFC 8785 form)")
+    raise JSONRefusedError(f"{what} is not in its RFC 8785 form (JCS)")
+
+
+def _jcs_number(f: float) -> str | None:
+    """How JCS writes the double ``f`` (ECMAScript's Number::toString); None for NaN or
+    an infinity, which it cannot write."""
+    if not f.is_integer() and 1e-4 <= abs(f) < 1e16:
+        return repr(f)  # shortest round trip, plain notation: the same in both
+    try:
+        return rfc8785.dumps(f).decode("ascii")
+    except (rfc8785.CanonicalizationError, ValueError, TypeError):
+        return None
+
+
+def _duplicate_key(text: str) -> str | None:
+    """The first key some object of ``text`` (valid JSON, within bounds) repeats."""
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> None:
+        if not found:
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    found.append(key)
+                    break
+                seen.add(key)
+
+    json.JSONDecoder(object_pairs_hook=pairs).decode(text)
+    return found[0] if found else None
