@@ -1,4 +1,4 @@
-"""`aborist verify`: check an answer produced anywhere against evidence files (issue 4).
+"""`aborist verify`: check an answer produced anywhere against evidence files.
 
 A thin click layer over :func:`aborist.verify.verify.verify_answer`. Single mode reads one
 answer file and one or more evidence files (each file is one evidence object, ``E1``, ``E2``
@@ -16,6 +16,7 @@ import click
 from aborist.errors import AboristError, InputError
 from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.inspect import InspectReport, inspect_answer
+from aborist.verify.ladder import LADDER
 from aborist.verify.verify import MODES, Verdict, verify_answer
 
 __all__ = ["verify", "verify_batch_line"]
@@ -36,6 +37,7 @@ def _batch_output(record_id: Any, verdict: Verdict) -> dict[str, Any]:
         "id": record_id,
         "audit_mode": full["audit_mode"],
         "label": full["label"],
+        "rung": full["rung"],
         "units": full["units"],
         "violations": full["violations"],
         "verifier_version": full["verifier_version"],
@@ -93,7 +95,12 @@ def _run_batch(path: Path, mode: str) -> None:
 
 
 def _print_human(verdict: Verdict, evidence: list[EvidenceObject]) -> None:
-    click.echo(f"{verdict.label}  (audit_mode {verdict.audit_mode}, {verdict.mode} mode)")
+    meaning = LADDER[verdict.rung - 1][2]
+    click.echo(
+        f"{verdict.label}  (rung {verdict.rung}/4, audit_mode {verdict.audit_mode}, "
+        f"{verdict.mode} mode)"
+    )
+    click.echo(f"  checked: {meaning}")
     click.echo(
         f"verified {verdict.n_verified}/{verdict.n_units} units, {verdict.n_verbatim} verbatim"
     )

@@ -1,0 +1,199 @@
+"""Local support over evidence objects: the tests both modes share (docs/verifier.md §19).
+
+* :func:`local_support` — one passage of ``support_window_sentences`` adjacent sentences
+  of one object holds the claim's words, anchors and polarity; or, failing that, every
+  clause of the claim (:func:`aborist.verify.locality.claim_parts`) has such a passage
+  of its own (the multi-sentence rule).
+* :func:`verbatim_passages` — where a unit occurs verbatim *inside* one passage (a token
+  run that crosses a passage boundary is not verbatim support), and whether its polarity
+  agrees with its sentence: a prose-shaped fragment of a sentence whose polarity cue lies
+  outside the fragment asserts the opposite of that sentence.
+* :func:`answers_question` — a bare span (at most ``bare_span_max_tokens`` tokens) is an
+  answer only where its sentence shares a term with the question.
+* :func:`whole_title` — a quoted title is a whole Title-Case run of the evidence, not a
+  piece of a longer one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aborist.verify.evidence import EvidenceObject
+from aborist.verify.locality import (
+    SupportResult,
+    claim_parts,
+    find_support,
+    negated_outside,
+    question_anchors,
+    split_sentences,
+    stem,
+)
+from aborist.verify.policy import VerifierPolicy
+from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
+
+__all__ = [
+    "Located",
+    "answers_question",
+    "is_title_like",
+    "local_support",
+    "verbatim_passages",
+    "whole_title",
+]
+
+
+@dataclass(frozen=True)
+class Located:
+    """A verbatim occurrence of a unit inside one passage of one object."""
+
+    evidence: EvidenceObject
+    first: int
+    last: int
+    polarity_ok: bool
+
+
+def local_support(
+    text: str,
+    evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
+    *,
+    ignore: frozenset[str] = frozenset(),
+) -> tuple[bool, list[str], tuple[str, ...]]:
+    """``(supported, reasons, evidence_ids)`` for ``text`` over ``evidence`` (whole, then
+    by parts)."""
+    objects = [(ev.evidence_id, ev.passage) for ev in evidence]
+    window, cov = policy.support_window_sentences, policy.local_min_coverage
+    whole = find_support(text, objects, window=window, min_coverage=cov, ignore=ignore)
+    if whole.supported:
+        return (
+            True,
+            [f"local support: {whole.where()} (coverage {whole.coverage:.2f})"],
+            (whole.evidence_id,),
+        )
+    parts = claim_parts(text)
+    if len(parts) > 1:
+        found: list[SupportResult] = []
+        for part in parts:
+            r = find_support(part, objects, window=window, min_coverage=cov, ignore=ignore)
+            if not r.supported:
+                break
+            found.append(r)
+        else:
+            where = "; ".join(f"part {k + 1}: {r.where()}" for k, r in enumerate(found))
+            ids = tuple(sorted({r.evidence_id for r in found}))
+            return True, [f"multi-sentence support, every part local: {where}"], ids
+    why = whole.reason or "no passage supports it"
+    where = f" (best: {whole.where()})" if whole.evidence_id else ""
+    return False, [f"NOT_LOCALLY_SUPPORTED: {why}{where}"], ()
+
+
+def verbatim_passages(
+    text: str, evidence: Sequence[EvidenceObject], policy: VerifierPolicy
+) -> list[Located]:
+    """Every passage in which ``text``'s token sequence occurs, with its polarity check
+    (applied to prose-shaped units of at least ``paraphrase_min_tokens`` tokens)."""
+    pieces = split_sentences(text)
+    if len(pieces) > 1:
+        # a unit of several sentences: each sentence verbatim in a passage of its own
+        per = [verbatim_passages(p, evidence, policy) for p in pieces]
+        if not all(per):
+            return []
+        return [loc for found in per for loc in found]
+    toks = tokens(text)
+    if not toks:
+        return []
+    prose = len(toks) >= policy.paraphrase_min_tokens
+    form = match_form(toks)
+    found: list[Located] = []
+    for ev in evidence:
+        if form not in ev.form:
+            continue
+        for first, last in ev.passage.occurrences(toks, policy.support_window_sentences):
+            ok = True
+            sents = ev.passage.sentences[first : last + 1]
+            if prose and any(s.negated for s in sents):
+                ok = not negated_outside(" ".join(s.text for s in sents), toks)
+            found.append(Located(ev, first, last, ok))
+    return found
+
+
+def answers_question(
+    text: str, located: Sequence[Located], question: str | None, policy: VerifierPolicy
+) -> tuple[bool, str]:
+    """Does a bare span stand in the question's relation somewhere it occurs? ``(ok,
+    reason)``; always ok for a longer unit, without a question, or when every content
+    word of the question is in the unit itself."""
+    toks = tokens(text)
+    if not question or len(toks) > policy.bare_span_max_tokens:
+        return True, ""
+    anchors = question_anchors(question, toks)
+    if not anchors:
+        return True, ""
+    best = 0
+    reach = policy.question_anchor_neighbours
+    for loc in located:
+        stems: set[str] = set()
+        lo = max(0, loc.first - reach)
+        for s in loc.evidence.passage.sentences[lo : loc.last + 1 + reach]:
+            stems |= s.stems
+        n = len(anchors & stems)
+        if n >= policy.question_anchor_min:
+            return True, f"answers the question: shares {n} question term(s) in its sentence"
+        best = max(best, n)
+    return False, (
+        f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
+        f"terms {sorted(anchors)} (needs {policy.question_anchor_min})"
+    )
+
+
+_TITLE_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+
+
+def is_title_like(quote: str) -> bool:
+    """A quotation that reads as a title: its first and last words are capitalized."""
+    words = _TITLE_WORD.findall(canonicalize(quote))
+    return bool(words) and words[0][0].isupper() and words[-1][0].isupper()
+
+
+def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") -> bool:
+    """Does some occurrence of the title ``quote`` stand alone: not preceded or followed,
+    across a single space or hyphen, by another capitalized word (``"Rug Swept"`` inside
+    ``Under Rug Swept`` is a fragment)? A word the unit itself puts beside the quotation
+    does not count (``Emrich "Imi" Lichtenfeld``: the nickname inside the name)."""
+    toks = tokens(quote)
+    if not toks:
+        return True
+    own: set[str] = set()
+    canon_unit = canonicalize(unit)
+    at = canon_unit.find('"' + canonicalize(quote))
+    if at >= 0:
+        left = re.search(r"([^\W_]+)[^\w\"]*$", canon_unit[:at])
+        right = re.match(r"[^\w\"]*([^\W_]+)", canon_unit[at + len(quote) + 2 :])
+        own = {m.group(1).lower() for m in (left, right) if m}
+    body = r"[\W_]+".join(re.escape(t) for t in toks)
+    pattern = re.compile(r"(?i)(?<![^\W_])" + body + r"(?![^\W_])")
+    for ev in evidence:
+        text = ev.canonical_text
+        for m in pattern.finditer(text):
+            before = re.search(r"([^\W_]+)[ -]\"?$", text[max(0, m.start() - 40) : m.start()])
+            after = re.match(r"\"?[ -]([^\W_]+)", text[m.end() : m.end() + 40])
+            joined_before = (
+                before is not None
+                and before.group(1)[0].isupper()
+                and before.group(1).lower() not in own
+            )
+            joined_after = (
+                after is not None
+                and after.group(1)[0].isupper()
+                and after.group(1).lower() not in STOPWORDS
+                and after.group(1).lower() not in own
+            )
+            if not joined_before and not joined_after:
+                return True
+    return False
+
+
+def stems_of(words: Sequence[str]) -> frozenset[str]:
+    """Stems of ``words`` (for the ``ignore`` set of :func:`local_support`)."""
+    return frozenset(stem(w) for w in words)
