@@ -164,9 +164,19 @@ def quality_rows(
     hal, right, nonpolar = h["hallucinated"], h["right"], h["right_nonpolar"]
     nn = sum(nonpolar.values())
     rows: list[tuple[str, ...]] = [
-        (f"HaluEval QA (n={n})", "hallucinated vouched (rung 1-2)", pct(_vouched(hal), n), "<= 10 %"),
+        (
+            f"HaluEval QA (n={n})",
+            "hallucinated vouched (rung 1-2)",
+            pct(_vouched(hal), n),
+            "<= 10 %",
+        ),
         (f"HaluEval QA (n={n})", "hallucinated STRICT", pct(hal["VERIFIED"], n), "<= 0.5 %"),
-        (f"HaluEval QA (n={n})", f"right non-yes/no STRICT (n={nn})", pct(nonpolar["VERIFIED"], nn), ">= 98 %"),
+        (
+            f"HaluEval QA (n={n})",
+            f"right non-yes/no STRICT (n={nn})",
+            pct(nonpolar["VERIFIED"], nn),
+            ">= 98 %",
+        ),
         (f"HaluEval QA (n={n})", "right answers, all labels", _table(right), "-"),
         (f"HaluEval QA (n={n})", "hallucinated answers, all labels", _table(hal), "-"),
     ]
@@ -174,7 +184,14 @@ def quality_rows(
     for label in ("supported", "partially_supported", "not_supported"):
         c = w.get(label, Counter())
         total = sum(c.values())
-        rows.append(("WiCE claim dev", f"{label} vouched (n={total})", pct(_vouched(c), total), targets[label]))
+        rows.append(
+            (
+                "WiCE claim dev",
+                f"{label} vouched (n={total})",
+                pct(_vouched(c), total),
+                targets[label],
+            )
+        )
         rows.append(("WiCE claim dev", f"{label}, all labels", _table(c), "-"))
     if p is None:
         rows.append(("pairs", f"{PAIRS.relative_to(ROOT)} absent: skipped", "-", "-"))
@@ -183,9 +200,13 @@ def quality_rows(
             c = p[kind]
             total = sum(c.values())
             if kind == "faithful":
-                rows.append(("pairs", f"faithful STRICT (n={total})", pct(c["VERIFIED"], total), ">= 95 %"))
+                rows.append(
+                    ("pairs", f"faithful STRICT (n={total})", pct(c["VERIFIED"], total), ">= 95 %")
+                )
             elif kind == "corrupted":
-                rows.append(("pairs", f"corrupted vouched (n={total})", pct(_vouched(c), total), "<= 5 %"))
+                rows.append(
+                    ("pairs", f"corrupted vouched (n={total})", pct(_vouched(c), total), "<= 5 %")
+                )
             rows.append(("pairs", f"{kind}, all labels", _table(c), "-"))
     return rows
 
@@ -210,7 +231,12 @@ def main() -> int:
     kb = t["evidence_bytes"] / 1024
     where = f"{t['n_units']} claims, {kb:.0f} KB evidence"
     table += [
-        ("Throughput", f"claim-lattice, {where}, prebuilt", f"{t['lattice_per_s']:.0f} /s", ">= 1000 /s"),
+        (
+            "Throughput",
+            f"claim-lattice, {where}, prebuilt",
+            f"{t['lattice_per_s']:.0f} /s",
+            ">= 1000 /s",
+        ),
         (
             "Throughput",
             f"claim-lattice, {where}, prebuilt, wall clock (load {os.getloadavg()[0]:.1f})",
@@ -218,13 +244,21 @@ def main() -> int:
             "-",
         ),
         ("Throughput", f"quote mode, {where}, prebuilt", f"{t['quote_per_s']:.0f} /s", "-"),
-        ("Throughput", "claim-lattice, evidence rebuilt per call", f"{t['rebuild_per_s']:.0f} /s", "-"),
+        (
+            "Throughput",
+            "claim-lattice, evidence rebuilt per call",
+            f"{t['rebuild_per_s']:.0f} /s",
+            "-",
+        ),
     ]
     _print(table)
     if args.windows:
         print()
-        print("| window (sentences) | HaluEval halluc. vouched | halluc. STRICT | right non-yes/no STRICT "
-              "| WiCE supported vouched | partially vouched | not_supported vouched |")
+        print(
+            "| window (sentences) | HaluEval halluc. vouched | halluc. STRICT "
+            "| right non-yes/no STRICT | WiCE supported vouched | partially vouched "
+            "| not_supported vouched |"
+        )
         print("|--:|--:|--:|--:|--:|--:|--:|")
         for size in (int(x) for x in args.windows.split(",")):
             pol = DEFAULT_POLICY.model_copy(update={"support_window_sentences": size})
@@ -246,8 +280,10 @@ def main() -> int:
         t["lattice_per_s"] > 0,
     ]
     if not all(checks):
-        print("check failed: a benchmark produced no result or the throughput answer is not "
-              "VERIFIED", file=sys.stderr)
+        print(
+            "check failed: a benchmark produced no result or the throughput answer is not VERIFIED",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

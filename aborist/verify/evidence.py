@@ -63,9 +63,10 @@ def clear_memo() -> None:
 @lru_cache(maxsize=1024)
 def _derived(text: str) -> tuple[str, str, tuple[str, ...], str, frozenset[str], Passage]:
     """Everything an evidence object derives from its text: sha256, canonical text, tokens,
-    match form, token set, sentence index (:class:`aborist.verify.locality.Passage`). A pure function of the text, remembered for the last 1,024
-    texts: the same chunks come back run after run (a batch, ``replay --deep``), and
-    tokenizing them again was most of a deep re-execution's time."""
+    match form, token set, sentence index (:class:`aborist.verify.locality.Passage`). A
+    pure function of the text, remembered for the last 1,024 texts: the same chunks come
+    back run after run (a batch, ``replay --deep``), and tokenizing them again was most of
+    a deep re-execution's time."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     canon = canonicalize(text)
     toks = tuple(canonical_tokens(canon))

@@ -37,7 +37,12 @@ from aborist.verify.claims import PARSE_MALFORMED_POINTER, PARSE_OK, ParsedClaim
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.strategies import ATTRIBUTION_CUES, quote_grade
-from aborist.verify.support import answers_question, local_support, verbatim_passages
+from aborist.verify.support import (
+    answers_question,
+    failure_code,
+    local_support,
+    verbatim_passages,
+)
 from aborist.verify.textcanon import content_tokens, tokens
 from aborist.verify.units import (
     GRADE_NONE,
@@ -89,26 +94,28 @@ def _grade(
     """``(grade, reasons, blocking_code)`` of check 8; grade none fails the check."""
     if extract_quotes(text):
         grade, _ids, reasons = quote_grade(text, cited, policy)
-        code = reasons[0].split(":", 1)[0] if grade == GRADE_NONE and reasons else ""
-        return grade, reasons, code or ""
+        code = failure_code(reasons, "QUOTE_NOT_VERBATIM") if grade == GRADE_NONE else ""
+        return grade, reasons, code
     located = verbatim_passages(text, cited, policy)
     agreeing = [loc for loc in located if loc.polarity_ok]
     if agreeing:
-        ok, why = answers_question(text, agreeing, question, policy)
+        ok, anchored = answers_question(text, agreeing, question, policy)
         if not ok:
-            return GRADE_PARTIAL, [why], "NOT_ANSWER_ANCHORED"
-        return GRADE_VERBATIM, ["verbatim in one passage"] + ([why] if why else []), ""
+            return GRADE_PARTIAL, [anchored], "NOT_ANSWER_ANCHORED"
+        return GRADE_VERBATIM, ["verbatim in one passage"] + ([anchored] if anchored else []), ""
     if located:
         return (
             GRADE_NONE,
-            ["POLARITY_MISMATCH: verbatim only as part of a sentence whose polarity cue it "
-             "leaves out"],
+            [
+                "POLARITY_MISMATCH: verbatim only as part of a sentence whose polarity cue it "
+                "leaves out"
+            ],
             "POLARITY_MISMATCH",
         )
     ok, why, _ids = local_support(text, cited, policy)
     if ok:
         return GRADE_PARTIAL, why, ""
-    return GRADE_NONE, why, "NOT_LOCALLY_SUPPORTED"
+    return GRADE_NONE, why, failure_code(why, "NOT_LOCALLY_SUPPORTED")
 
 
 def classify_claim(

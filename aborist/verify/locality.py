@@ -79,6 +79,7 @@ _ABBREV = frozenset(
 )
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|))")
 _END = re.compile(r"(?<!\.\.)[.!?][\"')\]]*(\s*)(?=[\"'(\[]?[A-Z0-9])")
+_HEADING = re.compile(r"^[ \t]*#{1,6}\s")
 _LAST_WORD = re.compile(r"(\S+)$")
 
 _ORDINALS = {
@@ -131,6 +132,7 @@ DIRECTION_WORDS: frozenset[str] = frozenset(
     """.split()  # noqa: SIM905
 )
 _DIGITS = re.compile(r"^\d+(?:[.,]\d+)*$")
+_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _PARTS = re.compile(
     r",\s+(?:and|but|while|whereas|which|who|where|although|though)\s+|[,;:]\s+|\s+-\s+"
     r"|\s+(?:and|but)\s+(?=(?:it|he|she|they|this|these|its|his|her|their|the)\b)",
@@ -147,8 +149,13 @@ _QUESTION_GENERIC = frozenset(
 
 @lru_cache(maxsize=65536)
 def stem(tok: str) -> str:
-    """A light suffix stripper (plural, -ed, -ing), then the first 7 letters."""
+    """A light suffix stripper (plural, -ed, -ing), then the first 7 letters; a number
+    (``30,847``, ``seven``) stems to its digits (``30847``, ``7``)."""
+    if tok in NUMBER_WORDS:
+        return NUMBER_WORDS[tok]
     if not tok.isalpha():
+        if _THOUSANDS.match(tok):
+            return tok.replace(",", "")
         return tok
     if len(tok) > 5 and tok.endswith("ing"):
         tok = tok[:-3]
@@ -245,13 +252,32 @@ def negated_outside(sentence: str, fragment_toks: Sequence[str]) -> bool:
     return is_negated(canon[: m.start()]) or is_negated(canon[m.end() :])
 
 
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, list items and table rows; a Markdown heading line is a block alone."""
+    blocks: list[str] = []
+    for block in _BLOCK_BREAK.split(text):
+        lines = block.split("\n")
+        current: list[str] = []
+        for line in lines:
+            if _HEADING.match(line):
+                if current:
+                    blocks.append("\n".join(current))
+                blocks.append(line)
+                current = []
+            else:
+                current.append(line)
+        if current:
+            blocks.append("\n".join(current))
+    return blocks
+
+
 def split_sentences(text: str) -> list[str]:
     """Cut ``text`` into sentences (canonical form); rules in the module docstring."""
     if "\n" not in text and _END.search(text) is None:
         canon = canonicalize(text)
         return [canon] if canon else []
     out: list[str] = []
-    for block in _BLOCK_BREAK.split(text):
+    for block in _blocks(text):
         canon = canonicalize(block)
         if not canon:
             continue
@@ -293,7 +319,9 @@ def build_sentences(text: str) -> tuple[Sentence, ...]:
         if not toks:
             continue
         stems = frozenset(stem(t) for t in toks)
-        built.append(Sentence(s, toks, match_form(list(toks)), stems, value_keys(toks), is_negated(s)))
+        built.append(
+            Sentence(s, toks, match_form(list(toks)), stems, value_keys(toks), is_negated(s))
+        )
     return tuple(built)
 
 
@@ -389,7 +417,9 @@ class SupportResult:
     reason: str = ""
 
     def where(self) -> str:
-        span = f"{self.first + 1}" if self.first == self.last else f"{self.first + 1}-{self.last + 1}"
+        span = (
+            f"{self.first + 1}" if self.first == self.last else f"{self.first + 1}-{self.last + 1}"
+        )
         return f"{self.evidence_id} sentence {span}"
 
 
@@ -445,7 +475,12 @@ def find_support(
             if missing:
                 near(
                     SupportResult(
-                        False, ev_id, first, last, cov, f"anchors {missing} not in the passage"
+                        False,
+                        ev_id,
+                        first,
+                        last,
+                        cov,
+                        f"ANCHOR_MISMATCH: {missing} not in the passage",
                     )
                 )
                 continue
@@ -454,7 +489,12 @@ def find_support(
                 what = "negated" if negated else "affirmative"
                 near(
                     SupportResult(
-                        False, ev_id, first, last, cov, f"polarity: the claim is {what}, the passage is not"
+                        False,
+                        ev_id,
+                        first,
+                        last,
+                        cov,
+                        f"POLARITY_MISMATCH: the claim is {what}, the passage is not",
                     )
                 )
                 continue

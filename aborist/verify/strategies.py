@@ -23,6 +23,15 @@ from collections.abc import Sequence
 
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.support import (
+    answers_question,
+    failure_code,
+    is_title_like,
+    local_support,
+    stems_of,
+    verbatim_passages,
+    whole_title,
+)
 from aborist.verify.textcanon import canonicalize, content_tokens, match_form, tokens
 from aborist.verify.units import (
     GRADE_NONE,
@@ -36,14 +45,6 @@ from aborist.verify.units import (
     extract_quotes,
     frame_tokens,
     verbatim_in,
-)
-from aborist.verify.support import (
-    answers_question,
-    is_title_like,
-    local_support,
-    stems_of,
-    verbatim_passages,
-    whole_title,
 )
 from aborist.verify.warrant import proper_nouns
 
@@ -70,10 +71,6 @@ ATTRIBUTION_CUES: frozenset[str] = frozenset(
     """.split()  # noqa: SIM905
 )
 
-
-_NAMED_CODES = frozenset(
-    {"QUOTE_NOT_VERBATIM", "QUOTE_FRAGMENT", "FRAME_UNSUPPORTED", "POLARITY_MISMATCH"}
-)
 
 #: Words that refer to the evidence itself: a frame made of these (and words of the
 #: quoted object) is an attribution to the source, not a claim of its own.
@@ -139,7 +136,7 @@ def quote_grade(
             vocab |= ev.token_set
             vocab.update(tokens(ev.title))
     if (
-        refs
+        (refs or not rest)
         and len(rest) <= policy.quote_frame_max_content_tokens
         and all(t in vocab for t in rest)
     ):
@@ -149,9 +146,7 @@ def quote_grade(
             ["all quotations verbatim; the frame attributes them to the source"],
         )
     quoted = [ev for ev in evidence if ev.evidence_id in ids]
-    ok, why, _ids = local_support(
-        text, quoted, policy, ignore=stems_of(sorted(SOURCE_REFERENCES))
-    )
+    ok, why, _ids = local_support(text, quoted, policy, ignore=stems_of(sorted(SOURCE_REFERENCES)))
     if ok:
         return GRADE_PARTIAL, tuple(sorted(ids)), ["frame is a claim of its own", *why]
     return (
@@ -233,9 +228,11 @@ def classify_prose_unit(
         if blocking:
             violations.append(Violation(blocking, SEVERITY_BLOCKING, index, "; ".join(reasons)))
         elif grade == GRADE_NONE:
-            code = reasons[0].split(":", 1)[0] if reasons else ""
-            if code not in _NAMED_CODES:
-                code = "QUOTE_NOT_VERBATIM" if strategy == "quote" else "UNSUPPORTED"
+            code = failure_code(
+                reasons, "QUOTE_NOT_VERBATIM" if strategy == "quote" else "UNSUPPORTED"
+            )
+            if code == "NOT_LOCALLY_SUPPORTED":
+                code = "UNSUPPORTED"
             violations.append(Violation(code, SEVERITY_BLOCKING, index, "; ".join(reasons)))
         return UnitVerdict(
             index=index,
@@ -261,7 +258,10 @@ def classify_prose_unit(
             ok, why = answers_question(text, agreeing, question, policy)
             if not ok:
                 return verdict(
-                    "span", GRADE_PARTIAL, ids, ["token sequence occurs verbatim", why],
+                    "span",
+                    GRADE_PARTIAL,
+                    ids,
+                    ["token sequence occurs verbatim", why],
                     blocking="NOT_ANSWER_ANCHORED",
                 )
             reasons = ["token sequence occurs verbatim in one passage"] + ([why] if why else [])
@@ -276,10 +276,10 @@ def classify_prose_unit(
         and len(set(content)) >= policy.paraphrase_min_content_tokens
         and not polarity_reason
     ):
-        ok, why, ids = local_support(text, evidence, policy)
+        ok, support_why, ids = local_support(text, evidence, policy)
         if ok:
-            return verdict("paraphrase", GRADE_PARTIAL, ids, why)
-        polarity_reason = why[0]
+            return verdict("paraphrase", GRADE_PARTIAL, ids, support_why)
+        polarity_reason = support_why[0]
     ids, reasons = _entity_support(text, evidence, policy)
     if ids:
         return verdict(

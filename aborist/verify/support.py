@@ -36,6 +36,7 @@ from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
 __all__ = [
     "Located",
     "answers_question",
+    "failure_code",
     "is_title_like",
     "local_support",
     "verbatim_passages",
@@ -85,7 +86,30 @@ def local_support(
             return True, [f"multi-sentence support, every part local: {where}"], ids
     why = whole.reason or "no passage supports it"
     where = f" (best: {whole.where()})" if whole.evidence_id else ""
-    return False, [f"NOT_LOCALLY_SUPPORTED: {why}{where}"], ()
+    code = why.split(":", 1)[0] if why.startswith(_CODES) else "NOT_LOCALLY_SUPPORTED"
+    return False, [f"{code}: {why.removeprefix(code + ': ')}{where}"], ()
+
+
+_CODES = ("POLARITY_MISMATCH", "ANCHOR_MISMATCH")
+
+
+def failure_code(reasons: Sequence[str], default: str) -> str:
+    """The violation code a failed support test names first (or ``default``)."""
+    head = reasons[0].split(":", 1)[0] if reasons else ""
+    return head if head in _NAMED else default
+
+
+_NAMED = frozenset(
+    {
+        "NOT_LOCALLY_SUPPORTED",
+        "POLARITY_MISMATCH",
+        "ANCHOR_MISMATCH",
+        "QUOTE_NOT_VERBATIM",
+        "QUOTE_FRAGMENT",
+        "FRAME_UNSUPPORTED",
+        "NOT_ANSWER_ANCHORED",
+    }
+)
 
 
 def verbatim_passages(
