@@ -217,15 +217,30 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--windows", default="", help="comma-separated window sizes to compare")
     parser.add_argument("--quick", action="store_true", help="a few seconds; still checked")
+    parser.add_argument(
+        "--policy",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="override a VerifierPolicy field for the quality rows (repeatable)",
+    )
     args = parser.parse_args()
+    try:
+        overrides = dict(item.split("=", 1) for item in args.policy)
+        policy = VerifierPolicy(**{**DEFAULT_POLICY.model_dump(), **overrides})
+    except ValueError as e:
+        print(f"bad --policy: {e}".splitlines()[0], file=sys.stderr)
+        return 2
     if not (args.data / "halueval").is_dir() or not (args.data / "wice").is_dir():
         print(f"data not found under {args.data} (need halueval/ and wice/)", file=sys.stderr)
         return 2
     limit = 60 if args.quick else None
     seconds = 0.3 if args.quick else args.seconds
-    h = halueval(args.data, DEFAULT_POLICY, limit)
-    w = wice(args.data, DEFAULT_POLICY, limit)
-    p = pairs(PAIRS, DEFAULT_POLICY)
+    h = halueval(args.data, policy, limit)
+    w = wice(args.data, policy, limit)
+    p = pairs(PAIRS, policy)
+    if overrides:
+        print(f"policy overrides: {overrides}\n")
     t = throughput(args.data, seconds)
     table = quality_rows(h, w, p)
     kb = t["evidence_bytes"] / 1024
@@ -261,7 +276,7 @@ def main() -> int:
         )
         print("|--:|--:|--:|--:|--:|--:|--:|")
         for size in (int(x) for x in args.windows.split(",")):
-            pol = DEFAULT_POLICY.model_copy(update={"support_window_sentences": size})
+            pol = policy.model_copy(update={"support_window_sentences": size})
             hh, ww = halueval(args.data, pol, limit), wice(args.data, pol, limit)
             n, nn = sum(hh["right"].values()), sum(hh["right_nonpolar"].values())
             cells = [

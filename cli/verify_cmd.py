@@ -174,8 +174,12 @@ def verify(
 ) -> None:
     """Verify an answer against evidence with the deterministic lexical verifier.
 
-    Labels the answer VERIFIED / SUPPORTED / PARTIAL / UNSUPPORTED (audit_mode STRICT,
-    HYBRID or UNGROUNDED); the rules are in docs/verifier.md.
+    Labels the answer VERIFIED / SUPPORTED / PARTIAL / UNSUPPORTED (rung 1-4; audit_mode
+    STRICT, HYBRID or UNGROUNDED). What each rung checked, lexically: 1, every claim occurs
+    word for word inside one sentence of the evidence, with its polarity (a short answer's
+    sentence also shares a term with the question); 2, every claim's words, polarity and
+    numbers were found together in one sentence (or each clause in one); 3, some claim's
+    were not; 4, no claim's words were found together. The rules are in docs/verifier.md.
 
     Example: aborist verify --answer answer.txt --evidence policy.txt --question "Who?"
 

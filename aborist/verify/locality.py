@@ -30,6 +30,7 @@ letters or fewer to one stem unless they differ only by such a suffix.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -361,39 +362,40 @@ def question_anchors(question: str | None, unit_toks: Sequence[str]) -> frozense
 
 
 class Passage:
-    """The sentence index of one evidence object (built once, with the object)."""
+    """The sentence index of one evidence object (built once, with the object): the
+    sentences, the match form of all of them joined (``form``) with the offset at which
+    each sentence starts in it, and an index from stem to the sentences holding it."""
 
-    __slots__ = ("index", "sentences")
+    __slots__ = ("form", "index", "sentences", "starts")
 
     def __init__(self, sentences: tuple[Sentence, ...]) -> None:
         self.sentences = sentences
         index: dict[str, list[int]] = {}
+        starts: list[int] = []
+        at = 0
         for i, s in enumerate(sentences):
+            starts.append(at)
+            at += len(s.form) - 1  # sentence forms share their boundary space
             for st in s.stems:
                 index.setdefault(st, []).append(i)
         self.index = {k: tuple(v) for k, v in index.items()}
+        self.starts = tuple(starts)
+        self.form = match_form([t for s in sentences for t in s.toks])
 
     def occurrences(self, toks: Sequence[str], window: int) -> list[tuple[int, int]]:
-        """``(first, last)`` of every passage of at most ``window`` sentences in which the
-        token sequence ``toks`` occurs (sentence order; the shortest passage per start)."""
+        """``(first, last)`` of every occurrence of the token sequence ``toks`` that lies
+        within at most ``window`` adjacent sentences, in text order."""
         if not toks:
             return []
         form = match_form(list(toks))
-        stems = {stem(t) for t in toks if t not in STOPWORDS} or {stem(t) for t in toks}
-        lists = [self.index.get(st, ()) for st in stems]
-        rarest = min(lists, key=len)
         found: list[tuple[int, int]] = []
-        for i in rarest:
-            if form in self.sentences[i].form:
-                found.append((i, i))
-        if found or window < 2:
-            return found
-        for i in sorted(set(rarest)):
-            for last in range(i + 1, min(i + window, len(self.sentences))):
-                joined = " ".join(s.form.strip() for s in self.sentences[i : last + 1])
-                if form in " " + joined + " ":
-                    found.append((i, last))
-                    break
+        pos = self.form.find(form)
+        while pos != -1:
+            first = bisect_right(self.starts, pos) - 1
+            last = bisect_right(self.starts, pos + len(form) - 2) - 1
+            if last - first < window and (first, last) not in found:
+                found.append((first, last))
+            pos = self.form.find(form, pos + 1)
         return found
 
     def candidates(self, wanted: frozenset[str]) -> dict[int, int]:

@@ -156,12 +156,15 @@ def answers_question(
         return True, ""
     best = 0
     reach = policy.question_anchor_neighbours
+    dist = policy.question_anchor_distance
     for loc in located:
         stems: set[str] = set()
         lo = max(0, loc.first - reach)
         for s in loc.evidence.passage.sentences[lo : loc.last + 1 + reach]:
             stems |= s.stems
         n = len(anchors & stems)
+        if dist and n >= policy.question_anchor_min:
+            n = _near(toks, loc, anchors, dist)
         if n >= policy.question_anchor_min:
             return True, f"answers the question: shares {n} question term(s) in its sentence"
         best = max(best, n)
@@ -169,6 +172,21 @@ def answers_question(
         f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
         f"terms {sorted(anchors)} (needs {policy.question_anchor_min})"
     )
+
+
+def _near(toks: Sequence[str], loc: Located, anchors: frozenset[str], dist: int) -> int:
+    """How many question anchors stand within ``dist`` tokens of an occurrence of ``toks``
+    in the located passage."""
+    seq: list[str] = []
+    for s in loc.evidence.passage.sentences[loc.first : loc.last + 1]:
+        seq.extend(s.toks)
+    n, k, best = len(seq), len(toks), 0
+    want = list(toks)
+    for i in range(n - k + 1):
+        if seq[i : i + k] == want:
+            window = seq[max(0, i - dist) : i] + seq[i + k : i + k + dist]
+            best = max(best, len(anchors & {stem(t) for t in window}))
+    return best
 
 
 _TITLE_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
