@@ -9,7 +9,8 @@
   gold label.
 * Pairs (``bench/data/pairs.jsonl`` when it exists; fields ``answer``, ``evidence``,
   ``question``, ``kind`` faithful|corrupted, ``corruption``): corrupted vouched, faithful
-  STRICT. Skipped (with a line saying so) when the file is absent.
+  STRICT; a row's ``mode`` (default quote) is honoured. ``--pairs PATH`` reads another
+  file. Skipped (with a line saying so) when the file is absent.
 * ``--windows 1,2,3``: the headline rates again for each ``support_window_sentences``.
 * Throughput: a 5-claim claim-lattice answer over ~60 KB of evidence (ten 6 KB objects
   built from the HaluEval knowledge texts), verifications per CPU-second (one core,
@@ -94,7 +95,10 @@ def pairs(path: Path, policy: VerifierPolicy) -> dict[str, Counter[str]] | None:
     dist: dict[str, Counter[str]] = {}
     for row in _rows(path, None):
         ev = build_evidence(row["evidence"])
-        label = verify_answer(row["answer"], ev, policy, question=row.get("question")).label
+        mode = row.get("mode", "quote")
+        label = verify_answer(
+            row["answer"], ev, policy, question=row.get("question"), mode=mode
+        ).label
         dist.setdefault(row["kind"], Counter())[label] += 1
         if row["kind"] == "corrupted":
             dist.setdefault("corrupted: " + str(row.get("corruption", "?")), Counter())[label] += 1
@@ -194,7 +198,7 @@ def quality_rows(
         )
         rows.append(("WiCE claim dev", f"{label}, all labels", _table(c), "-"))
     if p is None:
-        rows.append(("pairs", f"{PAIRS.relative_to(ROOT)} absent: skipped", "-", "-"))
+        rows.append(("pairs", "pairs file absent: skipped", "-", "-"))
     else:
         for kind in sorted(p):
             c = p[kind]
@@ -217,6 +221,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--windows", default="", help="comma-separated window sizes to compare")
     parser.add_argument("--quick", action="store_true", help="a few seconds; still checked")
+    parser.add_argument("--pairs", type=Path, default=PAIRS, help="faithful/corrupted pairs")
     parser.add_argument(
         "--policy",
         action="append",
@@ -238,7 +243,7 @@ def main() -> int:
     seconds = 0.3 if args.quick else args.seconds
     h = halueval(args.data, policy, limit)
     w = wice(args.data, policy, limit)
-    p = pairs(PAIRS, policy)
+    p = pairs(args.pairs, policy)
     if overrides:
         print(f"policy overrides: {overrides}\n")
     t = throughput(args.data, seconds)

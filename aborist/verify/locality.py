@@ -239,18 +239,56 @@ def is_negated(text: str) -> bool:
     return _NEGATION.search(text) is not None
 
 
-def negated_outside(sentence: str, fragment_toks: Sequence[str]) -> bool:
-    """Does ``sentence`` hold a polarity cue outside the first occurrence of the token
-    sequence ``fragment_toks``? (A verbatim fragment of "X was not opened in 1902" that
-    leaves the "not" out asserts the opposite of its sentence.)"""
-    canon = canonicalize(sentence)
-    if not fragment_toks:
-        return is_negated(canon)
-    pattern = r"(?i)\b" + r"[\W_]+".join(re.escape(t) for t in fragment_toks) + r"\b"
-    m = re.search(pattern, canon)
-    if m is None:
-        return is_negated(canon)
-    return is_negated(canon[: m.start()]) or is_negated(canon[m.end() :])
+_CUE_TOKENS = frozenset(
+    "not never cannot none nobody nothing nowhere neither nor without no".split()
+)
+
+
+def _governed(toks: Sequence[str]) -> list[tuple[int, int]]:
+    """``(cue position, governed position)`` for every polarity cue of ``toks``: the cue
+    governs the first content token within three tokens after it (``not faster`` →
+    ``faster``; ``won't compile`` → ``compile``); ``-1`` when none follows."""
+    out: list[tuple[int, int]] = []
+    n = len(toks)
+    for i, t in enumerate(toks):
+        cue = (
+            t in _CUE_TOKENS
+            or (t == "t" and i > 0 and toks[i - 1].endswith("n"))
+            or (t == "to" and i > 0 and toks[i - 1] in {"fail", "fails", "failed", "unable"})
+        )
+        if not cue:
+            continue
+        governed = -1
+        for j in range(i + 1, min(n, i + 4)):
+            if toks[j] not in STOPWORDS and toks[j] not in _CUE_TOKENS:
+                governed = j
+                break
+        out.append((i, governed))
+    return out
+
+
+def negation_scope(toks: Sequence[str]) -> frozenset[str]:
+    """Stems of the words the polarity cues of ``toks`` govern (``""`` for a cue that
+    governs nothing)."""
+    return frozenset(stem(toks[j]) if j >= 0 else "" for _i, j in _governed(toks))
+
+
+def negated_outside(sentence_toks: Sequence[str], fragment_toks: Sequence[str]) -> bool:
+    """Does a polarity cue *outside* an occurrence of the token sequence ``fragment_toks``
+    in ``sentence_toks`` govern a word *inside* it? ("X was not opened in 1902": the
+    fragment "opened in 1902" leaves out the "not" that governs "opened".) True only when
+    every occurrence is so governed."""
+    k = len(fragment_toks)
+    want = list(fragment_toks)
+    cues = _governed(sentence_toks)
+    found = False
+    for i in range(len(sentence_toks) - k + 1):
+        if list(sentence_toks[i : i + k]) != want:
+            continue
+        found = True
+        if not any((c < i or c >= i + k) and i <= g < i + k for c, g in cues):
+            return False
+    return found
 
 
 def _blocks(text: str) -> list[str]:
@@ -310,6 +348,7 @@ class Sentence:
     stems: frozenset[str]
     keys: frozenset[str]
     negated: bool
+    scope: frozenset[str]
 
 
 def build_sentences(text: str) -> tuple[Sentence, ...]:
@@ -321,7 +360,15 @@ def build_sentences(text: str) -> tuple[Sentence, ...]:
             continue
         stems = frozenset(stem(t) for t in toks)
         built.append(
-            Sentence(s, toks, match_form(list(toks)), stems, value_keys(toks), is_negated(s))
+            Sentence(
+                s,
+                toks,
+                match_form(list(toks)),
+                stems,
+                value_keys(toks),
+                is_negated(s),
+                negation_scope(toks) if is_negated(s) else frozenset(),
+            )
         )
     return tuple(built)
 
@@ -432,14 +479,18 @@ def find_support(
     window: int,
     min_coverage: float,
     ignore: frozenset[str] = frozenset(),
+    must_contain: Sequence[str] = (),
 ) -> SupportResult:
     """The first passage (object order, then sentence order) of at most ``window``
     adjacent sentences that supports ``text``; ``ignore`` are stems left out of the
-    coverage (attribution cues of a quote's frame)."""
+    coverage (attribution cues of a quote's frame); every token sequence of
+    ``must_contain`` (a unit's quotations) must occur verbatim in the passage."""
+    forms = [match_form(tokens(q)) for q in must_contain]
     toks = tokens(text)
     wanted = content_stems(toks) - ignore
     anchors = anchor_keys(text) - {"s:" + s for s in ignore}
     negated = is_negated(canonicalize(text))
+    scope = negation_scope(toks) if negated else frozenset()
     if not wanted:
         return SupportResult(False, reason="no content word to look for")
     caps = frozenset(k[2:] for k in anchors if k.startswith("s:"))
@@ -486,8 +537,26 @@ def find_support(
                     )
                 )
                 continue
+            if forms:
+                joined = " " + " ".join(x.form.strip() for x in sents) + " "
+                absent = [q for q, f in zip(must_contain, forms, strict=True) if f not in joined]
+                if absent:
+                    near(
+                        SupportResult(
+                            False, ev_id, first, last, cov, f"quotation {absent[0]!r} not in it"
+                        )
+                    )
+                    continue
             holding = [s for s in sents if s.stems & wanted]
-            if any(s.negated for s in holding) != negated:
+            scopes = frozenset().union(*(s.scope for s in holding))
+            if negated:
+                # a negated claim needs its cues to govern the same words in the passage
+                mismatch = not any(s.negated for s in holding) or not scope <= scopes
+            else:
+                # an affirmative claim fails where a cue governs one of its words, or (when
+                # some claim word is missing, perhaps the paraphrased predicate) any word
+                mismatch = bool(scopes & (wanted | {""})) or (bool(scopes) and cov < 1.0)
+            if mismatch:
                 what = "negated" if negated else "affirmative"
                 near(
                     SupportResult(

@@ -26,7 +26,6 @@ from aborist.verify.policy import VerifierPolicy
 from aborist.verify.support import (
     answers_question,
     failure_code,
-    is_title_like,
     local_support,
     stems_of,
     verbatim_passages,
@@ -83,6 +82,11 @@ SOURCE_REFERENCES: frozenset[str] = frozenset(
 )
 
 
+_ATTRIBUTION_VERBS = ATTRIBUTION_CUES - SOURCE_REFERENCES
+#: Quotations of up to this many tokens are checked for being whole (titles, names).
+_TITLE_MAX_TOKENS = 12
+
+
 def quote_grade(
     text: str,
     evidence: Sequence[EvidenceObject],
@@ -111,10 +115,17 @@ def quote_grade(
         found = verbatim_in(q, evidence)
         if not found:
             reasons.append(f"QUOTE_NOT_VERBATIM: {q!r}")
-        elif is_title_like(q) and not whole_title(
+        elif len(tokens(q)) <= _TITLE_MAX_TOKENS and not whole_title(
             q, [ev for ev in evidence if ev.evidence_id in found], text
         ):
-            reasons.append(f"QUOTE_FRAGMENT: {q!r} is only part of a longer title")
+            reasons.append(f"QUOTE_FRAGMENT: {q!r} is only part of a longer title or name")
+        elif len(tokens(q)) >= policy.paraphrase_min_tokens:
+            located = verbatim_passages(q, evidence, policy)
+            if located and not any(loc.polarity_ok for loc in located):
+                reasons.append(
+                    f"POLARITY_MISMATCH: {q!r} is verbatim only as part of a sentence whose "
+                    "polarity cue it leaves out"
+                )
         ids.update(found)
     if reasons:
         return GRADE_NONE, tuple(sorted(ids)), reasons
@@ -129,24 +140,30 @@ def quote_grade(
     if not frame:
         return GRADE_VERBATIM, tuple(sorted(ids)), ["all quotations verbatim; no frame"]
     refs = [t for t in frame if t in SOURCE_REFERENCES]
+    attributing = "according" in frame or any(t in _ATTRIBUTION_VERBS for t in frame)
     rest = [t for t in frame if t not in ATTRIBUTION_CUES and t not in SOURCE_REFERENCES]
     vocab: set[str] = set()
     for ev in evidence:
         if ev.evidence_id in ids:
             vocab |= ev.token_set
             vocab.update(tokens(ev.title))
-    if (
-        (refs or not rest)
-        and len(rest) <= policy.quote_frame_max_content_tokens
-        and all(t in vocab for t in rest)
-    ):
+    short = len(rest) <= policy.quote_frame_max_content_tokens
+    if attributing and (refs or not rest) and short and all(t in vocab for t in rest):
         return (
             GRADE_VERBATIM,
             tuple(sorted(ids)),
             ["all quotations verbatim; the frame attributes them to the source"],
         )
     quoted = [ev for ev in evidence if ev.evidence_id in ids]
-    ok, why, _ids = local_support(text, quoted, policy, ignore=stems_of(sorted(SOURCE_REFERENCES)))
+    ok, why, _ids = local_support(
+        text, quoted, policy, ignore=stems_of(sorted(SOURCE_REFERENCES)), must_contain=quotes
+    )
+    if ok and refs and short:
+        return (
+            GRADE_VERBATIM,
+            tuple(sorted(ids)),
+            ["all quotations verbatim; the frame locates them in their own sentence", *why],
+        )
     if ok:
         return GRADE_PARTIAL, tuple(sorted(ids)), ["frame is a claim of its own", *why]
     return (

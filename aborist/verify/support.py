@@ -60,19 +60,22 @@ def local_support(
     policy: VerifierPolicy,
     *,
     ignore: frozenset[str] = frozenset(),
+    must_contain: Sequence[str] = (),
 ) -> tuple[bool, list[str], tuple[str, ...]]:
     """``(supported, reasons, evidence_ids)`` for ``text`` over ``evidence`` (whole, then
     by parts)."""
     objects = [(ev.evidence_id, ev.passage) for ev in evidence]
     window, cov = policy.support_window_sentences, policy.local_min_coverage
-    whole = find_support(text, objects, window=window, min_coverage=cov, ignore=ignore)
+    whole = find_support(
+        text, objects, window=window, min_coverage=cov, ignore=ignore, must_contain=must_contain
+    )
     if whole.supported:
         return (
             True,
             [f"local support: {whole.where()} (coverage {whole.coverage:.2f})"],
             (whole.evidence_id,),
         )
-    parts = claim_parts(text)
+    parts = claim_parts(text) if not must_contain else []
     if len(parts) > 1:
         found: list[SupportResult] = []
         for part in parts:
@@ -137,7 +140,7 @@ def verbatim_passages(
             ok = True
             sents = ev.passage.sentences[first : last + 1]
             if prose and any(s.negated for s in sents):
-                ok = not negated_outside(" ".join(s.text for s in sents), toks)
+                ok = not negated_outside([t for s in sents for t in s.toks], toks)
             found.append(Located(ev, first, last, ok))
     return found
 
@@ -193,19 +196,29 @@ _TITLE_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
 
 def is_title_like(quote: str) -> bool:
-    """A quotation that reads as a title: its first and last words are capitalized."""
+    """A quotation that reads as a title: its first word that is not a stopword and its
+    last word are capitalized (``"Rug Swept"``, ``"the Secret Number"``)."""
     words = _TITLE_WORD.findall(canonicalize(quote))
-    return bool(words) and words[0][0].isupper() and words[-1][0].isupper()
+    lead = [w for w in words if w.lower() not in STOPWORDS]
+    return bool(lead) and lead[0][0].isupper() and words[-1][0].isupper()
+
+
+#: Small words that sit inside titles ("Gang of Four", "Access to Names in Outer Scopes").
+_TITLE_CONNECTORS = frozenset("of the and to for a an in".split())
 
 
 def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") -> bool:
-    """Does some occurrence of the title ``quote`` stand alone: not preceded or followed,
-    across a single space or hyphen, by another capitalized word (``"Rug Swept"`` inside
-    ``Under Rug Swept`` is a fragment)? A word the unit itself puts beside the quotation
+    """Does some occurrence of the quotation stand alone: not preceded or followed, across
+    a single space, hyphen or a subtitle's colon, by another capitalized word
+    (``"Rug Swept"`` inside ``Under Rug Swept``, ``"operations"`` inside ``Boolean
+    operations`` are fragments)? For a title-like quotation a capitalized stopword
+    (``Under``) and a capitalized word across a title connector (``Gang of Four``) count
+    too; for any other quotation only capitalized words that are not stopwords. A word the unit itself puts beside the quotation
     does not count (``Emrich "Imi" Lichtenfeld``: the nickname inside the name)."""
     toks = tokens(quote)
     if not toks:
         return True
+    title = is_title_like(quote)
     own: set[str] = set()
     canon_unit = canonicalize(unit)
     at = canon_unit.find('"' + canonicalize(quote))
@@ -218,18 +231,37 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
     for ev in evidence:
         text = ev.canonical_text
         for m in pattern.finditer(text):
-            before = re.search(r"([^\W_]+)[ -]\"?$", text[max(0, m.start() - 40) : m.start()])
-            after = re.match(r"\"?[ -]([^\W_]+)", text[m.end() : m.end() + 40])
-            joined_before = (
-                before is not None
-                and before.group(1)[0].isupper()
-                and before.group(1).lower() not in own
+            before = re.search(
+                r"(?:([^\W_]+) )?([^\W_]+)(?:[ -]|: )[\"']?$",
+                text[max(0, m.start() - 60) : m.start()],
             )
-            joined_after = (
-                after is not None
-                and after.group(1)[0].isupper()
-                and after.group(1).lower() not in STOPWORDS
-                and after.group(1).lower() not in own
+            after = re.match(r"[\"']?[ -]([^\W_]+)(?: ([^\W_]+))?", text[m.end() : m.end() + 60])
+            multi = title and len(toks) > 1
+            joined_before = before is not None and (
+                (
+                    before.group(2)[0].isupper()
+                    and before.group(2).lower() not in own
+                    and (title or before.group(2).lower() not in STOPWORDS)
+                )
+                or (
+                    multi
+                    and before.group(2) in _TITLE_CONNECTORS
+                    and bool(before.group(1))
+                    and before.group(1)[0].isupper()
+                )
+            )
+            joined_after = after is not None and (
+                (
+                    after.group(1)[0].isupper()
+                    and after.group(1).lower() not in STOPWORDS
+                    and after.group(1).lower() not in own
+                )
+                or (
+                    multi
+                    and after.group(1) in _TITLE_CONNECTORS
+                    and bool(after.group(2))
+                    and after.group(2)[0].isupper()
+                )
             )
             if not joined_before and not joined_after:
                 return True
