@@ -240,7 +240,19 @@ def is_negated(text: str) -> bool:
 
 
 _CUE_TOKENS = frozenset(
-    "not never cannot none nobody nothing nowhere neither nor without no".split()
+    [
+        "not",
+        "never",
+        "cannot",
+        "none",
+        "nobody",
+        "nothing",
+        "nowhere",
+        "neither",
+        "nor",
+        "without",
+        "no",
+    ]
 )
 
 

@@ -204,7 +204,7 @@ def is_title_like(quote: str) -> bool:
 
 
 #: Small words that sit inside titles ("Gang of Four", "Access to Names in Outer Scopes").
-_TITLE_CONNECTORS = frozenset("of the and to for a an in".split())
+_TITLE_CONNECTORS = frozenset(["of", "the", "and", "to", "for", "a", "an", "in"])
 
 
 def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") -> bool:
