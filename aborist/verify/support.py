@@ -213,8 +213,9 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
     (``"Rug Swept"`` inside ``Under Rug Swept``, ``"operations"`` inside ``Boolean
     operations`` are fragments)? For a title-like quotation a capitalized stopword
     (``Under``) and a capitalized word across a title connector (``Gang of Four``) count
-    too; for any other quotation only capitalized words that are not stopwords. A word the unit itself puts beside the quotation
-    does not count (``Emrich "Imi" Lichtenfeld``: the nickname inside the name)."""
+    too; for any other quotation only capitalized words that are not stopwords. A word
+    the unit itself puts beside the quotation does not count (``Emrich "Imi"
+    Lichtenfeld``: the nickname inside the name)."""
     toks = tokens(quote)
     if not toks:
         return True
