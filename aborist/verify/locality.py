@@ -139,6 +139,28 @@ _PARTS = re.compile(
     r"|\s+(?:and|but)\s+(?=(?:it|he|she|they|this|these|its|his|her|their|the)\b)",
     re.I,
 )
+#: A clause opened by one of these is asserted only with the clause after it
+#: ("If any of the rules are violated, the program won't compile"): never a part alone.
+_SUBORDINATORS = frozenset(
+    [
+        "if",
+        "when",
+        "whenever",
+        "unless",
+        "although",
+        "though",
+        "because",
+        "since",
+        "while",
+        "after",
+        "before",
+        "once",
+        "until",
+        "as",
+        "whereas",
+        "provided",
+    ]
+)
 #: Question words and generic request words: never question anchors.
 _QUESTION_GENERIC = frozenset(
     """
@@ -395,12 +417,21 @@ def claim_parts(text: str) -> list[str]:
         if p and p.strip()
     ]
     parts: list[str] = []
+    bound = False  # the last part opened a subordinate clause: the next one belongs to it
     for p in pieces:
         n = sum(1 for t in tokens(p) if t not in STOPWORDS)
-        if parts and n < 2:
+        first = tokens(p)[:1]
+        opens = bool(first) and first[0] in _SUBORDINATORS
+        if parts and bound:
+            parts[-1] = parts[-1] + " " + p
+            bound = False
+        elif parts and n < 2 and not opens:
             parts[-1] = parts[-1] + " " + p
         else:
             parts.append(p)
+            bound = opens
+    if bound and len(parts) > 1:
+        parts[-2:] = [parts[-2] + " " + parts[-1]]
     if len(parts) > 1 and sum(1 for t in tokens(parts[0]) if t not in STOPWORDS) < 2:
         parts[1] = parts[0] + " " + parts[1]
         parts = parts[1:]

@@ -239,6 +239,16 @@ def test_a_bare_span_is_strict_only_beside_the_questions_terms() -> None:
 # -- multi-sentence support -----------------------------------------------------------
 
 
+def test_a_conditional_is_never_cut_into_parts() -> None:
+    # "the program will compile" is true elsewhere; under the condition it is false
+    assert claim_parts("If any of the rules are violated, the program will compile.") == [
+        "If any of the rules are violated the program will compile."
+    ]
+    evidence = [RUST + " Once the borrow checker is satisfied, the program will compile."]
+    wrong = "If any of the rules are violated, the program will compile. [E1]"
+    assert rung(wrong, evidence, mode="claim-lattice") == 4
+
+
 def test_claim_parts() -> None:
     assert claim_parts("A keen tennis player, he lives in Leicestershire with his wife.") == [
         "A keen tennis player",
