@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -159,6 +160,14 @@ def answers_question(
         return True, ""
     best = 0
     reach = policy.question_anchor_neighbours
+    need = policy.question_anchor_min
+    if policy.question_anchor_share > 0:
+        # the span's sentence must be among the sentences that share most with the question
+        top = max(
+            (len(anchors & s.stems) for loc in located for s in loc.evidence.passage.sentences),
+            default=0,
+        )
+        need = max(need, math.ceil(policy.question_anchor_share * top))
     dist = policy.question_anchor_distance
     for loc in located:
         stems: set[str] = set()
@@ -168,12 +177,12 @@ def answers_question(
         n = len(anchors & stems)
         if dist and n >= policy.question_anchor_min:
             n = _near(toks, loc, anchors, dist)
-        if n >= policy.question_anchor_min:
+        if n >= need:
             return True, f"answers the question: shares {n} question term(s) in its sentence"
         best = max(best, n)
     return False, (
         f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
-        f"terms {sorted(anchors)} (needs {policy.question_anchor_min})"
+        f"terms {sorted(anchors)} (needs {need})"
     )
 
 
