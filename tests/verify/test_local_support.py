@@ -275,3 +275,17 @@ def test_each_part_supported_by_its_own_sentence_reaches_rung_2() -> None:
 def test_every_verdict_carries_its_rung() -> None:
     v = verify_answer("Rust uses a third approach.", build_evidence([RUST]))
     assert v.to_dict()["rung"] == v.rung == 1
+
+
+def test_the_stricter_bare_span_knobs() -> None:
+    evidence = ["Beowulf is a film directed by Robert Zemeckis and written by Neil Gaiman."]
+    q = "Beowulf was directed by who?"
+    assert rung("Neil Gaiman", evidence, question=q) == 1  # the sentence shares "directed"
+    near = VerifierPolicy(question_anchor_distance=3)
+    assert rung("Neil Gaiman", evidence, question=q, policy=near) == 3
+    assert rung("Robert Zemeckis", evidence, question=q, policy=near) == 1
+    two = ["Beowulf is a film directed by Robert Zemeckis. Neil Gaiman wrote about Beowulf."]
+    assert rung("Neil Gaiman", two, question=q) == 1  # shares "Beowulf"
+    share = VerifierPolicy(question_anchor_share=1.0)  # as many terms as the best sentence
+    assert rung("Neil Gaiman", two, question=q, policy=share) == 3
+    assert rung("Robert Zemeckis", two, question=q, policy=share) == 1
