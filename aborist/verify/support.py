@@ -239,8 +239,14 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
     body = r"[\W_]+".join(re.escape(t) for t in toks)
     pattern = re.compile(r"(?i)(?<![^\W_])" + body + r"(?![^\W_])")
     for ev in evidence:
-        text = ev.canonical_text
-        for m in pattern.finditer(text):
+        # only the sentences the quotation occurs in (the whole text if it crosses more)
+        spans = ev.passage.occurrences(toks, 3)
+        sents = ev.passage.sentences
+        texts = [" ".join(x.text for x in sents[a : b + 1]) for a, b in spans] or [
+            ev.canonical_text
+        ]
+        for m in (m for text in texts for m in pattern.finditer(text)):
+            text = m.string
             before = re.search(
                 r"(?:([^\W_]+) )?([^\W_]+)(?:[ -]|: )[\"']?$",
                 text[max(0, m.start() - 60) : m.start()],
