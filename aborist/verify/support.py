@@ -65,7 +65,8 @@ def local_support(
 ) -> tuple[bool, list[str], tuple[str, ...]]:
     """``(supported, reasons, evidence_ids)`` for ``text`` over ``evidence`` (whole, then
     by parts)."""
-    objects = [(ev.evidence_id, ev.passage) for ev in evidence]
+    # by evidence id, so the passage found does not depend on the order evidence is given in
+    objects = sorted(((ev.evidence_id, ev.passage) for ev in evidence), key=lambda o: o[0])
     window, cov = policy.support_window_sentences, policy.local_min_coverage
     whole = find_support(
         text, objects, window=window, min_coverage=cov, ignore=ignore, must_contain=must_contain
