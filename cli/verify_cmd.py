@@ -1,4 +1,4 @@
-"""`aborist verify`: check an answer produced anywhere against evidence files (issue 4).
+"""`aborist verify`: check an answer produced anywhere against evidence files.
 
 A thin click layer over :func:`aborist.verify.verify.verify_answer`. Single mode reads one
 answer file and one or more evidence files (each file is one evidence object, ``E1``, ``E2``
@@ -16,6 +16,7 @@ import click
 from aborist.errors import AboristError, InputError
 from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.inspect import InspectReport, inspect_answer
+from aborist.verify.ladder import LADDER
 from aborist.verify.verify import MODES, Verdict, verify_answer
 from cli.term import printable
 from ledger.jsonsafe import JSONRefusedError, parse_json
@@ -38,6 +39,7 @@ def _batch_output(record_id: Any, verdict: Verdict) -> dict[str, Any]:
         "id": record_id,
         "audit_mode": full["audit_mode"],
         "label": full["label"],
+        "rung": full["rung"],
         "units": full["units"],
         "violations": full["violations"],
         "verifier_version": full["verifier_version"],
@@ -95,7 +97,12 @@ def _run_batch(path: Path, mode: str) -> None:
 
 
 def _print_human(verdict: Verdict, evidence: list[EvidenceObject]) -> None:
-    click.echo(f"{verdict.label}  (audit_mode {verdict.audit_mode}, {verdict.mode} mode)")
+    meaning = LADDER[verdict.rung - 1][2]
+    click.echo(
+        f"{verdict.label}  (rung {verdict.rung}/4, audit_mode {verdict.audit_mode}, "
+        f"{verdict.mode} mode)"
+    )
+    click.echo(f"  checked: {meaning}")
     click.echo(
         f"verified {verdict.n_verified}/{verdict.n_units} units, {verdict.n_verbatim} verbatim"
     )
@@ -171,8 +178,12 @@ def verify(
 ) -> None:
     """Verify an answer against evidence with the deterministic lexical verifier.
 
-    Labels the answer VERIFIED / SUPPORTED / PARTIAL / UNSUPPORTED (audit_mode STRICT,
-    HYBRID or UNGROUNDED); the rules are in docs/verifier.md.
+    Labels the answer VERIFIED / SUPPORTED / PARTIAL / UNSUPPORTED (rung 1-4; audit_mode
+    STRICT, HYBRID or UNGROUNDED). What each rung checked, lexically: 1, every claim occurs
+    word for word inside one sentence of the evidence, with its polarity (a short answer's
+    sentence also shares a term with the question); 2, every claim's words, polarity and
+    numbers were found together in one sentence (or each clause in one); 3, some claim's
+    were not; 4, no claim's words were found together. The rules are in docs/verifier.md.
 
     Example: aborist verify --answer answer.txt --evidence policy.txt --question "Who?"
 

@@ -52,7 +52,8 @@ def test_single_answer_human_output(cli: click.Group, files: dict[str, Path]) ->
         cli, ["verify", "--answer", str(files["good"]), "--evidence", str(files["ev1"])]
     )
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("VERIFIED  (audit_mode STRICT, quote mode)")
+    assert result.output.startswith("VERIFIED  (rung 1/4, audit_mode STRICT, quote mode)")
+    assert "checked: every claim occurs word for word inside one sentence" in result.output
     assert "quote/verbatim [E1]" in result.output
 
 
@@ -68,6 +69,7 @@ def test_json_claim_lattice(cli: click.Group, files: dict[str, Path]) -> None:
         2,
         1,
     )
+    assert out["rung"] == 3
     assert out["units"][1]["checks"][0] == {"check": "parser_succeeded", "status": "fail"}
     assert out["evidence"][1]["pointer_id"] == "E2"
 
@@ -138,8 +140,16 @@ def test_batch_on_shared_halueval(cli: click.Group, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     out = {o["id"]: o for o in map(json.loads, result.stdout.splitlines())}
     assert len(out) == 40
-    assert out["0-right_answer"]["audit_mode"] == "STRICT"  # "Arthur's Magazine"
-    assert out["0-hallucinated_answer"]["audit_mode"] == "HYBRID"  # entity co-occurrence only
+    # "Arthur's Magazine": a bare span whose sentence shares no term of "which magazine was
+    # started first …" (2.0): its words are in the evidence, but not shown to answer
+    assert (out["0-right_answer"]["label"], out["0-right_answer"]["rung"]) == ("PARTIAL", 3)
+    assert out["1-right_answer"]["rung"] == 1  # "Delhi", beside "head office"
+    # entity co-occurrence only: rung 3, no longer SUPPORTED
+    assert out["0-hallucinated_answer"]["rung"] == 3
+    assert all(
+        o["rung"] == {"VERIFIED": 1, "SUPPORTED": 2, "PARTIAL": 3, "UNSUPPORTED": 4}[o["label"]]
+        for o in out.values()
+    )
 
 
 def test_inspect_flag_adds_diagnoses(

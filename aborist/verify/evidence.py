@@ -23,7 +23,8 @@ from functools import lru_cache
 from typing import Any
 
 from aborist.errors import InputError
-from aborist.verify import textcanon
+from aborist.verify import locality, textcanon
+from aborist.verify.locality import Passage, build_sentences
 from aborist.verify.textcanon import (
     canonical_tokens,
     canonicalize,
@@ -56,18 +57,21 @@ def clear_memo() -> None:
     """Drop every memo the verifier keeps (benchmarks measure cold calls with it)."""
     _derived.cache_clear()
     textcanon.clear_memo()
+    locality.clear_memo()
 
 
 @lru_cache(maxsize=1024)
-def _derived(text: str) -> tuple[str, str, tuple[str, ...], str, frozenset[str]]:
+def _derived(text: str) -> tuple[str, str, tuple[str, ...], str, frozenset[str], Passage]:
     """Everything an evidence object derives from its text: sha256, canonical text, tokens,
-    match form, token set. A pure function of the text, remembered for the last 1,024
-    texts: the same chunks come back run after run (a batch, ``replay --deep``), and
-    tokenizing them again was most of a deep re-execution's time."""
+    match form, token set, sentence index (:class:`aborist.verify.locality.Passage`). A
+    pure function of the text, remembered for the last 1,024 texts: the same chunks come
+    back run after run (a batch, ``replay --deep``), and tokenizing them again was most of
+    a deep re-execution's time."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     canon = canonicalize(text)
     toks = tuple(canonical_tokens(canon))
-    return digest, canon, toks, match_form(list(toks)), frozenset(toks)
+    passage = Passage(build_sentences(text))
+    return digest, canon, toks, match_form(list(toks)), frozenset(toks), passage
 
 
 @dataclass(frozen=True)
@@ -85,9 +89,12 @@ class EvidenceObject:
     token_list: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
     form: str = field(default=" ", init=False, repr=False, compare=False)
     token_set: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
+    passage: Passage = field(
+        default_factory=lambda: Passage(()), init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
-        digest, canon, toks, form, token_set = _derived(self.text)
+        digest, canon, toks, form, token_set, passage = _derived(self.text)
         if self.evidence_hash and self.evidence_hash != digest:
             raise InputError(
                 f"evidence {self.pointer_id}: evidence_hash {self.evidence_hash[:12]}… "
@@ -99,6 +106,7 @@ class EvidenceObject:
         object.__setattr__(self, "token_list", toks)
         object.__setattr__(self, "form", form)
         object.__setattr__(self, "token_set", token_set)
+        object.__setattr__(self, "passage", passage)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for ledger payloads (the text itself travels as a blob by hash)."""

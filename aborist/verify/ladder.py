@@ -1,5 +1,4 @@
-"""The four-rung display ladder (seed 000, section `qa.verify`: "display layer maps
-(audit_mode, violations) → four-rung ladder").
+"""The four-rung display ladder: ``(audit_mode, violations)`` → rung 1–4.
 
 A pure function, so the CLI, the report renderer and ``replay --deep`` agree on the label:
 
@@ -7,11 +6,13 @@ A pure function, so the CLI, the report renderer and ``replay --deep`` agree on 
 rung  name           when
 ====  =============  ===========================================================
 1     VERIFIED       audit_mode STRICT and no blocking violation
-2     SUPPORTED      audit_mode HYBRID and no blocking violation: every unit has
-                     support, some of it only partial (entity, paraphrase,
-                     unanchored quote frame, demoted warrant)
+2     SUPPORTED      audit_mode HYBRID and no blocking violation: every unit's
+                     words, polarity and numbers were found together in one passage
+                     (or clause by clause), some of it not word for word
 3     PARTIAL        audit_mode HYBRID (or STRICT) with a blocking violation:
-                     some unit has no support at all
+                     some unit has no such passage (only names occur, its words
+                     are scattered or contradicted, or a bare answer's sentence
+                     does not share the question's terms)
 4     UNSUPPORTED    audit_mode UNGROUNDED
 ====  =============  ===========================================================
 
@@ -30,11 +31,27 @@ __all__ = ["AUDIT_MODES", "LADDER", "ladder_label", "ladder_rung"]
 
 AUDIT_MODES = ("STRICT", "HYBRID", "UNGROUNDED")
 
+#: ``(rung, label, what was checked)``: the words say what the rung means lexically.
 LADDER: tuple[tuple[int, str, str], ...] = (
-    (1, "VERIFIED", "every claim is verbatim in the evidence"),
-    (2, "SUPPORTED", "every claim has support, some of it not verbatim"),
-    (3, "PARTIAL", "some claims have no support in the evidence"),
-    (4, "UNSUPPORTED", "nothing in the answer is supported by the evidence"),
+    (
+        1,
+        "VERIFIED",
+        "every claim occurs word for word inside one sentence of the evidence, with its "
+        "polarity; a short answer's sentence also shares a term with the question",
+    ),
+    (
+        2,
+        "SUPPORTED",
+        "every claim's words, polarity and numbers were found together in one sentence "
+        "of the evidence (or each clause in one sentence), not all word for word",
+    ),
+    (
+        3,
+        "PARTIAL",
+        "some claim's words, polarity and numbers were not found together in one sentence "
+        "of the evidence",
+    ),
+    (4, "UNSUPPORTED", "no claim's words were found together in the evidence"),
 )
 
 

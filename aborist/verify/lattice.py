@@ -1,4 +1,4 @@
-"""Strategy 5, the claim lattice, and its seven hard checks (seed 000, section `qa.verify`).
+"""Strategy 5, the claim lattice, and its eight hard checks.
 
 Each parsed claim (:func:`aborist.verify.claims.parse_claims`) runs the checks in order;
 the first failure stops the claim (later checks are recorded as ``skipped``):
@@ -16,10 +16,17 @@ the first failure stops the claim (later checks are recorded as ``skipped``):
    (objects ranked by claim tokens covered, ties by citation order) and check 5 is re-run
    on the trimmed set: pass with an advisory ``POINTER_TRIMMED``, or fail.
 7. ``anchor_warrant`` — :func:`aborist.verify.warrant.check_warrant` over the cited objects.
+8. ``local_support`` — the claim is verbatim inside one passage of a cited object with its
+   polarity, or one passage (or, clause by clause, one passage per clause) holds its
+   words, anchors and polarity (:mod:`aborist.verify.support`); a claim holding
+   quotations runs the quote rule over the cited objects instead.
 
-A claim that passes all seven is verified. Its grade is *verbatim* only when its text (or,
-if it holds quotations, every quotation under the quote rule) occurs verbatim in the cited
-objects and the warrant did not demote it; otherwise *partial*.
+A claim that passes all eight is verified. Its grade is *verbatim* only when its text (or,
+if it holds quotations, every quotation under the quote rule) occurs verbatim in one
+passage of the cited objects and the warrant did not demote it; otherwise *partial*. A
+verbatim claim of at most ``bare_span_max_tokens`` tokens whose sentence shares no term
+with the question is verified at partial grade with the blocking ``NOT_ANSWER_ANCHORED``
+(rung 3 at best).
 """
 
 from __future__ import annotations
@@ -30,6 +37,12 @@ from aborist.verify.claims import PARSE_MALFORMED_POINTER, PARSE_OK, ParsedClaim
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.strategies import ATTRIBUTION_CUES, quote_grade
+from aborist.verify.support import (
+    answers_question,
+    failure_code,
+    local_support,
+    verbatim_passages,
+)
 from aborist.verify.textcanon import content_tokens, tokens
 from aborist.verify.units import (
     GRADE_NONE,
@@ -40,7 +53,6 @@ from aborist.verify.units import (
     UnitVerdict,
     Violation,
     extract_quotes,
-    verbatim_in,
 )
 from aborist.verify.warrant import WARRANT_DEMOTE, WARRANT_FAIL, check_warrant
 
@@ -54,6 +66,7 @@ HARD_CHECKS = (
     "citation_coverage",
     "pointer_cap",
     "anchor_warrant",
+    "local_support",
 )
 
 _FAIL_CODES = {
@@ -63,6 +76,7 @@ _FAIL_CODES = {
     "citation_coverage": "COVERAGE_BELOW_THRESHOLD",
     "pointer_cap": "POINTER_CAP_EXCEEDED",
     "anchor_warrant": "WARRANT_FAILED",
+    "local_support": "NOT_LOCALLY_SUPPORTED",
 }
 
 
@@ -74,11 +88,34 @@ def _coverage(content: Sequence[str], cited: Sequence[EvidenceObject]) -> float:
     return covered / len(wanted)
 
 
-def _grade(text: str, cited: Sequence[EvidenceObject], policy: VerifierPolicy) -> str:
+def _grade(
+    text: str, cited: Sequence[EvidenceObject], policy: VerifierPolicy, question: str | None
+) -> tuple[str, list[str], str]:
+    """``(grade, reasons, blocking_code)`` of check 8; grade none fails the check."""
     if extract_quotes(text):
-        grade, _ids, _reasons = quote_grade(text, cited, policy)
-        return grade if grade == GRADE_VERBATIM else GRADE_PARTIAL
-    return GRADE_VERBATIM if verbatim_in(text, cited) else GRADE_PARTIAL
+        grade, _ids, reasons = quote_grade(text, cited, policy)
+        code = failure_code(reasons, "QUOTE_NOT_VERBATIM") if grade == GRADE_NONE else ""
+        return grade, reasons, code
+    located = verbatim_passages(text, cited, policy)
+    agreeing = [loc for loc in located if loc.polarity_ok]
+    if agreeing:
+        ok, anchored = answers_question(text, agreeing, question, policy)
+        if not ok:
+            return GRADE_PARTIAL, [anchored], "NOT_ANSWER_ANCHORED"
+        return GRADE_VERBATIM, ["verbatim in one passage"] + ([anchored] if anchored else []), ""
+    if located:
+        return (
+            GRADE_NONE,
+            [
+                "POLARITY_MISMATCH: verbatim only as part of a sentence whose polarity cue it "
+                "leaves out"
+            ],
+            "POLARITY_MISMATCH",
+        )
+    ok, why, _ids = local_support(text, cited, policy)
+    if ok:
+        return GRADE_PARTIAL, why, ""
+    return GRADE_NONE, why, failure_code(why, "NOT_LOCALLY_SUPPORTED")
 
 
 def classify_claim(
@@ -189,7 +226,15 @@ def classify_claim(
     if warrant.classes:
         reasons.append(f"warrant {warrant.status}: {list(warrant.classes)}")
 
-    grade = _grade(claim.claim_text, cited, policy)
+    grade, why, code = _grade(claim.claim_text, cited, policy, question)
+    if grade == GRADE_NONE:
+        code = code or "NOT_LOCALLY_SUPPORTED"
+        detail = "; ".join(why)
+        return fail("local_support", code, detail.removeprefix(code + ": "))
+    checks.append(("local_support", "pass"))
+    reasons.extend(why)
+    if code:
+        violations.append(Violation(code, SEVERITY_BLOCKING, index, "; ".join(why)))
     if warrant.status == WARRANT_DEMOTE:
         grade = GRADE_PARTIAL
         violations.append(

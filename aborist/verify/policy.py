@@ -1,4 +1,4 @@
-"""The verifier's policy: every threshold in one hashed object (issue 4).
+"""The verifier's policy: every threshold in one hashed object.
 
 ``verifier_policy_hash`` is the ninth cache-key dimension and is recorded in every verdict,
 so a replay can tell "same code, different thresholds" from tampering. It is the sha256 of
@@ -15,7 +15,7 @@ from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = ["DEFAULT_POLICY", "VERIFIER_VERSION", "VerifierPolicy", "policy_hash"]
 
-VERIFIER_VERSION = "aborist-verifier/1.1.0"
+VERIFIER_VERSION = "aborist-verifier/2.0.0"
 
 
 class VerifierPolicy(BaseModel):
@@ -42,6 +42,13 @@ class VerifierPolicy(BaseModel):
     trailing_prefix_min_content_tokens: int = Field(default=2, ge=1)
     deflection_min_answer_tokens: int = Field(default=8, ge=1)
     spotlight_window: int = Field(default=400, ge=20)
+    support_window_sentences: int = Field(default=1, ge=1, le=5)
+    local_min_coverage: float = Field(default=0.85, gt=0.0, le=1.0)
+    bare_span_max_tokens: int = Field(default=5, ge=0)
+    question_anchor_min: int = Field(default=1, ge=1)
+    question_anchor_neighbours: int = Field(default=0, ge=0, le=3)
+    question_anchor_distance: int = Field(default=0, ge=0)
+    question_anchor_share: float = Field(default=0.0, ge=0.0, le=1.0)
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -23,6 +23,14 @@ from collections.abc import Sequence
 
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.support import (
+    answers_question,
+    failure_code,
+    local_support,
+    stems_of,
+    verbatim_passages,
+    whole_title,
+)
 from aborist.verify.textcanon import canonicalize, content_tokens, match_form, tokens
 from aborist.verify.units import (
     GRADE_NONE,
@@ -33,7 +41,6 @@ from aborist.verify.units import (
     Unit,
     UnitVerdict,
     Violation,
-    best_coverage,
     extract_quotes,
     frame_tokens,
     verbatim_in,
@@ -42,7 +49,13 @@ from aborist.verify.warrant import proper_nouns
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
-__all__ = ["ATTRIBUTION_CUES", "classify_prose_unit", "is_title_span", "quote_grade"]
+__all__ = [
+    "ATTRIBUTION_CUES",
+    "SOURCE_REFERENCES",
+    "classify_prose_unit",
+    "is_title_span",
+    "quote_grade",
+]
 
 
 ATTRIBUTION_CUES: frozenset[str] = frozenset(
@@ -58,21 +71,42 @@ ATTRIBUTION_CUES: frozenset[str] = frozenset(
 )
 
 
+#: Words that refer to the evidence itself: a frame made of these (and words of the
+#: quoted object) is an attribution to the source, not a claim of its own.
+SOURCE_REFERENCES: frozenset[str] = frozenset(
+    """
+    according article book chapter docs document documentation evidence excerpt faq guide
+    handbook manual page paper passage reference section source spec specification
+    standard study text tutorial
+    """.split()  # noqa: SIM905
+)
+
+
+_ATTRIBUTION_VERBS = ATTRIBUTION_CUES - SOURCE_REFERENCES
+#: Quotations of up to this many tokens are checked for being whole (titles, names).
+_TITLE_MAX_TOKENS = 12
+
+
 def quote_grade(
-    text: str, evidence: Sequence[EvidenceObject], policy: VerifierPolicy
+    text: str,
+    evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
 ) -> tuple[str, tuple[str, ...], list[str]]:
     """Grade a unit holding quotations against ``evidence``.
 
     Returns ``(grade, evidence_ids, reasons)``:
 
-    * none — some quotation does not occur verbatim in any object;
-    * verbatim — every quotation occurs verbatim and either the whole unit occurs verbatim,
-      or the *frame* (content tokens outside the quotes) is an anchored attribution: it is
-      empty, or it holds an attribution cue (said, states, according, wrote …) and at most
-      ``quote_frame_max_content_tokens`` other tokens, each present in an object (text or
-      title) that supports a quotation;
-    * partial — every quotation is verbatim but the frame asserts something of its own
-      (``Holly Willoughby was in "Doctor Who"``).
+    * none — some quotation does not occur verbatim in any object (``QUOTE_NOT_VERBATIM``),
+      a quoted title is only a fragment of a longer title (``QUOTE_FRAGMENT``), or the text
+      outside the quotations asserts something no passage supports (``FRAME_UNSUPPORTED``);
+    * verbatim — every quotation occurs verbatim and either the whole unit occurs verbatim
+      in one passage, or the *frame* (content tokens outside the quotes) is empty, or it is
+      an attribution to the source: a source reference (``according``, ``the book``, ``the
+      docs`` …), attribution verbs (said, states, wrote …) and at most
+      ``quote_frame_max_content_tokens`` other tokens, each in an object that holds a
+      quotation;
+    * partial — the frame is a claim of its own (``"The Kingsmen" wrote the song``) and one
+      passage holds it together with the quotation's words, polarity and numbers.
     """
     quotes = extract_quotes(text)
     ids: set[str] = set()
@@ -81,42 +115,61 @@ def quote_grade(
         found = verbatim_in(q, evidence)
         if not found:
             reasons.append(f"QUOTE_NOT_VERBATIM: {q!r}")
+        elif len(tokens(q)) <= _TITLE_MAX_TOKENS and not whole_title(
+            q, [ev for ev in evidence if ev.evidence_id in found], text
+        ):
+            reasons.append(f"QUOTE_FRAGMENT: {q!r} is only part of a longer title or name")
+        elif len(tokens(q)) >= policy.paraphrase_min_tokens:
+            located = verbatim_passages(q, evidence, policy)
+            if located and not any(loc.polarity_ok for loc in located):
+                reasons.append(
+                    f"POLARITY_MISMATCH: {q!r} is verbatim only as part of a sentence whose "
+                    "polarity cue it leaves out"
+                )
         ids.update(found)
     if reasons:
         return GRADE_NONE, tuple(sorted(ids)), reasons
-    whole = verbatim_in(text, evidence)
+    whole = [loc for loc in verbatim_passages(text, evidence, policy) if loc.polarity_ok]
     if whole:
         return (
             GRADE_VERBATIM,
-            tuple(sorted(ids | set(whole))),
-            ["unit verbatim, quotations included"],
+            tuple(sorted(ids | {loc.evidence.evidence_id for loc in whole})),
+            ["unit verbatim in one passage, quotations included"],
         )
     frame = frame_tokens(text)
     if not frame:
         return GRADE_VERBATIM, tuple(sorted(ids)), ["all quotations verbatim; no frame"]
-    cues = [t for t in frame if t in ATTRIBUTION_CUES]
-    rest = [t for t in frame if t not in ATTRIBUTION_CUES]
+    refs = [t for t in frame if t in SOURCE_REFERENCES]
+    attributing = "according" in frame or any(t in _ATTRIBUTION_VERBS for t in frame)
+    rest = [t for t in frame if t not in ATTRIBUTION_CUES and t not in SOURCE_REFERENCES]
     vocab: set[str] = set()
     for ev in evidence:
         if ev.evidence_id in ids:
             vocab |= ev.token_set
             vocab.update(tokens(ev.title))
-    unanchored = sorted({t for t in rest if t not in vocab})
-    if not cues:
-        reasons.append(f"FRAME_UNVERIFIED: frame {sorted(set(frame))} is not an attribution")
-    elif len(rest) > policy.quote_frame_max_content_tokens:
-        reasons.append(
-            f"FRAME_UNVERIFIED: {len(rest)} frame tokens besides the attribution cue "
-            f"(max {policy.quote_frame_max_content_tokens})"
+    short = len(rest) <= policy.quote_frame_max_content_tokens
+    if attributing and (refs or not rest) and short and all(t in vocab for t in rest):
+        return (
+            GRADE_VERBATIM,
+            tuple(sorted(ids)),
+            ["all quotations verbatim; the frame attributes them to the source"],
         )
-    elif unanchored:
-        reasons.append(f"FRAME_UNVERIFIED: frame tokens {unanchored} not in the quoted evidence")
-    if reasons:
-        return GRADE_PARTIAL, tuple(sorted(ids)), reasons
+    quoted = [ev for ev in evidence if ev.evidence_id in ids]
+    ok, why, _ids = local_support(
+        text, quoted, policy, ignore=stems_of(sorted(SOURCE_REFERENCES)), must_contain=quotes
+    )
+    if ok and refs and short:
+        return (
+            GRADE_VERBATIM,
+            tuple(sorted(ids)),
+            ["all quotations verbatim; the frame locates them in their own sentence", *why],
+        )
+    if ok:
+        return GRADE_PARTIAL, tuple(sorted(ids)), ["frame is a claim of its own", *why]
     return (
-        GRADE_VERBATIM,
+        GRADE_NONE,
         tuple(sorted(ids)),
-        ["all quotations verbatim; attribution frame anchored"],
+        [f"FRAME_UNSUPPORTED: the text outside the quotations is a claim of its own; {why[0]}"],
     )
 
 
@@ -166,21 +219,37 @@ def is_title_span(text: str) -> bool:
 
 
 def classify_prose_unit(
-    index: int, unit: Unit, evidence: Sequence[EvidenceObject], policy: VerifierPolicy
+    index: int,
+    unit: Unit,
+    evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
+    question: str | None = None,
 ) -> UnitVerdict:
-    """Run quote → span → entity → paraphrase on one unit; the first that applies wins."""
+    """Run quote → span → paraphrase → entity on one unit; the first that applies wins."""
     text = unit.text
     toks = tokens(text)
     content = content_tokens(toks)
 
-    def verdict(strategy: str, grade: str, ids: tuple[str, ...], reasons: list[str]) -> UnitVerdict:
+    def verdict(
+        strategy: str,
+        grade: str,
+        ids: tuple[str, ...],
+        reasons: list[str],
+        blocking: str = "",
+    ) -> UnitVerdict:
         violations: list[Violation] = []
         if grade == GRADE_PARTIAL:
             violations.append(
                 Violation("PARTIAL_SUPPORT", SEVERITY_ADVISORY, index, f"{strategy}: not verbatim")
             )
+        if blocking:
+            violations.append(Violation(blocking, SEVERITY_BLOCKING, index, "; ".join(reasons)))
         elif grade == GRADE_NONE:
-            code = "QUOTE_NOT_VERBATIM" if strategy == "quote" else "UNSUPPORTED"
+            code = failure_code(
+                reasons, "QUOTE_NOT_VERBATIM" if strategy == "quote" else "UNSUPPORTED"
+            )
+            if code == "NOT_LOCALLY_SUPPORTED":
+                code = "UNSUPPORTED"
             violations.append(Violation(code, SEVERITY_BLOCKING, index, "; ".join(reasons)))
         return UnitVerdict(
             index=index,
@@ -197,20 +266,48 @@ def classify_prose_unit(
     if extract_quotes(text):
         grade, ids, reasons = quote_grade(text, evidence, policy)
         return verdict("quote", grade, ids, reasons)
+    polarity_reason = ""
     if len(content) >= policy.span_min_content_tokens or is_title_span(text):
-        ids = verbatim_in(text, evidence)
-        if ids:
-            return verdict("span", GRADE_VERBATIM, ids, ["token sequence occurs verbatim"])
-    ids, reasons = _entity_support(text, evidence, policy)
-    if ids:
-        return verdict("entity", GRADE_PARTIAL, ids, reasons)
+        located = verbatim_passages(text, evidence, policy)
+        agreeing = [loc for loc in located if loc.polarity_ok]
+        if agreeing:
+            ids = tuple(sorted({loc.evidence.evidence_id for loc in agreeing}))
+            ok, why = answers_question(text, agreeing, question, policy)
+            if not ok:
+                return verdict(
+                    "span",
+                    GRADE_PARTIAL,
+                    ids,
+                    ["token sequence occurs verbatim", why],
+                    blocking="NOT_ANSWER_ANCHORED",
+                )
+            reasons = ["token sequence occurs verbatim in one passage"] + ([why] if why else [])
+            return verdict("span", GRADE_VERBATIM, ids, reasons)
+        if located:
+            polarity_reason = (
+                "POLARITY_MISMATCH: verbatim only as part of a sentence whose polarity cue "
+                "it leaves out"
+            )
     if (
         len(toks) >= policy.paraphrase_min_tokens
         and len(set(content)) >= policy.paraphrase_min_content_tokens
+        and not polarity_reason
     ):
-        cov, ids = best_coverage(content, evidence)
-        if cov >= policy.paraphrase_min_coverage:
-            return verdict("paraphrase", GRADE_PARTIAL, ids, [f"token coverage {cov:.3f}"])
+        ok, support_why, ids = local_support(text, evidence, policy)
+        if ok:
+            return verdict("paraphrase", GRADE_PARTIAL, ids, support_why)
+        polarity_reason = support_why[0]
+    ids, reasons = _entity_support(text, evidence, policy)
+    if ids:
+        return verdict(
+            "entity",
+            GRADE_PARTIAL,
+            ids,
+            reasons + ([polarity_reason] if polarity_reason else ["names only"]),
+            blocking="ENTITY_ONLY",
+        )
     if not content:
         return verdict("none", GRADE_NONE, (), ["no content token (nothing to check)"])
+    if polarity_reason:
+        return verdict("none", GRADE_NONE, (), [polarity_reason])
     return verdict("none", GRADE_NONE, (), ["no strategy found evidence"])

@@ -1,4 +1,4 @@
-"""The layered verifier (seed 000, section `qa.verify`; issue 4).
+"""The layered verifier.
 
 ``verify_answer(answer, evidence, policy, question=, mode=)`` is a pure function: no I/O,
 no clock, no randomness, so ``aborist-ledger replay --deep`` can re-run it on recorded
@@ -33,7 +33,7 @@ from typing import Any
 from aborist.errors import InputError
 from aborist.verify.claims import parse_claims
 from aborist.verify.evidence import EvidenceObject
-from aborist.verify.ladder import ladder_label
+from aborist.verify.ladder import ladder_label, ladder_rung
 from aborist.verify.lattice import HARD_CHECKS, classify_claim
 from aborist.verify.policy import DEFAULT_POLICY, VERIFIER_VERSION, VerifierPolicy, policy_hash
 from aborist.verify.strategies import classify_prose_unit
@@ -77,6 +77,11 @@ class Verdict:
     verifier_policy_hash: str
 
     @property
+    def rung(self) -> int:
+        """The ladder rung (1 VERIFIED … 4 UNSUPPORTED) of this verdict."""
+        return ladder_rung(self.audit_mode, self.violations)
+
+    @property
     def n_units(self) -> int:
         return len(self.units)
 
@@ -100,6 +105,7 @@ class Verdict:
             "mode": self.mode,
             "audit_mode": self.audit_mode,
             "label": self.label,
+            "rung": self.rung,
             "n_units": self.n_units,
             "n_verified": self.n_verified,
             "n_verbatim": self.n_verbatim,
@@ -134,7 +140,8 @@ def verify_answer(
     if mode == "quote":
         usable = [ev for ev in evidence if pol.role_allowed(ev.source_role)]
         units = [
-            classify_prose_unit(i, u, usable, pol) for i, u in enumerate(segment_prose(answer))
+            classify_prose_unit(i, u, usable, pol, question)
+            for i, u in enumerate(segment_prose(answer))
         ]
     else:
         units = [

@@ -66,7 +66,8 @@ def build_ledger(url: str, tmp: Path) -> Built:
 
 
 Q_FLOW = "Where does the Silverrun River flow?"
-#: A claim with a trailing artifact: the mechanical repair drops it (HYBRID -> STRICT).
+#: A claim with a trailing artifact: the mechanical repair drops it (UNGROUNDED -> STRICT:
+#: since verifier 2.0 the unsupported "(Source: …)" sentence leaves the claim without support).
 TRAILING = (
     "The Silverrun River flows north from the Ashen Mountains into the Glass Lake. "
     "(Source: Rivers of Eldoria) [E1]"

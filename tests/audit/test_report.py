@@ -146,7 +146,7 @@ def test_quote_repaired_cached_and_failed_runs(audited: Audited) -> None:
     quote = Dom(render_report(b.ledger, b.quote))
     assert len(quote.find("g", "dag-node")) == 7
     mech = Dom(render_report(b.ledger, audited.mechanical))
-    assert "HYBRID → STRICT" in mech.by_id("repair-transition").all_text()
+    assert "UNGROUNDED → STRICT" in mech.by_id("repair-transition").all_text()
     assert "(Source: Rivers of Eldoria)" in mech.by_id("repair-original").all_text()
     assert "(Source:" not in mech.by_id("repair-repaired").all_text()
     assert mech.by_id("repair-changes").children

@@ -1,4 +1,4 @@
-"""Hypothesis properties of the verifier (issue 4, "Property tests")."""
+"""Hypothesis properties of the verifier."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
+from aborist.verify.support import whole_title
 from aborist.verify.textcanon import STOPWORDS
 from aborist.verify.verify import UnitVerdict, verify_answer
 from ledger.canonical import canonical_json
@@ -61,7 +62,11 @@ def test_verbatim_quote_of_evidence_is_always_verified(
     has_content = any(w.strip(".").lower() not in STOPWORDS for w in source[start:end])
     quoted = f"“{piece}”" if curly else f'"{piece}"'
     verdict = verify_answer(quoted, ev)
-    if has_content:
+    fragment = len(piece.split()) <= 12 and not whole_title(piece, ev, quoted)
+    if has_content and fragment:
+        # a piece cut out of a longer capitalized run (2.0): not a whole title or name
+        assert "QUOTE_FRAGMENT" in {v.code for v in verdict.violations}
+    elif has_content:
         assert verdict.audit_mode == "STRICT"
         assert verdict.units[0].strategy == "quote"
     else:

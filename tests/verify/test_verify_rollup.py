@@ -33,9 +33,16 @@ def test_strict_requires_every_unit_verbatim() -> None:
 
 
 def test_partial_support_alone_is_hybrid_supported() -> None:
-    v = verify_answer("Anna Holm founded it in Bergen in 1902, the museum.", EV)
+    v = verify_answer("The museum in Bergen opened in 1902.", EV)
     assert v.units[0].grade == "partial"
-    assert (v.audit_mode, v.label) == ("HYBRID", "SUPPORTED")
+    assert (v.audit_mode, v.label, v.rung) == ("HYBRID", "SUPPORTED", 2)
+
+
+def test_names_scattered_over_two_sentences_are_only_partial() -> None:
+    # before 2.0 a bag of words over the whole object made this SUPPORTED
+    v = verify_answer("Anna Holm founded it in Bergen in 1902, the museum.", EV)
+    assert (v.audit_mode, v.label, v.rung) == ("HYBRID", "PARTIAL", 3)
+    assert "ENTITY_ONLY" in {x.code for x in v.violations}
 
 
 def test_nothing_verified_and_empty_answer_are_ungrounded() -> None:
@@ -91,7 +98,7 @@ def test_halueval_regression() -> None:
     """HaluEval QA: right non-polar answers STRICT, hallucinations rarely STRICT (see bench)."""
     path = DATA / "halueval" / "qa_one-turn_data.json"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()][:200]
-    right = halluc = polar = 0
+    right = halluc = vouched = polar = 0
     for row in rows:
         ev = build_evidence([row["knowledge"]])
         if row["right_answer"].strip().lower() in {"yes", "no"}:
@@ -101,12 +108,14 @@ def test_halueval_regression() -> None:
         right += (
             verify_answer(row["right_answer"], ev, question=row["question"]).audit_mode == "STRICT"
         )
-        halluc += (
-            verify_answer(row["hallucinated_answer"], ev, question=row["question"]).audit_mode
-            == "STRICT"
-        )
-    assert right >= 0.98 * (len(rows) - polar)
-    assert halluc <= 0.02 * len(rows)
+        wrong = verify_answer(row["hallucinated_answer"], ev, question=row["question"])
+        halluc += wrong.audit_mode == "STRICT"
+        vouched += wrong.rung <= 2
+    # 2.0: a bare span whose sentence shares no term with the question is no longer STRICT
+    # (comparison questions, multi-hop bridges), which costs right answers: bench/README.md
+    assert right >= 0.88 * (len(rows) - polar)
+    assert halluc <= 0.015 * len(rows)
+    assert vouched <= 0.08 * len(rows)
 
 
 @pytest.mark.skipif(not (DATA / "wice").is_dir(), reason="../shared/data/wice not present")

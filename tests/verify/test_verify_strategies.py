@@ -46,18 +46,23 @@ def test_quote_frame_title_counts_as_anchor() -> None:
     assert one(answer)[:2] == ("quote", "verbatim")
 
 
-def test_quote_with_claiming_frame_is_only_partial() -> None:
-    # near miss: verbatim quotes, but the frame asserts a relation of its own
+def test_quote_with_claiming_frame_is_unsupported() -> None:
+    # near miss: verbatim quotes, but the frame asserts a relation no sentence states
     answer = 'Bauer Media Group published "an American literary periodical".'
+    assert one(answer) == ("quote", "none", False, "UNGROUNDED")
+
+
+def test_quote_with_a_frame_its_sentence_states_is_partial() -> None:
+    answer = 'Bauer Media Group published "First for Women".'
     assert one(answer) == ("quote", "partial", True, "HYBRID")
 
 
-def test_quote_frame_over_the_cap_is_partial() -> None:
+def test_quote_frame_over_the_cap_is_a_claim_of_its_own() -> None:
     answer = (
         "The handbook states, in Philadelphia magazine American literary periodical terms, "
         '"line manager".'
     )
-    assert one(answer)[:2] == ("quote", "partial")
+    assert one(answer)[:2] == ("quote", "none")
 
 
 def test_non_verbatim_quote_is_unsupported_and_does_not_fall_through() -> None:

@@ -1,0 +1,616 @@
+"""Local support: a claim's words, polarity and quantities found together in one passage.
+
+Before 2.0 a claim was "supported" when its content words occurred *anywhere* in an
+evidence object, so "Rust uses garbage collection" was supported by a chapter that says
+"some languages have garbage collection … Rust uses a third approach". Here support is
+local (docs/verifier.md §19):
+
+* **Sentences.** Every evidence object is cut into sentences once, when it is built
+  (:func:`split_sentences`): at a blank line, at a line that starts a Markdown heading or
+  list item, and after ``.``, ``!`` or ``?`` before a capital, a digit, a quote or a
+  bracket — not after an ellipsis, a one-letter initial or a common abbreviation
+  (``Gen.``, ``e.g.``, ``U.S.`` …). "century.First" (no space, a lower-case word before)
+  is a break too.
+* **Window.** A *passage* is ``support_window_sentences`` adjacent sentences of one
+  object (default 1: one sentence).
+* **A passage supports a claim** when it holds at least ``local_min_coverage`` of the
+  claim's distinct content stems, every *anchor* of the claim (capitalized words,
+  numbers, ordinals, months, comparative and direction words), and the same polarity
+  (:func:`is_negated` of the claim equals that of the passage's sentences that hold
+  claim words).
+* **Parts.** A claim that no single passage supports may still be supported when it cuts
+  into clauses (:func:`claim_parts`, at ``, and`` ``; `` ``, but`` ``, which`` …) and
+  each clause is supported by some passage on its own.
+
+Stems are a deliberately small suffix stripper (:func:`stem`) so that "approved" meets
+"approve" and "languages" meets "language"; it never maps two different words of six
+letters or fewer to one stem unless they differ only by such a suffix.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from aborist.verify.textcanon import (
+    NUMBER_WORDS,
+    STOPWORDS,
+    canonical_tokens,
+    canonicalize,
+    match_form,
+    tokens,
+)
+
+__all__ = [
+    "NEGATION_CUES",
+    "Passage",
+    "Sentence",
+    "SupportResult",
+    "anchor_keys",
+    "build_sentences",
+    "claim_parts",
+    "clear_memo",
+    "content_stems",
+    "find_support",
+    "is_negated",
+    "negated_outside",
+    "question_anchors",
+    "split_sentences",
+    "stem",
+]
+
+#: Polarity cues, case-insensitive. ``no-longer-used`` (a hyphenated "no") is not a cue.
+NEGATION_CUES = (
+    "not never cannot none nobody nothing nowhere neither nor without n't no "
+    "fails to / failed to / fail to / unable to"
+)
+_NEGATION = re.compile(
+    r"(?i)\b(?:not|never|cannot|none|nobody|nothing|nowhere|neither|nor|without)\b"
+    r"|\bno\b(?!-)|n['\u2019]t\b|\b(?:fail(?:s|ed)?|unable)\s+to\b"
+)
+
+_ABBREV = frozenset(
+    """
+    mr mrs ms dr st jr sr vs etc inc co corp ltd no fig prof gen col lt sgt rev u.s e.g
+    i.e approx dept est cf al ca op vol pp ed eds mt ft
+    """.split()  # noqa: SIM905
+)
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|))")
+_END = re.compile(r"(?<!\.\.)[.!?][\"')\]]*(\s*)(?=[\"'(\[]?[A-Z0-9])")
+_HEADING = re.compile(r"^[ \t]*#{1,6}\s")
+_LAST_WORD = re.compile(r"(\S+)$")
+
+_ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "last": -1,
+}
+_ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        [
+            ("january",),
+            ("february",),
+            ("march",),
+            ("april",),
+            (),
+            ("june",),
+            ("july",),
+            ("august",),
+            ("september",),
+            ("october",),
+            ("november",),
+            ("december",),
+        ],
+        start=1,
+    )
+    for m in names
+}
+#: Comparative, superlative and direction words: a claim's must be in its passage.
+DIRECTION_WORDS: frozenset[str] = frozenset(
+    """
+    more less fewer most least larger largest smaller smallest bigger biggest greater
+    greatest higher highest lower lowest longer longest shorter shortest earlier earliest
+    later latest older oldest younger youngest newer newest faster fastest slower slowest
+    better best worse worst before after above below inner outer innermost outermost
+    uppermost lowermost nearest closest farthest furthest north south east west northern
+    southern eastern western increase increases increased decrease decreases decreased
+    minimum maximum only
+    """.split()  # noqa: SIM905
+)
+_DIGITS = re.compile(r"^\d+(?:[.,]\d+)*$")
+_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_PARTS = re.compile(
+    r",\s+(?:and|but|while|whereas|which|who|where|although|though)\s+|[,;:]\s+|\s+-\s+"
+    r"|\s+(?:and|but)\s+(?=(?:it|he|she|they|this|these|its|his|her|their|the)\b)",
+    re.I,
+)
+#: A clause opened by one of these is asserted only with the clause after it
+#: ("If any of the rules are violated, the program won't compile"): never a part alone.
+_SUBORDINATORS = frozenset(
+    [
+        "if",
+        "when",
+        "whenever",
+        "unless",
+        "although",
+        "though",
+        "because",
+        "since",
+        "while",
+        "after",
+        "before",
+        "once",
+        "until",
+        "as",
+        "whereas",
+        "provided",
+    ]
+)
+#: Question words and generic request words: never question anchors.
+_QUESTION_GENERIC = frozenset(
+    """
+    what which who whom whose when where why how many much name named names called call
+    kind type tell give list did does do also both either year
+    """.split()  # noqa: SIM905
+)
+
+
+@lru_cache(maxsize=65536)
+def stem(tok: str) -> str:
+    """A light suffix stripper (plural, -ed, -ing), then the first 7 letters; a number
+    (``30,847``, ``seven``) stems to its digits (``30847``, ``7``)."""
+    if tok in NUMBER_WORDS:
+        return NUMBER_WORDS[tok]
+    if not tok.isalpha():
+        if _THOUSANDS.match(tok):
+            return tok.replace(",", "")
+        return tok
+    if len(tok) > 5 and tok.endswith("ing"):
+        tok = tok[:-3]
+    elif len(tok) > 4 and tok.endswith("ied"):
+        tok = tok[:-3] + "y"
+    elif len(tok) > 4 and tok.endswith("ed"):
+        tok = tok[:-2]
+    elif len(tok) > 4 and tok.endswith("ies"):
+        tok = tok[:-3] + "y"
+    elif len(tok) > 4 and tok.endswith(("ches", "shes", "sses", "xes", "zes")):
+        tok = tok[:-2]
+    elif len(tok) > 3 and tok.endswith("s") and not tok.endswith(("ss", "us", "is")):
+        tok = tok[:-1]
+    if len(tok) > 4 and tok.endswith("e"):
+        tok = tok[:-1]
+    return tok[:7]
+
+
+def clear_memo() -> None:
+    """Drop the stem memo (benchmarks measure cold calls)."""
+    stem.cache_clear()
+
+
+def content_stems(toks: Iterable[str]) -> frozenset[str]:
+    """Stems of the content tokens (not a stopword) of ``toks``."""
+    return frozenset(stem(t) for t in toks if t not in STOPWORDS)
+
+
+def _number_key(tok: str) -> str | None:
+    if _DIGITS.match(tok):
+        if "," in tok and "." not in tok:
+            tok = tok.replace(",", "")
+        return "n:" + tok.lstrip("0") if tok.strip("0") else "n:0"
+    if tok in NUMBER_WORDS:
+        return "n:" + NUMBER_WORDS[tok]
+    return None
+
+
+def _anchor_key(tok: str) -> str | None:
+    num = _number_key(tok)
+    if num is not None:
+        return num
+    if tok in _ORDINALS:
+        return f"o:{_ORDINALS[tok]}"
+    m = _ORDINAL_DIGITS.match(tok)
+    if m:
+        return f"o:{int(m.group(1))}"
+    if tok in _MONTHS:
+        return f"m:{_MONTHS[tok]}"
+    if tok in DIRECTION_WORDS:
+        return "w:" + tok
+    return None
+
+
+def value_keys(toks: Iterable[str]) -> frozenset[str]:
+    """Number, ordinal, month and direction keys of ``toks`` (``7`` and ``seven`` agree)."""
+    return frozenset(k for t in toks for k in (_anchor_key(t),) if k is not None)
+
+
+_CAPWORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+
+
+def anchor_keys(text: str) -> frozenset[str]:
+    """What a passage must hold for ``text``: its value keys, plus the stem of every
+    capitalized word that is not a stopword (``Rust``, ``Abagnale``; a sentence-initial
+    ``The`` is not an anchor)."""
+    canon = canonicalize(text)
+    keys = set(value_keys(canonical_tokens(canon)))
+    for m in _CAPWORD.finditer(canon):
+        w = m.group()
+        if w[0].isupper():
+            for t in canonical_tokens(w):
+                if t not in STOPWORDS and _anchor_key(t) is None:
+                    keys.add("s:" + stem(t))
+    return frozenset(keys)
+
+
+def is_negated(text: str) -> bool:
+    """Does ``text`` hold a polarity cue (:data:`NEGATION_CUES`)?"""
+    return _NEGATION.search(text) is not None
+
+
+_CUE_TOKENS = frozenset(
+    [
+        "not",
+        "never",
+        "cannot",
+        "none",
+        "nobody",
+        "nothing",
+        "nowhere",
+        "neither",
+        "nor",
+        "without",
+        "no",
+    ]
+)
+
+
+def _governed(toks: Sequence[str]) -> list[tuple[int, int]]:
+    """``(cue position, governed position)`` for every polarity cue of ``toks``: the cue
+    governs the first content token within three tokens after it (``not faster`` →
+    ``faster``; ``won't compile`` → ``compile``); ``-1`` when none follows."""
+    out: list[tuple[int, int]] = []
+    n = len(toks)
+    for i, t in enumerate(toks):
+        cue = (
+            t in _CUE_TOKENS
+            or (t == "t" and i > 0 and toks[i - 1].endswith("n"))
+            or (t == "to" and i > 0 and toks[i - 1] in {"fail", "fails", "failed", "unable"})
+        )
+        if not cue:
+            continue
+        governed = -1
+        for j in range(i + 1, min(n, i + 4)):
+            if toks[j] not in STOPWORDS and toks[j] not in _CUE_TOKENS:
+                governed = j
+                break
+        out.append((i, governed))
+    return out
+
+
+def negation_scope(toks: Sequence[str]) -> frozenset[str]:
+    """Stems of the words the polarity cues of ``toks`` govern (``""`` for a cue that
+    governs nothing)."""
+    return frozenset(stem(toks[j]) if j >= 0 else "" for _i, j in _governed(toks))
+
+
+def negated_outside(sentence_toks: Sequence[str], fragment_toks: Sequence[str]) -> bool:
+    """Does a polarity cue *outside* an occurrence of the token sequence ``fragment_toks``
+    in ``sentence_toks`` govern a word *inside* it? ("X was not opened in 1902": the
+    fragment "opened in 1902" leaves out the "not" that governs "opened".) True only when
+    every occurrence is so governed."""
+    k = len(fragment_toks)
+    want = list(fragment_toks)
+    cues = _governed(sentence_toks)
+    found = False
+    for i in range(len(sentence_toks) - k + 1):
+        if list(sentence_toks[i : i + k]) != want:
+            continue
+        found = True
+        if not any((c < i or c >= i + k) and i <= g < i + k for c, g in cues):
+            return False
+    return found
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, list items and table rows; a Markdown heading line is a block alone."""
+    blocks: list[str] = []
+    for block in _BLOCK_BREAK.split(text):
+        lines = block.split("\n")
+        current: list[str] = []
+        for line in lines:
+            if _HEADING.match(line):
+                if current:
+                    blocks.append("\n".join(current))
+                blocks.append(line)
+                current = []
+            else:
+                current.append(line)
+        if current:
+            blocks.append("\n".join(current))
+    return blocks
+
+
+def split_sentences(text: str) -> list[str]:
+    """Cut ``text`` into sentences (canonical form); rules in the module docstring."""
+    if "\n" not in text and _END.search(text) is None:
+        canon = canonicalize(text)
+        return [canon] if canon else []
+    out: list[str] = []
+    for block in _blocks(text):
+        canon = canonicalize(block)
+        if not canon:
+            continue
+        start = 0
+        for m in _END.finditer(canon):
+            before = _LAST_WORD.search(canon[start : m.start()])
+            word = before.group(1).lower().lstrip("(\"'[") if before else ""
+            if len(word) == 1 and word.isalpha():
+                continue
+            if word in _ABBREV:
+                continue
+            if not m.group(1) and not (len(word) >= 2 and word[-2:].isalpha() and word.islower()):
+                continue  # "U.S.A", "Node.Js": no space, so only after a lower-case word
+            out.append(canon[start : m.end()].strip())
+            start = m.end()
+        tail = canon[start:].strip()
+        if tail:
+            out.append(tail)
+    return [s for s in out if s]
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of an evidence object, with what the support test looks at."""
+
+    text: str
+    toks: tuple[str, ...]
+    form: str
+    stems: frozenset[str]
+    keys: frozenset[str]
+    negated: bool
+    scope: frozenset[str]
+
+
+def build_sentences(text: str) -> tuple[Sentence, ...]:
+    """The sentences of ``text`` (an evidence object's, computed once when it is built)."""
+    built: list[Sentence] = []
+    for s in split_sentences(text):
+        toks = tuple(canonical_tokens(s))
+        if not toks:
+            continue
+        stems = frozenset(stem(t) for t in toks)
+        built.append(
+            Sentence(
+                s,
+                toks,
+                match_form(list(toks)),
+                stems,
+                value_keys(toks),
+                is_negated(s),
+                negation_scope(toks) if is_negated(s) else frozenset(),
+            )
+        )
+    return tuple(built)
+
+
+def claim_parts(text: str) -> list[str]:
+    """The clauses of a claim for the multi-sentence rule; pieces with fewer than two
+    content tokens are joined to the piece before them."""
+    pieces = [
+        p.strip()
+        for sentence in split_sentences(text)
+        for p in _PARTS.split(sentence)
+        if p and p.strip()
+    ]
+    parts: list[str] = []
+    bound = False  # the last part opened a subordinate clause: the next one belongs to it
+    for p in pieces:
+        n = sum(1 for t in tokens(p) if t not in STOPWORDS)
+        first = tokens(p)[:1]
+        opens = bool(first) and first[0] in _SUBORDINATORS
+        if parts and bound:
+            parts[-1] = parts[-1] + " " + p
+            bound = False
+        elif parts and n < 2 and not opens:
+            parts[-1] = parts[-1] + " " + p
+        else:
+            parts.append(p)
+            bound = opens
+    if bound and len(parts) > 1:
+        parts[-2:] = [parts[-2] + " " + parts[-1]]
+    if len(parts) > 1 and sum(1 for t in tokens(parts[0]) if t not in STOPWORDS) < 2:
+        parts[1] = parts[0] + " " + parts[1]
+        parts = parts[1:]
+    return parts
+
+
+def question_anchors(question: str | None, unit_toks: Sequence[str]) -> frozenset[str]:
+    """Content stems of the question that are not question words and not in the unit:
+    the terms a bare answer's supporting sentence must share with the question."""
+    if not question:
+        return frozenset()
+    own = {stem(t) for t in unit_toks}
+    return frozenset(
+        stem(t)
+        for t in tokens(question)
+        if t not in STOPWORDS and t not in _QUESTION_GENERIC and stem(t) not in own
+    )
+
+
+class Passage:
+    """The sentence index of one evidence object (built once, with the object): the
+    sentences, the match form of all of them joined (``form``) with the offset at which
+    each sentence starts in it, and an index from stem to the sentences holding it."""
+
+    __slots__ = ("form", "index", "sentences", "starts")
+
+    def __init__(self, sentences: tuple[Sentence, ...]) -> None:
+        self.sentences = sentences
+        index: dict[str, list[int]] = {}
+        starts: list[int] = []
+        at = 0
+        for i, s in enumerate(sentences):
+            starts.append(at)
+            at += len(s.form) - 1  # sentence forms share their boundary space
+            for st in s.stems:
+                index.setdefault(st, []).append(i)
+        self.index = {k: tuple(v) for k, v in index.items()}
+        self.starts = tuple(starts)
+        self.form = match_form([t for s in sentences for t in s.toks])
+
+    def occurrences(self, toks: Sequence[str], window: int) -> list[tuple[int, int]]:
+        """``(first, last)`` of every occurrence of the token sequence ``toks`` that lies
+        within at most ``window`` adjacent sentences, in text order."""
+        if not toks:
+            return []
+        form = match_form(list(toks))
+        found: list[tuple[int, int]] = []
+        pos = self.form.find(form)
+        while pos != -1:
+            first = bisect_right(self.starts, pos) - 1
+            last = bisect_right(self.starts, pos + len(form) - 2) - 1
+            if last - first < window and (first, last) not in found:
+                found.append((first, last))
+            pos = self.form.find(form, pos + 1)
+        return found
+
+    def candidates(self, wanted: frozenset[str]) -> dict[int, int]:
+        """Sentence index -> how many of ``wanted`` it holds (only sentences holding any)."""
+        counts: dict[int, int] = {}
+        for w in wanted:
+            for i in self.index.get(w, ()):
+                counts[i] = counts.get(i, 0) + 1
+        return counts
+
+
+@dataclass(frozen=True)
+class SupportResult:
+    """The best passage found for a claim, or why none supports it."""
+
+    supported: bool
+    evidence_id: str = ""
+    first: int = -1
+    last: int = -1
+    coverage: float = 0.0
+    reason: str = ""
+
+    def where(self) -> str:
+        span = (
+            f"{self.first + 1}" if self.first == self.last else f"{self.first + 1}-{self.last + 1}"
+        )
+        return f"{self.evidence_id} sentence {span}"
+
+
+def find_support(
+    text: str,
+    objects: Sequence[tuple[str, Passage]],
+    *,
+    window: int,
+    min_coverage: float,
+    ignore: frozenset[str] = frozenset(),
+    must_contain: Sequence[str] = (),
+) -> SupportResult:
+    """The first passage (object order, then sentence order) of at most ``window``
+    adjacent sentences that supports ``text``; ``ignore`` are stems left out of the
+    coverage (attribution cues of a quote's frame); every token sequence of
+    ``must_contain`` (a unit's quotations) must occur verbatim in the passage."""
+    forms = [match_form(tokens(q)) for q in must_contain]
+    toks = tokens(text)
+    wanted = content_stems(toks) - ignore
+    anchors = anchor_keys(text) - {"s:" + s for s in ignore}
+    negated = is_negated(canonicalize(text))
+    scope = negation_scope(toks) if negated else frozenset()
+    if not wanted:
+        return SupportResult(False, reason="no content word to look for")
+    caps = frozenset(k[2:] for k in anchors if k.startswith("s:"))
+    values = anchors - {"s:" + c for c in caps}
+    need = len(wanted)
+    best = SupportResult(False, reason="no sentence holds enough words of the claim")
+
+    def near(result: SupportResult) -> None:
+        nonlocal best
+        if not best.supported and result.coverage >= best.coverage:
+            best = result
+
+    for ev_id, passage in objects:
+        counts = passage.candidates(wanted)
+        if not counts:
+            continue
+        n_sent = len(passage.sentences)
+        starts = sorted({j for i in counts for j in range(max(0, i - window + 1), i + 1)})
+        for first in starts:
+            last = min(first + window, n_sent) - 1
+            # ``held`` counts a word once per sentence, so it bounds the window's coverage
+            if sum(counts.get(i, 0) for i in range(first, last + 1)) < min_coverage * need:
+                continue
+            sents = passage.sentences[first : last + 1]
+            if len(sents) == 1:
+                stems, keys = sents[0].stems, sents[0].keys
+            else:
+                stems = frozenset().union(*(s.stems for s in sents))
+                keys = frozenset().union(*(s.keys for s in sents))
+            cov = len(wanted & stems) / need
+            if cov < min_coverage:
+                near(SupportResult(False, ev_id, first, last, cov, f"passage covers {cov:.2f}"))
+                continue
+            missing = sorted(k.split(":", 1)[1] for k in values - keys) + sorted(caps - stems)
+            if missing:
+                near(
+                    SupportResult(
+                        False,
+                        ev_id,
+                        first,
+                        last,
+                        cov,
+                        f"ANCHOR_MISMATCH: {missing} not in the passage",
+                    )
+                )
+                continue
+            if forms:
+                joined = " " + " ".join(x.form.strip() for x in sents) + " "
+                absent = [q for q, f in zip(must_contain, forms, strict=True) if f not in joined]
+                if absent:
+                    near(
+                        SupportResult(
+                            False, ev_id, first, last, cov, f"quotation {absent[0]!r} not in it"
+                        )
+                    )
+                    continue
+            holding = [s for s in sents if s.stems & wanted]
+            scopes = frozenset().union(*(s.scope for s in holding))
+            if negated:
+                # a negated claim needs its cues to govern the same words in the passage
+                mismatch = not any(s.negated for s in holding) or not scope <= scopes
+            else:
+                # an affirmative claim fails where a cue governs one of its words, or (when
+                # some claim word is missing, perhaps the paraphrased predicate) any word
+                mismatch = bool(scopes & (wanted | {""})) or (bool(scopes) and cov < 1.0)
+            if mismatch:
+                what = "negated" if negated else "affirmative"
+                near(
+                    SupportResult(
+                        False,
+                        ev_id,
+                        first,
+                        last,
+                        cov,
+                        f"POLARITY_MISMATCH: the claim is {what}, the passage is not",
+                    )
+                )
+                continue
+            return SupportResult(True, ev_id, first, last, cov, "")
+    return best

@@ -1,0 +1,290 @@
+"""Local support over evidence objects: the tests both modes share (docs/verifier.md §19).
+
+* :func:`local_support` — one passage of ``support_window_sentences`` adjacent sentences
+  of one object holds the claim's words, anchors and polarity; or, failing that, every
+  clause of the claim (:func:`aborist.verify.locality.claim_parts`) has such a passage
+  of its own (the multi-sentence rule).
+* :func:`verbatim_passages` — where a unit occurs verbatim *inside* one passage (a token
+  run that crosses a passage boundary is not verbatim support), and whether its polarity
+  agrees with its sentence: a prose-shaped fragment of a sentence whose polarity cue lies
+  outside the fragment asserts the opposite of that sentence.
+* :func:`answers_question` — a bare span (at most ``bare_span_max_tokens`` tokens) is an
+  answer only where its sentence shares a term with the question.
+* :func:`whole_title` — a quoted title is a whole Title-Case run of the evidence, not a
+  piece of a longer one.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aborist.verify.evidence import EvidenceObject
+from aborist.verify.locality import (
+    SupportResult,
+    claim_parts,
+    find_support,
+    negated_outside,
+    question_anchors,
+    split_sentences,
+    stem,
+)
+from aborist.verify.policy import VerifierPolicy
+from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
+
+__all__ = [
+    "Located",
+    "answers_question",
+    "failure_code",
+    "is_title_like",
+    "local_support",
+    "verbatim_passages",
+    "whole_title",
+]
+
+
+@dataclass(frozen=True)
+class Located:
+    """A verbatim occurrence of a unit inside one passage of one object."""
+
+    evidence: EvidenceObject
+    first: int
+    last: int
+    polarity_ok: bool
+
+
+def local_support(
+    text: str,
+    evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
+    *,
+    ignore: frozenset[str] = frozenset(),
+    must_contain: Sequence[str] = (),
+) -> tuple[bool, list[str], tuple[str, ...]]:
+    """``(supported, reasons, evidence_ids)`` for ``text`` over ``evidence`` (whole, then
+    by parts)."""
+    # by evidence id, so the passage found does not depend on the order evidence is given in
+    objects = sorted(((ev.evidence_id, ev.passage) for ev in evidence), key=lambda o: o[0])
+    window, cov = policy.support_window_sentences, policy.local_min_coverage
+    whole = find_support(
+        text, objects, window=window, min_coverage=cov, ignore=ignore, must_contain=must_contain
+    )
+    if whole.supported:
+        return (
+            True,
+            [f"local support: {whole.where()} (coverage {whole.coverage:.2f})"],
+            (whole.evidence_id,),
+        )
+    parts = claim_parts(text) if not must_contain else []
+    if len(parts) > 1:
+        found: list[SupportResult] = []
+        for part in parts:
+            r = find_support(part, objects, window=window, min_coverage=cov, ignore=ignore)
+            if not r.supported:
+                break
+            found.append(r)
+        else:
+            where = "; ".join(f"part {k + 1}: {r.where()}" for k, r in enumerate(found))
+            ids = tuple(sorted({r.evidence_id for r in found}))
+            return True, [f"multi-sentence support, every part local: {where}"], ids
+    why = whole.reason or "no passage supports it"
+    where = f" (best: {whole.where()})" if whole.evidence_id else ""
+    code = why.split(":", 1)[0] if why.startswith(_CODES) else "NOT_LOCALLY_SUPPORTED"
+    return False, [f"{code}: {why.removeprefix(code + ': ')}{where}"], ()
+
+
+_CODES = ("POLARITY_MISMATCH", "ANCHOR_MISMATCH")
+
+
+def failure_code(reasons: Sequence[str], default: str) -> str:
+    """The violation code a failed support test names first (or ``default``)."""
+    head = reasons[0].split(":", 1)[0] if reasons else ""
+    return head if head in _NAMED else default
+
+
+_NAMED = frozenset(
+    {
+        "NOT_LOCALLY_SUPPORTED",
+        "POLARITY_MISMATCH",
+        "ANCHOR_MISMATCH",
+        "QUOTE_NOT_VERBATIM",
+        "QUOTE_FRAGMENT",
+        "FRAME_UNSUPPORTED",
+        "NOT_ANSWER_ANCHORED",
+    }
+)
+
+
+def verbatim_passages(
+    text: str, evidence: Sequence[EvidenceObject], policy: VerifierPolicy
+) -> list[Located]:
+    """Every passage in which ``text``'s token sequence occurs, with its polarity check
+    (applied to prose-shaped units of at least ``paraphrase_min_tokens`` tokens)."""
+    pieces = split_sentences(text)
+    if len(pieces) > 1:
+        # a unit of several sentences: each sentence verbatim in a passage of its own
+        per = [verbatim_passages(p, evidence, policy) for p in pieces]
+        if not all(per):
+            return []
+        return [loc for found in per for loc in found]
+    toks = tokens(text)
+    if not toks:
+        return []
+    prose = len(toks) >= policy.paraphrase_min_tokens
+    form = match_form(toks)
+    found: list[Located] = []
+    for ev in evidence:
+        if form not in ev.form:
+            continue
+        for first, last in ev.passage.occurrences(toks, policy.support_window_sentences):
+            ok = True
+            sents = ev.passage.sentences[first : last + 1]
+            if prose and any(s.negated for s in sents):
+                ok = not negated_outside([t for s in sents for t in s.toks], toks)
+            found.append(Located(ev, first, last, ok))
+    return found
+
+
+def answers_question(
+    text: str, located: Sequence[Located], question: str | None, policy: VerifierPolicy
+) -> tuple[bool, str]:
+    """Does a bare span stand in the question's relation somewhere it occurs? ``(ok,
+    reason)``; always ok for a longer unit, without a question, or when every content
+    word of the question is in the unit itself."""
+    toks = tokens(text)
+    if not question or len(toks) > policy.bare_span_max_tokens:
+        return True, ""
+    anchors = question_anchors(question, toks)
+    if not anchors:
+        return True, ""
+    best = 0
+    reach = policy.question_anchor_neighbours
+    need = policy.question_anchor_min
+    if policy.question_anchor_share > 0:
+        # the span's sentence must be among the sentences that share most with the question
+        top = max(
+            (len(anchors & s.stems) for loc in located for s in loc.evidence.passage.sentences),
+            default=0,
+        )
+        need = max(need, math.ceil(policy.question_anchor_share * top))
+    dist = policy.question_anchor_distance
+    for loc in located:
+        stems: set[str] = set()
+        lo = max(0, loc.first - reach)
+        for s in loc.evidence.passage.sentences[lo : loc.last + 1 + reach]:
+            stems |= s.stems
+        n = len(anchors & stems)
+        if dist and n >= policy.question_anchor_min:
+            n = _near(toks, loc, anchors, dist)
+        if n >= need:
+            return True, f"answers the question: shares {n} question term(s) in its sentence"
+        best = max(best, n)
+    return False, (
+        f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
+        f"terms {sorted(anchors)} (needs {need})"
+    )
+
+
+def _near(toks: Sequence[str], loc: Located, anchors: frozenset[str], dist: int) -> int:
+    """How many question anchors stand within ``dist`` tokens of an occurrence of ``toks``
+    in the located passage."""
+    seq: list[str] = []
+    for s in loc.evidence.passage.sentences[loc.first : loc.last + 1]:
+        seq.extend(s.toks)
+    n, k, best = len(seq), len(toks), 0
+    want = list(toks)
+    for i in range(n - k + 1):
+        if seq[i : i + k] == want:
+            window = seq[max(0, i - dist) : i] + seq[i + k : i + k + dist]
+            best = max(best, len(anchors & {stem(t) for t in window}))
+    return best
+
+
+_TITLE_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+
+
+def is_title_like(quote: str) -> bool:
+    """A quotation that reads as a title: its first word that is not a stopword and its
+    last word are capitalized (``"Rug Swept"``, ``"the Secret Number"``)."""
+    words = _TITLE_WORD.findall(canonicalize(quote))
+    lead = [w for w in words if w.lower() not in STOPWORDS]
+    return bool(lead) and lead[0][0].isupper() and words[-1][0].isupper()
+
+
+#: Small words that sit inside titles ("Gang of Four", "Access to Names in Outer Scopes").
+_TITLE_CONNECTORS = frozenset(["of", "the", "and", "to", "for", "a", "an", "in"])
+
+
+def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") -> bool:
+    """Does some occurrence of the quotation stand alone: not preceded or followed, across
+    a single space, hyphen or a subtitle's colon, by another capitalized word
+    (``"Rug Swept"`` inside ``Under Rug Swept``, ``"operations"`` inside ``Boolean
+    operations`` are fragments)? For a title-like quotation a capitalized stopword
+    (``Under``) and a capitalized word across a title connector (``Gang of Four``) count
+    too; for any other quotation only capitalized words that are not stopwords. A word
+    the unit itself puts beside the quotation does not count (``Emrich "Imi"
+    Lichtenfeld``: the nickname inside the name)."""
+    toks = tokens(quote)
+    if not toks:
+        return True
+    title = is_title_like(quote)
+    own: set[str] = set()
+    canon_unit = canonicalize(unit)
+    at = canon_unit.find('"' + canonicalize(quote))
+    if at >= 0:
+        left = re.search(r"([^\W_]+)[^\w\"]*$", canon_unit[:at])
+        right = re.match(r"[^\w\"]*([^\W_]+)", canon_unit[at + len(quote) + 2 :])
+        own = {m.group(1).lower() for m in (left, right) if m}
+    body = r"[\W_]+".join(re.escape(t) for t in toks)
+    pattern = re.compile(r"(?i)(?<![^\W_])" + body + r"(?![^\W_])")
+    for ev in evidence:
+        # only the sentences the quotation occurs in (the whole text if it crosses more)
+        spans = ev.passage.occurrences(toks, 3)
+        sents = ev.passage.sentences
+        texts = [" ".join(x.text for x in sents[a : b + 1]) for a, b in spans] or [
+            ev.canonical_text
+        ]
+        for m in (m for text in texts for m in pattern.finditer(text)):
+            text = m.string
+            before = re.search(
+                r"(?:([^\W_]+) )?([^\W_]+)(?:[ -]|: )[\"']?$",
+                text[max(0, m.start() - 60) : m.start()],
+            )
+            after = re.match(r"[\"']?[ -]([^\W_]+)(?: ([^\W_]+))?", text[m.end() : m.end() + 60])
+            multi = title and len(toks) > 1
+            joined_before = before is not None and (
+                (
+                    before.group(2)[0].isupper()
+                    and before.group(2).lower() not in own
+                    and (title or before.group(2).lower() not in STOPWORDS)
+                )
+                or (
+                    multi
+                    and before.group(2) in _TITLE_CONNECTORS
+                    and bool(before.group(1))
+                    and before.group(1)[0].isupper()
+                )
+            )
+            joined_after = after is not None and (
+                (
+                    after.group(1)[0].isupper()
+                    and after.group(1).lower() not in STOPWORDS
+                    and after.group(1).lower() not in own
+                )
+                or (
+                    multi
+                    and after.group(1) in _TITLE_CONNECTORS
+                    and bool(after.group(2))
+                    and after.group(2)[0].isupper()
+                )
+            )
+            if not joined_before and not joined_after:
+                return True
+    return False
+
+
+def stems_of(words: Sequence[str]) -> frozenset[str]:
+    """Stems of ``words`` (for the ``ignore`` set of :func:`local_support`)."""
+    return frozenset(stem(w) for w in words)

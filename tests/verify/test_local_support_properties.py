@@ -1,0 +1,110 @@
+"""Hypothesis properties of local support (docs/verifier.md §19): a claim that differs from
+its supporting sentence by one negation, one number or one swapped entity is never vouched
+for (rung 1 or 2); a verbatim sentence of the evidence is still STRICT."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aborist.verify.evidence import build_evidence
+from aborist.verify.verify import verify_answer
+
+NAMES = ["Anna Holm", "Erik Berg", "Maria Lund", "Olav Dahl", "Sigrid Moe", "Jonas Vik"]
+PLACES = ["Bergen", "Oslo", "Tromsø", "Stavanger", "Drammen", "Hamar"]
+VERBS = {"founded": "found", "designed": "design", "funded": "fund", "restored": "restore"}
+VERBS |= {"opened": "open", "sold": "sell"}
+NOUNS = ["museum", "library", "theatre", "harbour", "bridge", "school"]
+# filler sentences share no content word with the templates
+FILLER = [
+    "Rain fell for weeks.",
+    "Critics praised the weather reports.",
+    "Tickets cost little during winter.",
+    "Ferries connect many small islands.",
+]
+PROPS = settings(max_examples=60, deadline=None)
+
+
+@st.composite
+def facts(draw: st.DrawFn) -> dict[str, object]:
+    return {
+        "name": draw(st.sampled_from(NAMES)),
+        "place": draw(st.sampled_from(PLACES)),
+        "verb": draw(st.sampled_from(sorted(VERBS))),
+        "noun": draw(st.sampled_from(NOUNS)),
+        "year": draw(st.integers(1800, 2020)),
+        "count": draw(st.integers(2, 900)),
+        "negated": draw(st.booleans()),
+    }
+
+
+def render(f: dict[str, object]) -> str:
+    verb = f"did not {VERBS[str(f['verb'])]}" if f["negated"] else str(f["verb"])
+    return (
+        f"{f['name']} {verb} the {f['noun']} of {f['count']} rooms in {f['place']} in {f['year']}."
+    )
+
+
+def _evidence(sentence: str, before: int, after: int) -> list[str]:
+    return [" ".join([*FILLER[:before], sentence, *FILLER[before : before + after]])]
+
+
+def _rungs(claim: str, evidence: list[str]) -> tuple[int, int]:
+    ev = build_evidence(evidence)
+    quote = verify_answer(claim, ev).rung
+    lattice = verify_answer(claim + " [E1]", ev, mode="claim-lattice").rung
+    return quote, lattice
+
+
+@PROPS
+@given(f=facts(), before=st.integers(0, 2), after=st.integers(0, 2))
+def test_a_verbatim_evidence_sentence_is_strict(
+    f: dict[str, object], before: int, after: int
+) -> None:
+    sentence = render(f)
+    assert _rungs(sentence, _evidence(sentence, before, after)) == (1, 1)
+
+
+@PROPS
+@given(f=facts(), before=st.integers(0, 2), after=st.integers(0, 2))
+def test_one_negation_added_or_dropped_is_never_vouched(
+    f: dict[str, object], before: int, after: int
+) -> None:
+    evidence = _evidence(render(f), before, after)
+    claim = render({**f, "negated": not f["negated"]})
+    quote, lattice = _rungs(claim, evidence)
+    assert quote >= 3 and lattice >= 3, claim
+
+
+@PROPS
+@given(
+    f=facts(),
+    field=st.sampled_from(["year", "count"]),
+    delta=st.integers(1, 50),
+    before=st.integers(0, 2),
+)
+def test_one_number_changed_is_never_vouched(
+    f: dict[str, object], field: str, delta: int, before: int
+) -> None:
+    evidence = _evidence(render(f), before, 1)
+    changed = {**f, field: int(f[field]) + delta}  # type: ignore[call-overload]
+    quote, lattice = _rungs(render(changed), evidence)
+    assert quote >= 3 and lattice >= 3
+
+
+@PROPS
+@given(
+    f=facts(),
+    field=st.sampled_from(["name", "place"]),
+    data=st.data(),
+    before=st.integers(0, 2),
+)
+def test_one_swapped_entity_is_never_vouched(
+    f: dict[str, object], field: str, data: st.DataObject, before: int
+) -> None:
+    pool = NAMES if field == "name" else PLACES
+    other = data.draw(st.sampled_from([x for x in pool if x != f[field]]))
+    # the swapped-in entity may even occur elsewhere in the evidence, in another sentence
+    evidence = [_evidence(render(f), before, 1)[0] + f" {other} is far away."]
+    quote, lattice = _rungs(render({**f, field: other}), evidence)
+    assert quote >= 3 and lattice >= 3
