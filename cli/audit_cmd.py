@@ -21,6 +21,7 @@ from aborist.audit.report import render_report
 from aborist.errors import AboristError
 from cli.common import clean_errors, db_option, pipeline_ledger, read_json_object, write_text
 from cli.term import printable
+from cli.trust_args import TrustArgs, bundle_prover, trust_options
 
 __all__ = ["export", "report", "verify_bundle"]
 
@@ -113,11 +114,15 @@ def _print_bundle(report: BundleReport) -> None:
     "checkpoint_file",
     metavar="FILE",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A checkpoint you trust (from `aborist-ledger checkpoint --json`); the "
-    "bundle's checkpoint must equal it or be consistent with it.",
+    help="A checkpoint you trust: a signed note (from `aborist-ledger checkpoint --sign`, "
+    "checked with --key) or the JSON of `checkpoint --json`; the bundle's checkpoint must "
+    "equal it or be consistent with it.",
 )
+@trust_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def verify_bundle(bundle_file: Path, checkpoint_file: Path | None, as_json: bool) -> None:
+def verify_bundle(
+    bundle_file: Path, checkpoint_file: Path | None, trust: TrustArgs, as_json: bool
+) -> None:
     """Verify an exported bundle offline (no database) and re-run its stages.
 
     Recomputes every payload and event hash, checks each inclusion proof against the
@@ -129,7 +134,8 @@ def verify_bundle(bundle_file: Path, checkpoint_file: Path | None, as_json: bool
     Example: aborist-ledger verify-bundle bundle.json --checkpoint cp.json
     """
     bundle = read_json_object(bundle_file, "bundle")
-    trusted = read_json_object(checkpoint_file, "checkpoint") if checkpoint_file else None
+    trusted = trust.resolve(checkpoint_file)
+    trust.check_state(bundle_prover(bundle))
     try:
         report = verify_run_bundle(bundle, checkpoint=trusted)
     except AboristError as e:
@@ -138,6 +144,8 @@ def verify_bundle(bundle_file: Path, checkpoint_file: Path | None, as_json: bool
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
     else:
         _print_bundle(report)
+    if report.ok:
+        trust.save_state()
     sys.exit(0 if report.ok else 1)
 
 

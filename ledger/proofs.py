@@ -20,8 +20,10 @@ __all__ = [
     "ConsistencyProof",
     "InclusionProof",
     "checkpoint",
+    "consistency_path",
     "prove_consistency",
     "prove_inclusion",
+    "root_at",
     "tree_root",
 ]
 
@@ -151,3 +153,21 @@ def prove_consistency(ledger: Ledger, size1: int, size2: int) -> ConsistencyProo
         root2=tree_root(hashes),
         proof=[p.hex() for p in proof],
     )
+
+
+def root_at(ledger: Ledger, size: int) -> bytes:
+    """MTH of the first ``size`` events; :class:`ProofError` if the ledger is shorter."""
+    hashes = ledger.event_hashes(size)
+    if len(hashes) < size:
+        raise ProofError(f"the ledger has {len(hashes)} events, fewer than {size}")
+    return merkle.merkle_root(hashes)
+
+
+def consistency_path(ledger: Ledger, size1: int, size2: int) -> list[bytes]:
+    """The raw RFC 9162 consistency proof between two tree sizes of this ledger."""
+    if not 1 <= size1 <= size2:
+        raise ProofError(f"consistency needs 1 <= SIZE1 <= SIZE2, got {size1} and {size2}")
+    hashes = ledger.event_hashes(size2)
+    if len(hashes) < size2:
+        raise ProofError(f"the ledger has {len(hashes)} events, fewer than {size2}")
+    return merkle.consistency_proof(hashes, size1, size2)
