@@ -319,6 +319,10 @@ from cli.tlog_cmd import verify_checkpoint as verify_checkpoint_command  # noqa:
 cli.add_command(keygen_command)
 cli.add_command(verify_checkpoint_command)
 
+from cli.witness_cmd import witness as witness_command  # noqa: E402
+
+cli.add_command(witness_command)
+
 
 def main() -> None:
     cli()
