@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from cli.ledger_cli import cli
 from ledger.checkpoint_note import CheckpointBody, sign_checkpoint
 from ledger.note import parse_signer_key
-from tests.audit.test_replay import build_ledger
+from tests.audit.builders import build_ledger
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
