@@ -166,6 +166,11 @@ def verify(db_url: str | None, as_json: bool) -> None:
             )
         elif c.ok:
             click.echo(f"ok   checkpoints: {report.checkpoints_checked} roots match")
+        if report.tile_failure:
+            t = report.tile_failure
+            click.echo(f"FAIL tile {t['tile']}: {t['found']}")
+        elif c.ok:
+            click.echo(f"ok   tiles: {report.tiles_checked} match the events")
     sys.exit(0 if report.ok else 1)
 
 
@@ -279,6 +284,8 @@ def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
             c, cp = checked.chain.failure, checked.checkpoint_failure
             if c is not None:
                 why = f"chain at {c.message()}"
+            elif cp is None and checked.tile_failure is not None:
+                why = f"tile {checked.tile_failure['tile']}: {checked.tile_failure['found']}"
             else:
                 assert cp is not None
                 why = f"checkpoint {cp['tree_size']}: expected {cp['expected']}"
