@@ -44,8 +44,18 @@ __all__ = ["export", "report", "verify_bundle"]
     help="A checkpoint the recipient holds (from `aborist-ledger checkpoint --json`); "
     "the bundle carries a consistency proof from its size.",
 )
+@click.option(
+    "--sign",
+    "key_file",
+    metavar="KEYFILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write OUTPUT.tlog-proof: the run's c2sp.org/tlog-proof@v1, its checkpoint "
+    "signed with this log key.",
+)
 @db_option
-def export(run_id: str, output: Path, since_file: Path | None, db_url: str | None) -> None:
+def export(
+    run_id: str, output: Path, since_file: Path | None, key_file: Path | None, db_url: str | None
+) -> None:
     """Write one run as a bundle that verifies with no database.
 
     The bundle holds the run's events, every blob they reference, a checkpoint covering
@@ -54,6 +64,10 @@ def export(run_id: str, output: Path, since_file: Path | None, db_url: str | Non
 
     Example: aborist-ledger export --run 8e46b6db59e8 -o bundle.json
     """
+    if key_file is not None:
+        from cli.tlog_cmd import read_signer
+
+        read_signer(key_file)  # a bad key fails before anything is written
     extra = []
     if since_file is not None:
         from aborist.audit.replay import parse_checkpoint
@@ -68,6 +82,10 @@ def export(run_id: str, output: Path, since_file: Path | None, db_url: str | Non
         resolved = load_run(lg, run_id).run_id
         bundle = export_run(lg, resolved, extra_sizes=extra)
     write_text(output, json.dumps(bundle, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    if key_file is not None:
+        from cli.tlog_cmd import write_tlog_proof
+
+        write_tlog_proof(bundle, key_file, output.with_name(output.name + ".tlog-proof"))
     cp = bundle["checkpoint"]
     click.echo(
         f"exported run {resolved}: {len(bundle['events'])} events, {len(bundle['blobs'])} "

@@ -321,9 +321,11 @@ cli.add_command(verify_bundle_command)
 cli.add_command(report_command)
 
 from cli.tlog_cmd import keygen as keygen_command  # noqa: E402
+from cli.tlog_cmd import publish as publish_command  # noqa: E402
 from cli.tlog_cmd import verify_checkpoint as verify_checkpoint_command  # noqa: E402
 
 cli.add_command(keygen_command)
+cli.add_command(publish_command)
 cli.add_command(verify_checkpoint_command)
 
 from cli.witness_cmd import witness as witness_command  # noqa: E402

@@ -153,3 +153,59 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
     if outcome is not None:
         click.echo(f"ok   state {trust.state_file}: {outcome}")
     sys.exit(0)
+
+
+@click.command("publish")
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--sign", "key_file", required=True, metavar="KEYFILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="The log key that signs the published checkpoint.")  # fmt: skip
+@db_option
+@json_option
+def publish(directory: Path, key_file: Path, db_url: str | None, as_json: bool) -> None:
+    """Write the ledger's tree as a static tlog-tiles log under DIR.
+
+    Records a checkpoint, then writes DIR/checkpoint (the signed note), DIR/tile/L/N
+    (Merkle tiles, partial ones as N.p/W) and DIR/tile/entries/N (the event hashes), so
+    any c2sp.org/tlog-tiles client can fetch and verify the log. Full tiles already in
+    DIR are kept; the checkpoint is written last.
+
+    Example: aborist-ledger publish site/log --sign log.key
+    """
+    from cli.ledger_cli import open_ledger
+    from ledger.proofs import checkpoint as make_checkpoint
+    from ledger.publish import publish as publish_log
+
+    read_signer(key_file)
+    with open_ledger(db_url) as lg, clean_errors():
+        cp = make_checkpoint(lg)
+        note = signed_note(cp, key_file)
+        counts = publish_log(lg, cp.tree_size, note, directory)
+    if as_json:
+        emit_json({"tree_size": cp.tree_size, "root": cp.root, "directory": str(directory),
+                   **counts})  # fmt: skip
+        return
+    click.echo(
+        f"published tree {cp.tree_size} ({cp.root}) to {directory}: "
+        f"{counts['tiles_written']} tiles written, {counts['tiles_kept']} kept, "
+        f"{counts['bundles_written']} entry bundles"
+    )
+
+
+def write_tlog_proof(bundle: dict[str, object], key_file: Path, path: Path) -> None:
+    """The run's c2sp.org/tlog-proof@v1 beside its bundle: the inclusion proof of the run's
+    last event (whose hash chains every earlier event) and the signed checkpoint."""
+    from cli.common import write_text
+    from ledger.tlog_proof import format_proof
+
+    cp_data = bundle["checkpoint"]
+    proofs = bundle["inclusion_proofs"]
+    assert isinstance(cp_data, dict) and isinstance(proofs, list)
+    cp = Checkpoint(int(cp_data["tree_size"]), str(cp_data["root"]), "")
+    last = max(proofs, key=lambda p: int(p["seq"]))
+    note = signed_note(cp, key_file)
+    text = format_proof(
+        int(last["leaf_index"]), [bytes.fromhex(h) for h in last["proof"]], note,
+        extra=f"aborist run {bundle['run_id']} seq {last['seq']}".encode(),
+    )  # fmt: skip
+    write_text(path, text)
