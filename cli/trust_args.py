@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +37,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def log_origin() -> str | None:
-    """``ABORIST_LOG_ORIGIN``; unset, a log's origin is its signing key's name."""
-    return os.environ.get("ABORIST_LOG_ORIGIN") or None
+    """``ABORIST_LOG_ORIGIN`` (aborist/settings.py); unset, a log's origin is its signing
+    key's name."""
+    from aborist.settings import load_settings
+
+    return load_settings().log_origin
 
 
 def read_keys(paths: Sequence[str], what: str) -> list[Verifier]:
