@@ -72,6 +72,7 @@ class Tree:
         self.size = size
         self._leaves: dict[int, list[bytes]] = {}
         self._tiles: dict[tuple[int, int], list[bytes]] = {}
+        self._nodes: dict[tuple[int, int], bytes] = {}
 
     # -- rows -------------------------------------------------------------------------
 
@@ -100,6 +101,9 @@ class Tree:
 
     def node(self, height: int, k: int) -> bytes:
         """MTH of the complete subtree of ``2**height`` leaves starting at ``k * 2**height``."""
+        found = self._nodes.get((height, k))
+        if found is not None:
+            return found
         if (k + 1) << height > self.size:
             raise ProofError(f"subtree ({height}, {k}) is not within a tree of {self.size}")
         level, r = divmod(height, TILE_HEIGHT)
@@ -113,7 +117,8 @@ class Tree:
                 f"for subtree ({height}, {k}): run `aborist-ledger checkpoint` to integrate "
                 "the tree, or `aborist-ledger verify`"
             )
-        return _mth(part)
+        self._nodes[(height, k)] = node = _mth(part)
+        return node
 
     def range_hash(self, lo: int, hi: int) -> bytes:
         """MTH(D[lo:hi]) for a range the RFC 9162 recursion visits (``lo`` a multiple of
@@ -279,7 +284,9 @@ def ledger_tree(ledger: Any, size: int) -> Tree:
     not reach that far."""
     from ledger.store import translate_errors
 
-    head, _ = ledger.head()
+    with translate_errors(ledger.where):
+        rows = ledger.fetch("SELECT seq FROM events ORDER BY seq DESC LIMIT 1", {})
+    head = int(rows[0][0]) if rows else 0
     if size > head:
         raise ProofError(f"the ledger has {head} events, fewer than {size}")
     with translate_errors(ledger.where):
