@@ -58,3 +58,39 @@ def test_offline_bundle_with_a_signed_note(ledger_url: str, tmp_path: Path) -> N
                           "--key", vkey)  # fmt: skip
     assert code == 1 and "FAILED at checkpoint" in out + _
     assert state.read_bytes() == before
+
+
+def test_bundle_extends_the_state_with_its_own_consistency_proof(
+    ledger_url: str, tmp_path: Path
+) -> None:
+    from ledger.envelope import NewEvent
+
+    built = build_ledger(ledger_url, tmp_path)
+    try:
+        key = tmp_path / "log.key"
+        invoke("keygen", "example.org/ledger", "--out", str(key))
+        first = tmp_path / "first.note"
+        first.write_text(invoke("checkpoint", "--db", ledger_url, "--sign", str(key))[1])
+        built.ledger.append("other:1", [NewEvent("test.later", {"i": i}) for i in range(5)])
+        second = tmp_path / "second.note"
+        second.write_text(invoke("checkpoint", "--db", ledger_url, "--sign", str(key))[1])
+        bundle = tmp_path / "bundle.json"
+        assert invoke("export", "--db", ledger_url, "--run", built.lattice, "-o",
+                      str(bundle))[0] == 0  # fmt: skip
+    finally:
+        built.ledger.close()
+    vkey, state = f"{key}.pub", tmp_path / "state.json"
+    args = ["--key", vkey, "--state", str(state)]
+    # The first note is older than the bundle's checkpoint; the bundle carries the
+    # consistency proof from it, so it vouches for the bundle, and becomes the state.
+    code, out, err = invoke("verify-bundle", str(bundle), "--checkpoint", str(first), *args)
+    assert code == 0, (out, err)
+    held = json.loads(state.read_text())["origins"]["example.org/ledger"]
+    assert held["note"] == first.read_text()
+    code, out, err = invoke("verify-bundle", str(bundle), "--checkpoint", str(second), *args)
+    assert code == 0, (out, err)
+    held = json.loads(state.read_text())["origins"]["example.org/ledger"]
+    assert held["note"] == second.read_text()
+    # Back to the first: smaller than the state, refused.
+    code, _, err = invoke("verify-bundle", str(bundle), "--checkpoint", str(first), *args)
+    assert code == 1 and "roll back" in err

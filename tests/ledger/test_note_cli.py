@@ -201,3 +201,17 @@ def test_replay_accepts_a_signed_note(url: str, key: Path, tmp_path: Path) -> No
     result = CliRunner().invoke(cli, ["replay", "--db", url, "--checkpoint", str(forged),
                                       "--key", pub(key)])  # fmt: skip
     assert result.exit_code == 1 and "FAIL checkpoint" in result.stdout
+
+
+def test_replay_with_only_a_state_file(url: str, key: Path, tmp_path: Path) -> None:
+    note = sign(url, key, tmp_path, "cp.note")
+    state = tmp_path / "state.json"
+    run("verify-checkpoint", str(note), "--key", pub(key), "--db", url, "--state", str(state))
+    out, _ = run("replay", "--db", url, "--state", str(state))
+    assert "everything held" in out and "2 checked by consistency proof" in out
+    # The state's checkpoint is what replay trusts: another root there is a divergence.
+    data = json.loads(state.read_text())
+    data["origins"][ORIGIN]["root"] = "A" * 43 + "="  # 32 zero bytes
+    state.write_text(json.dumps(data))
+    result = CliRunner().invoke(cli, ["replay", "--db", url, "--state", str(state)])
+    assert result.exit_code == 1 and "FAIL checkpoint" in result.stdout
