@@ -50,6 +50,8 @@ def read_keys(paths: Sequence[str], what: str) -> list[Verifier]:
     keys: list[Verifier] = []
     for p in paths:
         path = Path(p)
+        if not path.exists() and p.count("+") < 2:
+            raise click.BadParameter(f"no {what} file {p}")
         try:
             lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else [p]
         except (OSError, UnicodeDecodeError) as e:

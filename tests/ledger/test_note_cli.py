@@ -125,6 +125,9 @@ def test_verify_checkpoint_bad_inputs(
     assert "expected 'example.org/elsewhere'" in err
     monkeypatch.delenv("ABORIST_LOG_ORIGIN")
     run("verify-checkpoint", str(note), "--db", url, code=2)  # no --key
+    _, err = run("verify-checkpoint", str(note), "--key", str(tmp_path / "absent.pub"),
+                 "--db", url, code=2)  # fmt: skip
+    assert "no --key file" in err
 
 
 def test_verify_checkpoint_of_another_tree(url: str, key: Path, tmp_path: Path) -> None:

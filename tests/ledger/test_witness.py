@@ -245,3 +245,13 @@ def test_cli_over_files_and_verify_checkpoint_quorum(ledger_url: str, tmp_path: 
     # A log key is not a witness key.
     run("witness", "add-checkpoint", str(req2), "--key", str(w1_key), "--log",
         f"{w2_key}.pub", "--state-dir", str(tmp_path / "w1"), code=2)  # fmt: skip
+
+
+def test_corrupt_witness_state_is_a_500_and_one_line(tmp_path: Path) -> None:
+    w = make_witness(tmp_path)
+    assert add(w, 0, note_of(5))[0] == 200
+    state = tmp_path / "w1" / f"{Witness.origin_hash(ORIGIN)}.json"
+    state.write_text("{broken", encoding="utf-8")
+    status, body = add(w, 5, note_of(9), merkle.consistency_proof(ENTRIES, 5, 9))
+    assert status == 500 and "unreadable" in body and body.count("\n") == 1
+    assert state.read_text(encoding="utf-8") == "{broken"  # left for the operator
