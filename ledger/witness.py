@@ -205,8 +205,10 @@ class Witness:
                 if parsed.proof:
                     return _reply(422, "a consistency proof from size 0 must be empty")
             elif parsed.old == body.size:
-                if body.root != root or parsed.proof:
+                if body.root != root:
                     return _reply(422, f"another root for size {body.size}: a fork")
+                if parsed.proof:
+                    return _reply(422, "a consistency proof between equal sizes must be empty")
             elif not merkle.verify_consistency(
                 parsed.old, body.size, parsed.proof, root, body.root
             ):
