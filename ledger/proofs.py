@@ -15,7 +15,7 @@ from typing import Any
 from ledger import merkle
 from ledger.errors import ProofError
 from ledger.store import Checkpoint, Ledger
-from ledger.tiles import integrate, ledger_tree
+from ledger.tiles import integrate, open_tree
 
 __all__ = [
     "ConsistencyProof",
@@ -111,12 +111,13 @@ def checkpoint(ledger: Ledger) -> Checkpoint:
 
 
 def _size_or_checkpoint(ledger: Ledger, size: int | None) -> tuple[int, bool]:
-    recorded = {cp.tree_size: cp for cp in ledger.checkpoints()}
     if size is None:
-        if not recorded:
+        [(latest,)] = ledger.fetch("SELECT MAX(tree_size) FROM checkpoints", {})
+        if latest is None:
             raise ProofError("no checkpoint recorded yet; run `aborist-ledger checkpoint`")
-        return max(recorded), True
-    return size, size in recorded
+        return int(latest), True
+    found = ledger.fetch("SELECT 1 FROM checkpoints WHERE tree_size = :n", {"n": size})
+    return size, bool(found)
 
 
 def prove_inclusion(ledger: Ledger, seq: int, size: int | None = None) -> InclusionProof:
@@ -127,17 +128,18 @@ def prove_inclusion(ledger: Ledger, seq: int, size: int | None = None) -> Inclus
         raise ProofError(f"tree size must be at least 1, not {tree_size}")
     if not 1 <= seq <= tree_size:
         raise ProofError(f"event {seq} is not in a tree of {tree_size} events")
-    tree = ledger_tree(ledger, tree_size)
-    leaf = tree.leaf(seq - 1)
-    [row] = ledger.fetch("SELECT hash FROM events WHERE seq = :s", {"s": seq})
+    with open_tree(ledger, tree_size) as tree:
+        leaf = tree.leaf(seq - 1)
+        [row] = tree.fetch("SELECT hash FROM events WHERE seq = :s", {"s": seq})
+        root, path = tree.root(), tree.inclusion(seq - 1)
     return InclusionProof(
         seq=seq,
         event_hash=str(row[0]),
         leaf_index=seq - 1,
         leaf_hash=leaf.hex(),
         tree_size=tree_size,
-        root=tree.root().hex(),
-        proof=[p.hex() for p in tree.inclusion(seq - 1)],
+        root=root.hex(),
+        proof=[p.hex() for p in path],
         checkpointed=checkpointed,
     )
 
@@ -145,28 +147,32 @@ def prove_inclusion(ledger: Ledger, seq: int, size: int | None = None) -> Inclus
 def prove_consistency(ledger: Ledger, size1: int, size2: int) -> ConsistencyProof:
     if not 1 <= size1 <= size2:
         raise ProofError(f"consistency needs 1 <= SIZE1 <= SIZE2, got {size1} and {size2}")
-    tree = ledger_tree(ledger, size2)
+    with open_tree(ledger, size2) as tree:
+        root1, root2, path = tree.root(size1), tree.root(), tree.consistency(size1)
     return ConsistencyProof(
         size1=size1,
         size2=size2,
-        root1=tree.root(size1).hex(),
-        root2=tree.root().hex(),
-        proof=[p.hex() for p in tree.consistency(size1)],
+        root1=root1.hex(),
+        root2=root2.hex(),
+        proof=[p.hex() for p in path],
     )
 
 
 def root_at(ledger: Ledger, size: int) -> bytes:
     """MTH of the first ``size`` events; :class:`ProofError` if the ledger is shorter."""
-    return ledger_tree(ledger, size).root()
+    with open_tree(ledger, size) as tree:
+        return tree.root()
 
 
 def inclusion_path(ledger: Ledger, index: int, size: int) -> list[bytes]:
     """The raw RFC 9162 inclusion proof of leaf ``index`` (0-based) in the tree of ``size``."""
-    return ledger_tree(ledger, size).inclusion(index)
+    with open_tree(ledger, size) as tree:
+        return tree.inclusion(index)
 
 
 def consistency_path(ledger: Ledger, size1: int, size2: int) -> list[bytes]:
     """The raw RFC 9162 consistency proof between two tree sizes of this ledger."""
     if not 1 <= size1 <= size2:
         raise ProofError(f"consistency needs 1 <= SIZE1 <= SIZE2, got {size1} and {size2}")
-    return ledger_tree(ledger, size2).consistency(size1)
+    with open_tree(ledger, size2) as tree:
+        return tree.consistency(size1)

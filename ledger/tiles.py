@@ -18,6 +18,7 @@ from the events for ``aborist-ledger verify`` and ``publish``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ledger import merkle
@@ -30,6 +31,7 @@ __all__ = [
     "derive_tiles",
     "integrate",
     "ledger_tree",
+    "open_tree",
     "tile_path",
 ]
 
@@ -293,6 +295,25 @@ def ledger_tree(ledger: Any, size: int) -> Tree:
         if integrated_leaves(ledger.fetch) < size - size % TILE_WIDTH:
             integrate(ledger)
     return Tree(ledger.fetch, size)
+
+
+@contextmanager
+def open_tree(ledger: Any, size: int) -> Iterator[Tree]:
+    """Like :func:`ledger_tree`, but every read runs in one read-only transaction on the
+    ledger's held connection (one snapshot, and on PostgreSQL no transaction per
+    statement). Use only the tree's ``fetch`` inside the block."""
+    from ledger.store import translate_errors
+
+    for attempt in range(2):
+        with translate_errors(ledger.where), ledger._writer.transaction(read_only=True) as tx:
+            rows = tx.execute("SELECT seq FROM events ORDER BY seq DESC LIMIT 1")
+            head = int(rows[0][0]) if rows else 0
+            if size > head:
+                raise ProofError(f"the ledger has {head} events, fewer than {size}")
+            if attempt or integrated_leaves(tx.execute) >= size - size % TILE_WIDTH:
+                yield Tree(tx.execute, size)
+                return
+        integrate(ledger)
 
 
 # -- re-derivation ----------------------------------------------------------------------
