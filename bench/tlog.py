@@ -10,8 +10,9 @@ For each ledger size (10k and 1M events by default; ``--sizes 10000,1000000,1000
   ``--runs``;
 * inclusion and consistency proofs (``ledger.proofs.prove_inclusion`` /
   ``prove_consistency``, ``--proofs`` of each at random positions): the median time in
-  process, and the peak of Python allocations (``tracemalloc``) over all of them and the
-  checkpoints;
+  process; then, in a separate pass with ``tracemalloc`` on (it slows allocation, so it is
+  off while timing), the peak of Python allocations over a checkpoint and 5 proofs of each
+  kind;
 * for scale, one inclusion proof the old way (read every event hash, build in memory), at
   the sizes up to 1M.
 
@@ -125,7 +126,6 @@ def measure(url: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
         out["catch_up_s"] = time.perf_counter() - t
         if bytes.fromhex(cp.root) != streaming_root(lg, cp.tree_size):
             raise SystemExit(f"size {size}: the tile root is not the tree's root")
-        tracemalloc.start()
         cps, incl, cons = [], [], []
         head = size
         for _ in range(args.runs):
@@ -147,6 +147,15 @@ def measure(url: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
             cons.append(time.perf_counter() - t)
             if not (p.verify() and c.verify() and p.root == c.root2 == cp.root):
                 raise SystemExit(f"size {size}: a proof does not verify")
+        # Peak allocations in a separate pass: tracemalloc slows every allocation, so it
+        # is off while timing.
+        tracemalloc.start()
+        insert(url, head + 1, head + 1000)
+        head += 1000
+        checkpoint(lg)
+        for _ in range(5):
+            prove_inclusion(lg, rng.randint(1, head), head)
+            prove_consistency(lg, rng.randint(1, head), head)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         out.update(
