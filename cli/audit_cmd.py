@@ -21,6 +21,7 @@ from aborist.audit.report import render_report
 from aborist.errors import AboristError
 from cli.common import clean_errors, db_option, pipeline_ledger, read_json_object, write_text
 from cli.term import printable
+from cli.trust_args import TrustArgs, bundle_prover, trust_options
 
 __all__ = ["export", "report", "verify_bundle"]
 
@@ -43,8 +44,18 @@ __all__ = ["export", "report", "verify_bundle"]
     help="A checkpoint the recipient holds (from `aborist-ledger checkpoint --json`); "
     "the bundle carries a consistency proof from its size.",
 )
+@click.option(
+    "--sign",
+    "key_file",
+    metavar="KEYFILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write OUTPUT.tlog-proof: the run's c2sp.org/tlog-proof@v1, its checkpoint "
+    "signed with this log key.",
+)
 @db_option
-def export(run_id: str, output: Path, since_file: Path | None, db_url: str | None) -> None:
+def export(
+    run_id: str, output: Path, since_file: Path | None, key_file: Path | None, db_url: str | None
+) -> None:
     """Write one run as a bundle that verifies with no database.
 
     The bundle holds the run's events, every blob they reference, a checkpoint covering
@@ -53,6 +64,10 @@ def export(run_id: str, output: Path, since_file: Path | None, db_url: str | Non
 
     Example: aborist-ledger export --run 8e46b6db59e8 -o bundle.json
     """
+    if key_file is not None:
+        from cli.tlog_cmd import read_signer
+
+        read_signer(key_file)  # a bad key fails before anything is written
     extra = []
     if since_file is not None:
         from aborist.audit.replay import parse_checkpoint
@@ -67,6 +82,10 @@ def export(run_id: str, output: Path, since_file: Path | None, db_url: str | Non
         resolved = load_run(lg, run_id).run_id
         bundle = export_run(lg, resolved, extra_sizes=extra)
     write_text(output, json.dumps(bundle, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    if key_file is not None:
+        from cli.tlog_cmd import write_tlog_proof
+
+        write_tlog_proof(bundle, key_file, output.with_name(output.name + ".tlog-proof"))
     cp = bundle["checkpoint"]
     click.echo(
         f"exported run {resolved}: {len(bundle['events'])} events, {len(bundle['blobs'])} "
@@ -113,11 +132,15 @@ def _print_bundle(report: BundleReport) -> None:
     "checkpoint_file",
     metavar="FILE",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A checkpoint you trust (from `aborist-ledger checkpoint --json`); the "
-    "bundle's checkpoint must equal it or be consistent with it.",
+    help="A checkpoint you trust: a signed note (from `aborist-ledger checkpoint --sign`, "
+    "checked with --key) or the JSON of `checkpoint --json`; the bundle's checkpoint must "
+    "equal it or be consistent with it.",
 )
+@trust_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def verify_bundle(bundle_file: Path, checkpoint_file: Path | None, as_json: bool) -> None:
+def verify_bundle(
+    bundle_file: Path, checkpoint_file: Path | None, trust: TrustArgs, as_json: bool
+) -> None:
     """Verify an exported bundle offline (no database) and re-run its stages.
 
     Recomputes every payload and event hash, checks each inclusion proof against the
@@ -129,7 +152,8 @@ def verify_bundle(bundle_file: Path, checkpoint_file: Path | None, as_json: bool
     Example: aborist-ledger verify-bundle bundle.json --checkpoint cp.json
     """
     bundle = read_json_object(bundle_file, "bundle")
-    trusted = read_json_object(checkpoint_file, "checkpoint") if checkpoint_file else None
+    trusted = trust.resolve(checkpoint_file)
+    trust.check_state(bundle_prover(bundle))
     try:
         report = verify_run_bundle(bundle, checkpoint=trusted)
     except AboristError as e:
@@ -138,6 +162,8 @@ def verify_bundle(bundle_file: Path, checkpoint_file: Path | None, as_json: bool
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
     else:
         _print_bundle(report)
+    if report.ok:
+        trust.save_state()
     sys.exit(0 if report.ok else 1)
 
 

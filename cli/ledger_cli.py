@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -190,26 +191,42 @@ def verify(db_url: str | None, as_json: bool) -> None:
             )
         elif c.ok:
             click.echo(f"ok   checkpoints: {report.checkpoints_checked} roots match")
+        if report.tile_failure:
+            t = report.tile_failure
+            click.echo(f"FAIL tile {t['tile']}: {t['found']}")
+        elif c.ok:
+            click.echo(f"ok   tiles: {report.tiles_checked} match the events")
     sys.exit(0 if report.ok else 1)
 
 
 @cli.command()
 @db_option
+@click.option("--sign", "key_file", metavar="KEYFILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Print the checkpoint as a C2SP signed note, signed with this log key "
+                   "(from `aborist-ledger keygen`).")  # fmt: skip
 @json_option
-def checkpoint(db_url: str | None, as_json: bool) -> None:
+def checkpoint(db_url: str | None, key_file: Path | None, as_json: bool) -> None:
     """Record the current tree size and Merkle root, and print them.
 
     Keep the printed root somewhere the ledger's operators cannot edit: a later
-    consistency proof against it shows history was only appended to.
+    consistency proof against it shows history was only appended to. With --sign the
+    checkpoint is a signed note that anyone holding the verifier key can check.
 
-    Example: aborist-ledger checkpoint --json > checkpoint.json
+    Example: aborist-ledger checkpoint --sign log.key > cp.note
     """
+    from cli.tlog_cmd import read_signer, signed_note
     from ledger.proofs import checkpoint as make_checkpoint
 
+    if key_file is not None:
+        read_signer(key_file)  # a bad key file fails before anything is recorded
     with open_ledger(db_url) as lg, clean_errors():
         cp = make_checkpoint(lg)
+    note = signed_note(cp, key_file) if key_file is not None else None
     if as_json:
-        emit_json(cp.to_dict())
+        emit_json(cp.to_dict() if note is None else dict(cp.to_dict(), note=note))
+    elif note is not None:
+        click.echo(note, nl=False)
     else:
         click.echo(f"tree_size {cp.tree_size}\nroot      {cp.root}\ncreated   {cp.created_at}")
 
@@ -297,6 +314,8 @@ def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
                 why = f"envelope at {env.findings[0].message()}"
                 if env.count > 1:
                     why += f" (+{env.count - 1} more)"
+            elif cp is None and checked.tile_failure is not None:
+                why = f"tile {checked.tile_failure['tile']}: {checked.tile_failure['found']}"
             else:
                 assert cp is not None
                 why = f"checkpoint {cp['tree_size']}: expected {cp['expected']}"
@@ -330,6 +349,18 @@ from cli.audit_cmd import verify_bundle as verify_bundle_command  # noqa: E402
 cli.add_command(export_command)
 cli.add_command(verify_bundle_command)
 cli.add_command(report_command)
+
+from cli.tlog_cmd import keygen as keygen_command  # noqa: E402
+from cli.tlog_cmd import publish as publish_command  # noqa: E402
+from cli.tlog_cmd import verify_checkpoint as verify_checkpoint_command  # noqa: E402
+
+cli.add_command(keygen_command)
+cli.add_command(publish_command)
+cli.add_command(verify_checkpoint_command)
+
+from cli.witness_cmd import witness as witness_command  # noqa: E402
+
+cli.add_command(witness_command)
 
 
 def main() -> None:

@@ -15,8 +15,9 @@ import click
 
 from aborist.audit import ReplayReport
 from aborist.audit import replay as run_replay
-from cli.common import clean_errors, pipeline_ledger, read_json_object
+from cli.common import clean_errors, pipeline_ledger
 from cli.term import printable
+from cli.trust_args import TrustArgs, ledger_prover, trust_options
 
 __all__ = ["replay"]
 
@@ -70,8 +71,11 @@ def _print_text(report: ReplayReport) -> None:
                    "inputs and compare byte for byte.")  # fmt: skip
 @click.option("--checkpoint", "checkpoint_file", metavar="FILE",
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A checkpoint kept outside the database (from `aborist-ledger checkpoint "
-                   "--json`); a consistency proof to the current head must hold.")  # fmt: skip
+              help="A checkpoint kept outside the database: a signed note (from "
+                   "`aborist-ledger checkpoint --sign`, checked with --key) or the JSON of "
+                   "`checkpoint --json`; a consistency proof to the current head must "
+                   "hold.")  # fmt: skip
+@trust_options
 @click.option("--jobs", type=click.IntRange(1, 2), default=None, metavar="N",
               help="CPUs to use: 1 keeps every check in this process; 2 runs the chain "
                    "and the projection rebuild in a second process and, with --deep, "
@@ -85,6 +89,7 @@ def replay(
     since: int,
     deep: bool,
     checkpoint_file: Path | None,
+    trust: TrustArgs,
     jobs: int | None,
     as_json: bool,
 ) -> None:
@@ -96,12 +101,9 @@ def replay(
 
     Example: aborist-ledger replay --deep --checkpoint cp.json
     """
-    checkpoint = (
-        read_json_object(checkpoint_file, "checkpoint", error=click.BadParameter)
-        if checkpoint_file is not None
-        else None
-    )
+    checkpoint = trust.resolve(checkpoint_file)
     with pipeline_ledger(db_url) as lg, clean_errors():
+        trust.check_state(ledger_prover(lg))
         report = run_replay(
             lg, run_id=run_id, since=since, deep=deep, checkpoint=checkpoint,
             parallel=None if jobs is None else jobs == 2,
@@ -110,4 +112,6 @@ def replay(
         click.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
     else:
         _print_text(report)
+    if report.ok:
+        trust.save_state()
     sys.exit(0 if report.ok else 1)

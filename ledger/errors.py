@@ -12,7 +12,13 @@
      ├── ImmutabilityError     an UPDATE / DELETE / TRUNCATE was refused by the triggers
      ├── BlobNotFoundError     no blob with that hash
      ├── ProofError            a Merkle proof was requested for impossible sizes
-     └── FoldError             a recorded event does not fold into a projection
+     ├── FoldError             a recorded event does not fold into a projection
+     └── NoteError             a signed note, key or checkpoint that cannot be trusted
+          ├── KeyFormatError        a verifier or signer key that is not well formed
+          ├── MalformedNoteError    a note that breaks the signed-note grammar
+          ├── UnverifiedNoteError   no signature from a known key (none, or unknown ones)
+          ├── InvalidSignatureError a known key's signature does not verify
+          └── CheckpointError       a checkpoint body that is malformed or not the one wanted
 """
 
 from __future__ import annotations
@@ -69,3 +75,28 @@ class ProofError(LedgerError, ValueError):
 class FoldError(LedgerError):
     """A projection could not fold recorded events (a payload of a shape it does not know,
     written around the library); the transaction folding them wrote nothing."""
+
+
+class NoteError(LedgerError, ValueError):
+    """A signed note, a key or a checkpoint that cannot be trusted (c2sp.org/signed-note)."""
+
+
+class KeyFormatError(NoteError):
+    """A verifier key or signer key that is not well formed, or whose key ID is wrong."""
+
+
+class MalformedNoteError(NoteError):
+    """A note that breaks the signed-note grammar."""
+
+
+class UnverifiedNoteError(NoteError):
+    """No signature on the note is from a known key."""
+
+
+class InvalidSignatureError(NoteError):
+    """A signature line names a known key but does not verify."""
+
+
+class CheckpointError(NoteError):
+    """A checkpoint body that is malformed (c2sp.org/tlog-checkpoint), or is not for the
+    origin, size or root wanted."""

@@ -43,7 +43,7 @@ __all__ = [
 #: The ledger's branch label.
 BRANCH = "ledger"
 #: The newest revision of the ledger branch; tests/ledger/test_migrate.py checks it.
-HEAD_REVISION = "0004_insert_guards"
+HEAD_REVISION = "0005_merkle_tiles"
 
 
 def script_location() -> Path:

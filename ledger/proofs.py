@@ -15,13 +15,17 @@ from typing import Any
 from ledger import merkle
 from ledger.errors import ProofError
 from ledger.store import Checkpoint, Ledger
+from ledger.tiles import integrate, open_tree
 
 __all__ = [
     "ConsistencyProof",
     "InclusionProof",
     "checkpoint",
+    "consistency_path",
+    "inclusion_path",
     "prove_consistency",
     "prove_inclusion",
+    "root_at",
     "tree_root",
 ]
 
@@ -99,40 +103,43 @@ def tree_root(hashes: list[bytes]) -> str:
 
 
 def checkpoint(ledger: Ledger) -> Checkpoint:
-    """Record a checkpoint of the whole ledger as it is now."""
-    hashes = ledger.event_hashes()
-    return ledger.record_checkpoint(len(hashes), tree_root(hashes))
+    """Record a checkpoint of the whole ledger as it is now: the stored tiles are brought
+    up to the head first (ledger/tiles.py), so this reads O(log n) rows plus the events
+    appended since the last checkpoint."""
+    size, root = integrate(ledger)
+    return ledger.record_checkpoint(size, root.hex())
 
 
 def _size_or_checkpoint(ledger: Ledger, size: int | None) -> tuple[int, bool]:
-    recorded = {cp.tree_size: cp for cp in ledger.checkpoints()}
     if size is None:
-        if not recorded:
+        [(latest,)] = ledger.fetch("SELECT MAX(tree_size) FROM checkpoints", {})
+        if latest is None:
             raise ProofError("no checkpoint recorded yet; run `aborist-ledger checkpoint`")
-        return max(recorded), True
-    return size, size in recorded
+        return int(latest), True
+    found = ledger.fetch("SELECT 1 FROM checkpoints WHERE tree_size = :n", {"n": size})
+    return size, bool(found)
 
 
 def prove_inclusion(ledger: Ledger, seq: int, size: int | None = None) -> InclusionProof:
     """Inclusion proof for event ``seq`` in the tree of ``size`` events (default: the
-    latest checkpoint)."""
+    latest checkpoint), from the stored tiles: O(log n) rows."""
     tree_size, checkpointed = _size_or_checkpoint(ledger, size)
     if tree_size < 1:
         raise ProofError(f"tree size must be at least 1, not {tree_size}")
     if not 1 <= seq <= tree_size:
         raise ProofError(f"event {seq} is not in a tree of {tree_size} events")
-    hashes = ledger.event_hashes(tree_size)
-    if len(hashes) < tree_size:
-        raise ProofError(f"the ledger has {len(hashes)} events, fewer than {tree_size}")
-    proof = merkle.inclusion_proof(hashes, seq - 1, tree_size)
+    with open_tree(ledger, tree_size) as tree:
+        leaf = tree.leaf(seq - 1)
+        [row] = tree.fetch("SELECT hash FROM events WHERE seq = :s", {"s": seq})
+        root, path = tree.root(), tree.inclusion(seq - 1)
     return InclusionProof(
         seq=seq,
-        event_hash=hashes[seq - 1].hex(),
+        event_hash=str(row[0]),
         leaf_index=seq - 1,
-        leaf_hash=merkle.leaf_hash(hashes[seq - 1]).hex(),
+        leaf_hash=leaf.hex(),
         tree_size=tree_size,
-        root=tree_root(hashes),
-        proof=[p.hex() for p in proof],
+        root=root.hex(),
+        proof=[p.hex() for p in path],
         checkpointed=checkpointed,
     )
 
@@ -140,14 +147,32 @@ def prove_inclusion(ledger: Ledger, seq: int, size: int | None = None) -> Inclus
 def prove_consistency(ledger: Ledger, size1: int, size2: int) -> ConsistencyProof:
     if not 1 <= size1 <= size2:
         raise ProofError(f"consistency needs 1 <= SIZE1 <= SIZE2, got {size1} and {size2}")
-    hashes = ledger.event_hashes(size2)
-    if len(hashes) < size2:
-        raise ProofError(f"the ledger has {len(hashes)} events, fewer than {size2}")
-    proof = merkle.consistency_proof(hashes, size1, size2)
+    with open_tree(ledger, size2) as tree:
+        root1, root2, path = tree.root(size1), tree.root(), tree.consistency(size1)
     return ConsistencyProof(
         size1=size1,
         size2=size2,
-        root1=tree_root(hashes[:size1]),
-        root2=tree_root(hashes),
-        proof=[p.hex() for p in proof],
+        root1=root1.hex(),
+        root2=root2.hex(),
+        proof=[p.hex() for p in path],
     )
+
+
+def root_at(ledger: Ledger, size: int) -> bytes:
+    """MTH of the first ``size`` events; :class:`ProofError` if the ledger is shorter."""
+    with open_tree(ledger, size) as tree:
+        return tree.root()
+
+
+def inclusion_path(ledger: Ledger, index: int, size: int) -> list[bytes]:
+    """The raw RFC 9162 inclusion proof of leaf ``index`` (0-based) in the tree of ``size``."""
+    with open_tree(ledger, size) as tree:
+        return tree.inclusion(index)
+
+
+def consistency_path(ledger: Ledger, size1: int, size2: int) -> list[bytes]:
+    """The raw RFC 9162 consistency proof between two tree sizes of this ledger."""
+    if not 1 <= size1 <= size2:
+        raise ProofError(f"consistency needs 1 <= SIZE1 <= SIZE2, got {size1} and {size2}")
+    with open_tree(ledger, size2) as tree:
+        return tree.consistency(size1)

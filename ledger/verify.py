@@ -1,11 +1,13 @@
 """`aborist-ledger verify`: the whole ledger, checked from its own bytes.
 
-Four checks: the chain (:class:`ledger.chain.ChainVerifier`), every event's envelope
+Five checks: the chain (:class:`ledger.chain.ChainVerifier`), every event's envelope
 fields (:class:`ledger.envelope_check.EnvelopeCheck`: all findings counted, not only the
-first), every blob's bytes against
-its content address (a blob row whose value is not bytes at all, e.g. TEXT written by an
-UPDATE once the triggers were dropped, is a blob failure too), and every recorded
-checkpoint's root against the tree of the events it covers.
+first), every blob's bytes against its content address (a blob row whose value is not
+bytes at all, e.g. TEXT written by an UPDATE once the triggers were dropped, is a blob
+failure too), every recorded
+checkpoint's root against the tree of the events it covers, and every stored Merkle tile
+(ledger/tiles.py) against the tiles re-derived from the events: tiles are derived data,
+and a forged one would make later checkpoints and proofs wrong.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ledger.canonical import sha256_hex
 from ledger.chain import ChainReport, ChainVerifier
 from ledger.envelope_check import EnvelopeCheck
 from ledger.store import Ledger, stored_type
+from ledger.tiles import derive_tiles, tile_path
 
 __all__ = ["LedgerReport", "verify_ledger"]
 
@@ -30,6 +33,8 @@ class LedgerReport:
     blob_failure: dict[str, str] | None = None
     checkpoints_checked: int = 0
     checkpoint_failure: dict[str, Any] | None = None
+    tiles_checked: int = 0
+    tile_failure: dict[str, Any] | None = None
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -39,6 +44,7 @@ class LedgerReport:
             and self.envelope.ok
             and self.blob_failure is None
             and self.checkpoint_failure is None
+            and self.tile_failure is None
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -50,6 +56,8 @@ class LedgerReport:
             "blob_failure": self.blob_failure,
             "checkpoints_checked": self.checkpoints_checked,
             "checkpoint_failure": self.checkpoint_failure,
+            "tiles_checked": self.tiles_checked,
+            "tile_failure": self.tile_failure,
         }
 
 
@@ -101,4 +109,38 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
                     }
                     break
                 report.checkpoints_checked += 1
+        check_tiles(ledger, report)
     return report
+
+
+def check_tiles(ledger: Ledger, report: LedgerReport) -> None:
+    """Every stored tile must be a prefix of the tile re-derived at its place (equal when
+    full): a stored tile may lag behind the events (not integrated yet), never differ."""
+    stored = {
+        (int(r[0]), int(r[1])): bytes(r[2])
+        for r in ledger.fetch("SELECT level, idx, hashes FROM merkle_tiles", {})
+    }
+    if not stored:
+        return
+    derived = {
+        (level, n): b"".join(hashes)
+        for level, n, hashes in derive_tiles(bytes.fromhex(ev.hash) for ev in ledger.iter_events())
+        if level > 0
+    }
+    for (level, n), blob in sorted(stored.items()):
+        want = derived.get((level, n), b"")
+        where = tile_path(level, n)
+        if len(blob) % merkle.HASH_SIZE or not blob:
+            found = f"{len(blob)} bytes, not a whole number of hashes"
+        elif not want.startswith(blob):
+            if len(blob) > len(want):
+                found = f"{len(blob) // 32} hashes where the events give {len(want) // 32}"
+            else:
+                i = next(i for i in range(0, len(blob), 32) if blob[i : i + 32] != want[i : i + 32])
+                found = f"hash {i // 32} is {blob[i : i + 32].hex()}, not {want[i : i + 32].hex()}"
+        else:
+            report.tiles_checked += 1
+            continue
+        report.tile_failure = {"tile": where, "expected": "the tile derived from the events",
+                               "found": found}  # fmt: skip
+        return

@@ -77,8 +77,14 @@ def render() -> str:
         assert isinstance(group, click.Group)
         parts.append(f"\n## `{prog}`\n")
         for name in sorted(group.commands):
-            result = runner.invoke(group, [name, "--help"], prog_name=prog, terminal_width=100)
-            parts.append(f"\n### `{prog} {name}`\n\n```text\n{result.output.rstrip()}\n```\n")
+            command = group.commands[name]
+            paths = [[name]]
+            if isinstance(command, click.Group):
+                paths += [[name, sub] for sub in sorted(command.commands)]
+            for path in paths:
+                result = runner.invoke(group, [*path, "--help"], prog_name=prog, terminal_width=100)
+                title = " ".join([prog, *path])
+                parts.append(f"\n### `{title}`\n\n```text\n{result.output.rstrip()}\n```\n")
     return "".join(parts)
 
 

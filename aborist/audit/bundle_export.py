@@ -12,10 +12,10 @@ from typing import Any
 from aborist.audit.blobs import referenced_blobs
 from aborist.errors import InputError
 from aborist.events import run_stream
-from ledger import merkle
 from ledger.errors import BlobNotFoundError
 from ledger.proofs import checkpoint as record_checkpoint
 from ledger.store import Checkpoint, Ledger
+from ledger.tiles import ledger_tree
 
 __all__ = ["BUNDLE_FORMAT", "LEDGER_FORMAT", "export_run"]
 
@@ -41,11 +41,12 @@ def export_run(ledger: Ledger, run_id: str, *, extra_sizes: Sequence[int] = ()) 
     cp = _covering_checkpoint(ledger, events[-1].seq)
     recorded = {c.tree_size for c in ledger.checkpoints()}
     sizes = sorted((recorded | set(extra_sizes)) - {cp.tree_size})
-    hashes = ledger.event_hashes(max([cp.tree_size, *sizes]))
-    if len(hashes) < cp.tree_size or any(s > len(hashes) or s < 1 for s in sizes):
-        raise InputError(f"a checkpoint size is outside the ledger's {len(hashes)} events")
-    tree = hashes[: cp.tree_size]
-    if merkle.merkle_root(tree).hex() != cp.root:
+    head, _ = ledger.head()
+    if head < cp.tree_size or any(s > head or s < 1 for s in sizes):
+        raise InputError(f"a checkpoint size is outside the ledger's {head} events")
+    # Roots and proofs from the stored tiles (ledger/tiles.py): O(log n) rows each.
+    whole = ledger_tree(ledger, max([cp.tree_size, *sizes]))
+    if whole.root(cp.tree_size).hex() != cp.root:
         raise InputError(
             f"the recorded checkpoint of size {cp.tree_size} does not match the events; "
             "run `aborist-ledger replay`"
@@ -63,20 +64,20 @@ def export_run(ledger: Ledger, run_id: str, *, extra_sizes: Sequence[int] = ()) 
             "seq": ev.seq,
             "leaf_index": ev.seq - 1,
             "tree_size": cp.tree_size,
-            "proof": [p.hex() for p in merkle.inclusion_proof(tree, ev.seq - 1, cp.tree_size)],
+            "proof": [p.hex() for p in whole.inclusion(ev.seq - 1, cp.tree_size)],
         }
         for ev in events
     ]
     consistency = []
     for size in sizes:
         lo, hi = sorted((size, cp.tree_size))
-        proof = merkle.consistency_proof(hashes[:hi], lo, hi)
+        proof = whole.consistency(lo, hi)
         consistency.append(
             {
                 "size1": lo,
-                "root1": merkle.merkle_root(hashes[:lo]).hex(),
+                "root1": whole.root(lo).hex(),
                 "size2": hi,
-                "root2": merkle.merkle_root(hashes[:hi]).hex(),
+                "root2": whole.root(hi).hex(),
                 "proof": [p.hex() for p in proof],
             }
         )

@@ -64,7 +64,7 @@ def test_the_ledger_migrates_and_opens_on_its_own_branch(empty_url: str) -> None
     assert {"events", "blobs", "checkpoints", "projection_positions"} <= tables
     assert not {"runs", "providence_cache", "run_dag_nodes"} & tables
     Ledger.open(empty_url).close()
-    with pytest.raises(NotMigratedError, match="expected 0003_runs_finished_seq, 0004"):
+    with pytest.raises(NotMigratedError, match=f"expected 0003_runs_finished_seq, {HEAD_REVISION}"):
         open_ledger(empty_url)
     migrate_url(empty_url)  # aborist's branch joins the ledger's
     open_ledger(empty_url).close()
@@ -73,7 +73,7 @@ def test_the_ledger_migrates_and_opens_on_its_own_branch(empty_url: str) -> None
 def test_a_database_from_before_the_split_upgrades(empty_url: str) -> None:
     """A database migrated when the revisions were one line (0001 → 0002 → 0003) records
     one head, 0003; the ledger branch's 0004 grows from 0001, an ancestor of 0003, so
-    the upgrade applies only 0004."""
+    the upgrade applies only the ledger branch's revisions from 0004 on."""
     engine = ledger_engine(empty_url)
     try:
         _to(engine, "0003_runs_finished_seq")
