@@ -60,7 +60,9 @@ from ledger.errors import BlobNotFoundError
 __all__ = ["BUNDLE_CHECKS", "BUNDLE_FORMAT", "BundleReport", "export_run", "verify_bundle"]
 
 #: The checks of :func:`verify_bundle`, in the order they run.
-BUNDLE_CHECKS = ("format", "events", "inclusion", "checkpoint", "blob", "dag", "deep")
+BUNDLE_CHECKS = (
+    "format", "events", "history", "inclusion", "checkpoint", "blob", "dag", "deep",
+)  # fmt: skip
 _ENVELOPE_FIELDS = (
     "seq",
     "event_id",
@@ -387,8 +389,10 @@ class _Verify:
             self.inclusion()
             self.consistency()
             self.blob_check()
+            history = self.events
             try:
                 check = check_run(r.run_id, self.events, None)
+                history = check.run if check.run is not None else self.events
                 for d in check.divergences:
                     r.fail(d)
             except (KeyError, TypeError, ValueError, AttributeError) as e:
@@ -400,13 +404,13 @@ class _Verify:
                     clip(f"{type(e).__name__}: {e}"),
                 )
             try:
-                for d in run_evidence_link(RunEvents(r.run_id, self.events)):
+                for d in run_evidence_link(RunEvents(r.run_id, history)):
                     r.fail(d)
             except (KeyError, TypeError, ValueError, AttributeError):
                 pass  # a payload the pipeline never wrote: the dag check names it
             good = {h: d for h, d in self.blobs.items() if sha256_hex(d) == h}
             try:
-                reexecute_run(_BundleBlobs(good), r.run_id, self.events, r.deep)
+                reexecute_run(_BundleBlobs(good), r.run_id, history, r.deep)
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 self.fail(
                     "deep",

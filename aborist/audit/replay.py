@@ -46,7 +46,7 @@ from aborist.audit.blobs import (
     check_blobs,
     referenced_blobs,
 )
-from aborist.audit.dags import TERMINAL_EVENTS, check_run
+from aborist.audit.dags import TERMINAL_EVENTS, check_run, history_divergence
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
 from aborist.audit.evidence_link import LINK_EVENT_TYPES, run_evidence_link
@@ -57,6 +57,7 @@ from aborist.audit.rows import event_pages
 from aborist.audit.run_events import RunEvents
 from aborist.errors import InputError
 from aborist.events import run_stream
+from aborist.pipeline.history import RunHistory
 from ledger import merkle
 from ledger.chain import ChainReport, ChainVerifier
 from ledger.envelope import GENESIS_HASH
@@ -193,6 +194,10 @@ class _Replay:
         self.pending: dict[str, RunEvents] = {}
         self.roots: dict[str, str] = {}
         self.served: list[tuple[str, int, str, str]] = []
+        #: Runs already checked and counted: events of theirs that come later (after the
+        #: terminal event) are checked against the run grammar only, and never counted as
+        #: another run.
+        self.done: set[str] = set()
         self.refs: list[BlobRef] = []
         self.batch: list[tuple[RunEvents, str]] = []  # (run, status) awaiting --deep
         #: Where the run checks report: the replay's report, or under ``--deep`` the part
@@ -240,10 +245,18 @@ class _Replay:
 
     def _finish(self, run: RunEvents) -> None:
         rid = run.run_id
-        if run[0].stream_seq != 1:  # begun before --since: read the whole stream
-            run = RunEvents(rid, self.ledger.read_stream(run_stream(rid)))
+        if run[0].stream_seq != 1:  # begun before --since, or after its end: read it all
+            whole = RunEvents(rid, self.ledger.read_stream(run_stream(rid)))
+            if rid in self.done:  # its history was checked: these events come after it
+                history = RunHistory.read(rid, whole, whole.data)
+                broke = history_divergence(history)
+                if broke is not None:
+                    self.sink.diverge(broke)
+                return
+            run = whole
+        self.done.add(rid)
         try:
-            status = self._check(run)
+            status, run = self._check(run)
         except _SHAPE_ERRORS as e:  # a payload that is not what the pipeline records
             unreadable_run(self.sink, run, e)
             return
@@ -252,13 +265,16 @@ class _Replay:
         else:
             self.report.runs[status] = self.report.runs.get(status, 0) + 1
 
-    def _check(self, run: RunEvents) -> str:
-        """The run's DAG (and its blob references); returns its status."""
+    def _check(self, run: RunEvents) -> tuple[str, RunEvents]:
+        """The run's history and DAG (and its blob references); returns its status and
+        its history's events, which the later checks read."""
         bad = run.unreadable(self.parse)
         if bad is not None:
             raise ValueError(f"the payload of seq {bad.seq} is not a JSON object")
         rid = run.run_id
         check = check_run(rid, run, self.live)
+        assert check.run is not None
+        run = check.run
         sink = self.sink
         if check.dag is not None:
             sink.dags_checked += 1
@@ -273,7 +289,7 @@ class _Replay:
             self.served.append((rid, *check.served))
         if not self.deep and self.blobs:
             self.refs.extend(referenced_blobs(rid, run))
-        return check.status
+        return check.status, run
 
     def _deep_batch(self) -> None:
         """Re-execute the finished runs waiting in :attr:`batch`, in the order they
