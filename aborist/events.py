@@ -87,7 +87,11 @@ class RunStarted(EventPayload):
 
 
 class CacheChecked(EventPayload):
-    """The corpus version the run is bound to, its cache key, and whether it was served."""
+    """The corpus version the run is bound to, its cache key, and whether it was served.
+
+    A hit also names what it served: the seq of the served run's ``qa.cache_written``
+    (``hit_written_seq``) and the sha256 of the answer text it served
+    (``hit_answer_hash``), so replay can show the answer came from that event."""
 
     TYPE = "qa.cache_checked"
     shards: dict[str, str]  # shard name -> source_root
@@ -96,6 +100,8 @@ class CacheChecked(EventPayload):
     consulted: bool
     hit: bool
     hit_run_id: str | None = None
+    hit_written_seq: int | None = None
+    hit_answer_hash: str | None = None
 
 
 class RetrievalCompleted(EventPayload):

@@ -48,6 +48,7 @@ from aborist.audit.deep import reexecute_run
 from aborist.audit.evidence_link import run_evidence_link
 from aborist.audit.findings import Divergence, ReplayReport, clip
 from aborist.audit.replay import parse_checkpoint
+from aborist.audit.cache_binding import check_cache_binding
 from aborist.audit.run_end import RunEnd, run_end
 from aborist.audit.run_events import RunEvents
 from aborist.errors import InputError
@@ -61,7 +62,7 @@ __all__ = ["BUNDLE_CHECKS", "BUNDLE_FORMAT", "BundleReport", "export_run", "veri
 
 #: The checks of :func:`verify_bundle`, in the order they run.
 BUNDLE_CHECKS = (
-    "format", "events", "history", "inclusion", "checkpoint", "blob", "dag", "deep",
+    "format", "events", "history", "inclusion", "checkpoint", "blob", "dag", "cache", "deep",
 )  # fmt: skip
 _ENVELOPE_FIELDS = (
     "seq",
@@ -395,6 +396,9 @@ class _Verify:
                 history = check.run if check.run is not None else self.events
                 for d in check.divergences:
                     r.fail(d)
+                if check.run is not None:
+                    for d in check_cache_binding(check.run):
+                        r.fail(d)
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 self.fail(
                     "dag",

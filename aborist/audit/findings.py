@@ -15,7 +15,7 @@ from typing import Any
 __all__ = ["KINDS", "LISTED", "Divergence", "NotReexecuted", "ReplayReport", "VersionSkew", "clip"]
 
 #: Every kind of divergence, in the order the checks run.
-KINDS = ("chain", "checkpoint", "history", "blob", "dag", "deep", "projection")
+KINDS = ("chain", "checkpoint", "history", "blob", "dag", "cache", "deep", "projection")
 
 _CLIP = 240
 

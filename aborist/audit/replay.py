@@ -46,6 +46,14 @@ from aborist.audit.blobs import (
     check_blobs,
     referenced_blobs,
 )
+from aborist.audit.cache_binding import (
+    CacheEntry,
+    HitClaim,
+    cache_entry,
+    check_cache_binding,
+    check_hit,
+    hit_claim,
+)
 from aborist.audit.dags import TERMINAL_EVENTS, check_run, history_divergence
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
@@ -198,6 +206,9 @@ class _Replay:
         #: terminal event) are checked against the run grammar only, and never counted as
         #: another run.
         self.done: set[str] = set()
+        #: Each caching run's cache entry, and every hit's claim of what it served.
+        self.entries: dict[str, CacheEntry] = {}
+        self.hits: list[HitClaim] = []
         self.refs: list[BlobRef] = []
         self.batch: list[tuple[RunEvents, str]] = []  # (run, status) awaiting --deep
         #: Where the run checks report: the replay's report, or under ``--deep`` the part
@@ -287,6 +298,14 @@ class _Replay:
                 sink.diverge(d)
         if check.served is not None:
             self.served.append((rid, *check.served))
+        for d in check_cache_binding(run):
+            sink.diverge(d)
+        entry = cache_entry(run)
+        if entry is not None:
+            self.entries[rid] = entry
+        claim = hit_claim(run)
+        if claim is not None:
+            self.hits.append(claim)
         if not self.deep and self.blobs:
             self.refs.extend(referenced_blobs(rid, run))
         return check.status, run
@@ -318,6 +337,20 @@ class _Replay:
             elif root != recorded:
                 self.report.diverge(Divergence("dag", seq, rid, "complete", root, recorded,
                                                f"run_dag_root of served run {source}"))  # fmt: skip
+
+        for claim in self.hits:
+            source = claim.served_from
+            if source in self.entries:
+                entry: CacheEntry | None = self.entries[source]
+            else:
+                events = RunEvents(source, self.ledger.read_stream(run_stream(source)))
+                history = RunHistory.read(source, events, events.data)
+                try:
+                    entry = cache_entry(events.prefix(len(history.accepted)))
+                except _SHAPE_ERRORS:
+                    entry = None
+            for d in check_hit(claim, entry):
+                self.report.diverge(d)
 
     def check_checkpoints(self) -> None:
         recorded = [(cp.tree_size, cp.root, "recorded checkpoint") for cp in
