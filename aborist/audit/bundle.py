@@ -103,6 +103,8 @@ class BundleReport:
     deep: ReplayReport = field(default_factory=ReplayReport)
     #: How the run's events end (None when they could not be read that far).
     end: RunEnd | None = None
+    #: The seqs of the run's events in the bundle, in order.
+    seqs: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -121,10 +123,39 @@ class BundleReport:
         self.failures.setdefault(d.kind, d)
         self.counts[d.kind] = self.counts.get(d.kind, 0) + 1
 
+    def vouched_for(self) -> dict[str, Any]:
+        """What vouches for the run's events: the checkpoint the caller gave covers those
+        at seqs up to its size (once it held against the bundle's); the bundle's own
+        checkpoint is the exporting database's word, so nothing outside that database
+        vouches for the later ones, nor for any when no checkpoint was given."""
+        size = self.trusted_checkpoint
+        bundle_size = self.checkpoint.get("tree_size")
+        if size is None:
+            return {"anchored": False, "covered": [], "unanchored": list(self.seqs),
+                    "text": f"self-consistent: the bundle's checkpoint (size {bundle_size}) "
+                            "is the exporting database's own, not anchored to anything "
+                            "outside it (give --checkpoint FILE, a checkpoint kept "
+                            "elsewhere, to anchor it)"}  # fmt: skip
+        if self.checks.get("checkpoint") != "held":
+            return {"anchored": False, "covered": [], "unanchored": list(self.seqs),
+                    "text": f"the checkpoint you gave (size {size}) does not hold: nothing "
+                            "outside the exporting database vouches for these events"}
+        covered = [q for q in self.seqs if q <= size]
+        after = [q for q in self.seqs if q > size]
+        text = f"events 1–{size} are covered by the checkpoint you gave"
+        if after:
+            span = f"seq {after[0]}" if len(after) == 1 else f"seqs {after[0]}–{after[-1]}"
+            text += (f"; this run's {len(after)} event(s) at {span} come after it and nothing "
+                     "outside the exporting database vouches for them")  # fmt: skip
+        else:
+            text += " (every event of this run)"
+        return {"anchored": True, "covered": covered, "unanchored": after, "text": text}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "run_id": self.run_id,
+            "vouched_for": self.vouched_for(),
             "events": self.events,
             "blobs": self.blobs,
             "checkpoint": self.checkpoint,
@@ -202,6 +233,7 @@ class _Verify:
             self.size, root = parse_checkpoint(b["checkpoint"])
             self.root = bytes.fromhex(root)
             self.report.checkpoint = {"tree_size": self.size, "root": root}
+            self.report.seqs = [e.seq for e in self.events]
             if not isinstance(b["inclusion_proofs"], list):
                 raise ValueError("inclusion_proofs is a list")
             if not isinstance(b.get("consistency_proofs", []), list):

@@ -243,3 +243,46 @@ def test_replay_checks_what_a_hit_says_it_served(built: Built, field: str, value
     d = report.first("cache")
     assert d is not None and d.run == rid and d.seq == last.seq - 1
     assert d.detail.startswith(f"{field} of the hit")
+
+
+def test_reports_say_what_vouches_for_the_events(built: Built, tmp_path: Path) -> None:
+    lg = built.ledger
+    report = replay(lg)
+    assert report.ok
+    assert report.vouched_for()["anchored"] is False
+    res = CliRunner().invoke(cli, ["replay", "--db", built.url])
+    assert res.exit_code == 0, res.output
+    assert res.output.rstrip().endswith(
+        "replay: everything held: self-consistent, not anchored to anything outside the "
+        "database (give --checkpoint FILE, a checkpoint kept elsewhere, to anchor it)"
+    )
+    kept = checkpoint(lg)
+    cp = {"tree_size": kept.tree_size, "root": kept.root}
+    report = replay(lg, checkpoint=cp)
+    assert report.vouched_for() == {
+        "anchored": True, "covered": [1, kept.tree_size], "unanchored": None,
+        "text": f"events 1–{kept.tree_size} are covered by the checkpoint you gave",
+    }  # fmt: skip
+    bundle = export_run(lg, built.quote)
+    seqs = [e["seq"] for e in bundle["events"]]
+    alone = verify_bundle(bundle)
+    assert alone.ok and alone.vouched_for()["anchored"] is False
+    assert alone.vouched_for()["text"].startswith("self-consistent: the bundle's checkpoint")
+    anchored = verify_bundle(bundle, checkpoint=cp)
+    assert anchored.ok and anchored.vouched_for()["covered"] == seqs
+    # A run answered after the checkpoint: its events are vouched for by nothing outside.
+    later = query("Where does the Silverrun River flow?", ledger=lg, client=ExtractiveClient(),
+                  shards_dir=built.shards)  # fmt: skip
+    bundle = export_run(lg, later.run_id)
+    got = verify_bundle(bundle, checkpoint=cp)
+    assert got.ok, got.to_dict()["failures"]
+    v = got.vouched_for()
+    assert v["covered"] == [] and v["unanchored"] == [e["seq"] for e in bundle["events"]]
+    assert "come after it and nothing outside the exporting database vouches" in v["text"]
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(bundle), encoding="utf-8")
+    cp_file = tmp_path / "cp.json"
+    cp_file.write_text(json.dumps(cp), encoding="utf-8")
+    res = CliRunner().invoke(cli, ["verify-bundle", str(path), "--checkpoint", str(cp_file)])
+    assert res.exit_code == 0, res.output
+    assert v["text"] in res.output
