@@ -37,18 +37,18 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from aborist.audit.blobs import referenced_blobs
 from aborist.audit.bundle_export import BUNDLE_FORMAT, export_run
+from aborist.audit.cache_binding import check_cache_binding
 from aborist.audit.dags import check_run
 from aborist.audit.deep import reexecute_run
 from aborist.audit.evidence_link import run_evidence_link
 from aborist.audit.findings import Divergence, ReplayReport, clip
 from aborist.audit.replay import parse_checkpoint
-from aborist.audit.cache_binding import check_cache_binding
 from aborist.audit.run_end import RunEnd, run_end
 from aborist.audit.run_events import RunEvents
 from aborist.errors import InputError
@@ -137,9 +137,13 @@ class BundleReport:
                             "outside it (give --checkpoint FILE, a checkpoint kept "
                             "elsewhere, to anchor it)"}  # fmt: skip
         if self.checks.get("checkpoint") != "held":
-            return {"anchored": False, "covered": [], "unanchored": list(self.seqs),
-                    "text": f"the checkpoint you gave (size {size}) does not hold: nothing "
-                            "outside the exporting database vouches for these events"}
+            return {
+                "anchored": False,
+                "covered": [],
+                "unanchored": list(self.seqs),
+                "text": f"the checkpoint you gave (size {size}) does not hold: nothing "
+                "outside the exporting database vouches for these events",
+            }
         covered = [q for q in self.seqs if q <= size]
         after = [q for q in self.seqs if q > size]
         text = f"events 1–{size} are covered by the checkpoint you gave"
@@ -422,7 +426,7 @@ class _Verify:
             self.inclusion()
             self.consistency()
             self.blob_check()
-            history = self.events
+            history: Sequence[RecordedEvent] = self.events
             try:
                 check = check_run(r.run_id, self.events, None)
                 history = check.run if check.run is not None else self.events

@@ -72,8 +72,16 @@ def check_cache_binding(run: RunEvents) -> list[Divergence]:
         verdict = run.data(verified).get("verdict") if verified is not None else None
         want = recorded_key_dimensions(run.data(started), run.data(checked), verdict)
     except _SHAPE as e:
-        return [_div(checked.seq, run.run_id, "cache", "key dimensions computable from the "
-                     "run's own record", f"{type(e).__name__}: {e}", "key_dimensions")]
+        return [
+            _div(
+                checked.seq,
+                run.run_id,
+                "cache",
+                "key dimensions computable from the run's own record",
+                f"{type(e).__name__}: {e}",
+                "key_dimensions",
+            )
+        ]
     out: list[Divergence] = []
     for ev, stage in ((checked, "cache"), (run.first("qa.cache_written"), "cache_write")):
         if ev is None:
@@ -85,8 +93,16 @@ def check_cache_binding(run: RunEvents) -> list[Divergence]:
             found = data.get(name) if name == "cache_key" else dims.get(name)
             if found != value:
                 where = name if name == "cache_key" else f"key_dimensions.{name}"
-                out.append(_div(ev.seq, run.run_id, stage, value, found,
-                                f"{where}, recomputed from the run's own record"))
+                out.append(
+                    _div(
+                        ev.seq,
+                        run.run_id,
+                        stage,
+                        value,
+                        found,
+                        f"{where}, recomputed from the run's own record",
+                    )
+                )
                 break
     return out
 
@@ -124,8 +140,16 @@ def check_hit(hit: HitClaim, entry: CacheEntry | None) -> list[Divergence]:
     wrote none)."""
     rid, seq = hit.run_id, hit.seq
     if entry is None:
-        return [_div(seq, rid, "cache", f"a qa.cache_written in run {hit.served_from}'s "
-                     "history", "none", "hit_run_id")]
+        return [
+            _div(
+                seq,
+                rid,
+                "cache",
+                f"a qa.cache_written in run {hit.served_from}'s history",
+                "none",
+                "hit_run_id",
+            )
+        ]
     checks = (
         ("hit_written_seq", entry.seq, hit.written_seq),
         ("hit_answer_hash", entry.answer_hash, hit.answer_hash),
@@ -133,14 +157,31 @@ def check_hit(hit: HitClaim, entry: CacheEntry | None) -> list[Divergence]:
     )
     for name, want, found in checks:
         if found != want:
-            return [_div(seq, rid, "cache", want, found,
-                         f"{name} of the hit, against run {hit.served_from}'s cache write")]
+            return [
+                _div(
+                    seq,
+                    rid,
+                    "cache",
+                    want,
+                    found,
+                    f"{name} of the hit, against run {hit.served_from}'s cache write",
+                )
+            ]
     if entry.seq >= seq:
-        return [_div(seq, rid, "cache", f"a cache write before seq {seq}", entry.seq,
-                     "hit_written_seq")]
+        return [
+            _div(seq, rid, "cache", f"a cache write before seq {seq}", entry.seq, "hit_written_seq")
+        ]
     for name, want, found in (("audit_mode", entry.audit_mode, hit.audit_mode),
                               ("label", entry.label, hit.label)):  # fmt: skip
         if found != want:
-            return [_div(seq, rid, "complete", want, found,
-                         f"{name} of the hit, against run {hit.served_from}'s cache write")]
+            return [
+                _div(
+                    seq,
+                    rid,
+                    "complete",
+                    want,
+                    found,
+                    f"{name} of the hit, against run {hit.served_from}'s cache write",
+                )
+            ]
     return []

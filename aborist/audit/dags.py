@@ -49,10 +49,10 @@ __all__ = [
     "RunCheck",
     "check_run",
     "dag_blob_text",
+    "history_divergence",
     "node_hash",
     "parents_text",
     "rebuild_dag",
-    "history_divergence",
     "run_status",
 ]
 
@@ -165,8 +165,11 @@ def history_divergence(h: RunHistory) -> Divergence | None:
     b = h.broken
     if b is None:
         return None
-    later = f"; it and {h.ignored - 1} later event(s) are not part of the run" if h.ignored > 1 \
+    later = (
+        f"; it and {h.ignored - 1} later event(s) are not part of the run"
+        if h.ignored > 1
         else "; it is not part of the run"
+    )
     return Divergence("history", b.seq, h.run_id, b.type, clip(b.expected), clip(b.found),
                       b.rule + later)  # fmt: skip
 

@@ -343,10 +343,10 @@ class _Replay:
             if source in self.entries:
                 entry: CacheEntry | None = self.entries[source]
             else:
-                events = RunEvents(source, self.ledger.read_stream(run_stream(source)))
-                history = RunHistory.read(source, events, events.data)
+                stream = RunEvents(source, self.ledger.read_stream(run_stream(source)))
+                history = RunHistory.read(source, stream, stream.data)
                 try:
-                    entry = cache_entry(events.prefix(len(history.accepted)))
+                    entry = cache_entry(stream.prefix(len(history.accepted)))
                 except _SHAPE_ERRORS:
                     entry = None
             for d in check_hit(claim, entry):

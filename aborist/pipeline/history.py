@@ -251,8 +251,12 @@ class GrammarState:
         elif t == RUN_COMPLETED:
             p = _as_dict(_safe(data, ev))
             if p.get("cache_hit") is not self.facts.hit:
-                return self._break(ev, "qa.run_completed repeats the cache check's hit",
-                                   f"cache_hit {self.facts.hit}", repr(p.get("cache_hit")))
+                return self._break(
+                    ev,
+                    "qa.run_completed repeats the cache check's hit",
+                    f"cache_hit {self.facts.hit}",
+                    repr(p.get("cache_hit")),
+                )
             if self.facts.hit and p.get("served_from_run_id") != self.facts.hit_run_id:
                 return self._break(ev, "a cache hit completes from the run it checked",
                                    f"served_from_run_id {self.facts.hit_run_id}",

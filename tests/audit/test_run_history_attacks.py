@@ -83,7 +83,7 @@ def test_library_refuses_a_planted_answer_for_a_never_asked_question(built: Buil
     head = lg.head()
     for run_id in (built.lattice, built.failed, built.hit):
         stream = run_stream(run_id)
-        with pytest.raises(RunGrammarError, match="nothing after qa.run_"):
+        with pytest.raises(RunGrammarError, match=r"nothing after qa\.run_"):
             lg.append(stream, [CacheWritten(**planted(built, built.lattice)).to_event()])
     assert lg.head() == head
     assert not lg.fetch("SELECT 1 FROM providence_cache WHERE cache_key = :k",
@@ -102,11 +102,11 @@ def test_library_refuses_a_stage_twice_or_out_of_order(built: Built) -> None:
     started = dict(prefix[0].data, run_id="openrun0001")
     lg.append(stream, [NewEvent("qa.run_started", started),
                        NewEvent("qa.cache_checked", prefix[1].data)])  # fmt: skip
-    with pytest.raises(RunGrammarError, match="cannot follow qa.cache_checked"):
+    with pytest.raises(RunGrammarError, match=r"cannot follow qa\.cache_checked"):
         lg.append(stream, [NewEvent("qa.prompt_built", {"prompt_blob": "0" * 64,
                                                          "prompt_version": "x"})])  # fmt: skip
     lg.append(stream, [NewEvent("qa.retrieval_completed", retrieval.data)])
-    with pytest.raises(RunGrammarError, match="one qa.retrieval_completed per run"):
+    with pytest.raises(RunGrammarError, match=r"one qa\.retrieval_completed per run"):
         lg.append(stream, [NewEvent("qa.retrieval_completed", retrieval.data)])
     with pytest.raises(RunGrammarError, match="only the pipeline's stage events"):
         lg.append(stream, [NewEvent("qa.something_else", {})])
@@ -145,8 +145,10 @@ def test_raw_events_after_a_finished_run_are_named_and_never_counted(
     assert res.exit_code == 1, res.output
     assert f"seq {forged.seq}, run {built.quote}" in res.output
     assert "nothing after qa.run_completed" in res.output
-    assert (f"events 1–{size} are covered by the checkpoint you gave; {size + 1}–{size + 2} "
-            "come after it and nothing outside this database vouches for them") in res.output
+    assert (
+        f"events 1–{size} are covered by the checkpoint you gave; {size + 1}–{size + 2} "
+        "come after it and nothing outside this database vouches for them"
+    ) in res.output
 
     bundle = export_run(lg, built.quote)
     got = verify_bundle(bundle, checkpoint=cp)

@@ -19,7 +19,7 @@ from aborist.errors import CorpusError, ModelError
 from aborist.pipeline.ask import ask
 from aborist.pipeline.query import query
 from aborist.pipeline.run import Governance
-from aborist.projections import PROJECTION_TABLES, RunProjection
+from aborist.projections import PROJECTION_TABLES
 from ledger.store import Ledger
 from ledger.verify import verify_ledger
 from tests.eldoria import Interrupting
