@@ -8,8 +8,10 @@ Every run is the stream ``run:<run_id>``; its events appear in this order (ARCHI
       → prompt_built → model_answered → claims_parsed (claim-lattice) → answer_verified
       → [answer_repaired] → answer_rendered → answer_labelled → cache_written → run_completed
 
-and ``run_failed`` ends a run at whatever stage went wrong. Large texts (chunk texts,
-prompts, raw answers) are blobs, referenced here by their sha256.
+and ``run_failed`` ends a run at whatever stage went wrong. That order is the run grammar,
+written once as a table in :mod:`aborist.pipeline.history` (one of each stage, nothing after
+``run_completed`` or ``run_failed``); every reader reads a run through it. Large texts
+(chunk texts, prompts, raw answers) are blobs, referenced here by their sha256.
 """
 
 from __future__ import annotations

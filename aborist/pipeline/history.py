@@ -28,6 +28,8 @@ from typing import Any
 from ledger.envelope import RecordedEvent
 
 __all__ = [
+    "FACT_TYPES",
+    "RUN_EVENT_TYPES",
     "RUN_GRAMMAR",
     "RUN_STARTED",
     "TERMINAL_TYPES",
