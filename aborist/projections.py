@@ -116,9 +116,16 @@ class RunProjection:
         self.scratch = scratch
         self.skip_breaks = scratch
         self._states: dict[str, GrammarState] = {}
+        #: The grammar state of the run whose event was the last this projection folded,
+        #: with that event's seq and hash: valid for the next append exactly when that
+        #: event is the head the append chains to (its first event's ``prev_hash``), so a
+        #: run's consecutive appends need not read its earlier events back. A rolled-back
+        #: or interleaved append leaves another head, and the state is read again.
+        self._head: tuple[str, GrammarState, int, str] | None = None
 
     def reset(self, tx: Tx) -> None:
         self._states.clear()
+        self._head = None
         for table in PROJECTION_TABLES:
             tx.execute(f"DELETE FROM {table}")
 
@@ -129,14 +136,23 @@ class RunProjection:
             if found is None:
                 found = self._states[run_id] = GrammarState(run_id)
             return found
+        head, self._head = self._head, None
+        if ev.stream_seq == 1:
+            return GrammarState(run_id)
+        if (
+            head is not None
+            and head[0] == run_id
+            and head[2] == ev.seq - 1
+            and head[3] == ev.prev_hash
+        ):
+            return head[1]
         state = GrammarState(run_id)
-        if ev.stream_seq > 1:
-            for seq, stream_seq, type_, payload in tx.execute(
-                _PRIOR, {"s": ev.stream, "p": ev.stream_seq}
-            ):
-                prior = RecordedEvent(int(seq), "", ev.stream, int(stream_seq), str(type_), 1,
-                                      "", str(payload or ""), "", "", "")  # fmt: skip
-                state.step(prior, _loads)
+        for seq, stream_seq, type_, payload in tx.execute(
+            _PRIOR, {"s": ev.stream, "p": ev.stream_seq}
+        ):
+            prior = RecordedEvent(int(seq), "", ev.stream, int(stream_seq), str(type_), 1,
+                                  "", str(payload or ""), "", "", "")  # fmt: skip
+            state.step(prior, _loads)
         return state
 
     def apply(self, tx: Tx, events: Sequence[RecordedEvent]) -> None:
@@ -183,6 +199,10 @@ class RunProjection:
             for run_id, state in states.items():
                 if state.ended is not None or state.broken is not None:
                     self._states.pop(run_id, None)  # later events break it as well
+        else:
+            last = events[-1]
+            if last.stream.startswith("run:") and last.stream[4:] in states:
+                self._head = (last.stream[4:], states[last.stream[4:]], last.seq, last.hash)
         for run_id, row in rows.items():  # the column names are this module's own
             if run_id in started:
                 marks = ", ".join(f":{c}" for c in row)

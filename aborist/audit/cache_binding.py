@@ -62,10 +62,14 @@ def _div(seq: int | None, run: str, stage: str, expected: object, found: object,
 
 def check_cache_binding(run: RunEvents) -> list[Divergence]:
     """The key dimensions and key of the run's cache check and cache write against the
-    ones its own record implies."""
+    ones its own record implies: for a run whose history writes the cache or is served
+    from it (the key of a run that does neither files and finds nothing)."""
     started = run.first("qa.run_started")
     checked = run.first("qa.cache_checked")
+    written = run.first("qa.cache_written")
     if started is None or checked is None:
+        return []
+    if written is None and not _is_hit(run.data(checked)):
         return []
     verified = run.first("qa.answer_verified")
     try:
@@ -83,7 +87,7 @@ def check_cache_binding(run: RunEvents) -> list[Divergence]:
             )
         ]
     out: list[Divergence] = []
-    for ev, stage in ((checked, "cache"), (run.first("qa.cache_written"), "cache_write")):
+    for ev, stage in ((checked, "cache"), (written, "cache_write")):
         if ev is None:
             continue
         data = run.data(ev)
@@ -105,6 +109,10 @@ def check_cache_binding(run: RunEvents) -> list[Divergence]:
                 )
                 break
     return out
+
+
+def _is_hit(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("hit") is True
 
 
 def cache_entry(run: RunEvents) -> CacheEntry | None:

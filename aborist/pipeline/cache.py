@@ -22,7 +22,7 @@ from typing import Any
 
 from aborist.errors import ProjectionError
 from aborist.events import run_stream
-from aborist.pipeline.history import RunHistory
+from aborist.pipeline.history import FACT_TYPES, RunHistory
 from aborist.pipeline.keys import (
     SCHEMA_VERSION,
     KeyDimensions,
@@ -86,7 +86,7 @@ def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
     otherwise the hit fails with :class:`ProjectionError` and the run is recorded as
     failed at ``cache``."""
     run_id = hit["run_id"]
-    history = RunHistory.read(run_id, ledger.read_stream(run_stream(run_id)), _data)
+    history = RunHistory.read(run_id, _stream_outline(ledger, run_id), _data)
     fix = "run `aborist-ledger replay` to see what differs, `aborist-ledger rebuild` to restore"
     written_ev = history.event("qa.cache_written")
     written = _data(written_ev) if written_ev is not None else None
@@ -123,6 +123,28 @@ def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
 
 def _data(ev: RecordedEvent) -> Any:
     return ev.data
+
+
+#: The payloads serving a hit reads: the grammar's facts and what is served.
+_SERVED_PAYLOADS = tuple(sorted(FACT_TYPES | {"qa.cache_written", "qa.answer_rendered",
+                                              *_EVIDENCE}))  # fmt: skip
+_OUTLINE = (
+    "SELECT seq, event_id, stream, stream_seq, type, type_version, recorded_at, CASE WHEN "
+    f"type IN ({', '.join(repr(t) for t in _SERVED_PAYLOADS)}) THEN payload ELSE '' END, "
+    "payload_hash, prev_hash, hash FROM events WHERE stream = :s ORDER BY stream_seq"
+)
+
+
+def _stream_outline(ledger: Ledger, run_id: str) -> list[RecordedEvent]:
+    """Every event of the run's stream, in order, with the payloads of
+    :data:`_SERVED_PAYLOADS` only (the others, the retrieval record above all, are the
+    bulk of a run's bytes and nothing a hit serves: the grammar reads their types)."""
+    rows = ledger.fetch(_OUTLINE, {"s": run_stream(run_id)})
+    return [
+        RecordedEvent(int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4]), int(r[5]),
+                      str(r[6]), str(r[7] or ""), str(r[8]), str(r[9]), str(r[10]))
+        for r in rows
+    ]  # fmt: skip
 
 
 def recorded_key_dimensions(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from ledger.envelope import RecordedEvent
@@ -155,17 +156,9 @@ class GrammarState:
             return [RUN_STARTED]
         return [RUN_GRAMMAR[i].type for i in self._next()] + [RUN_FAILED]
 
-    def _next(self) -> list[int]:
-        here = RUN_GRAMMAR[self.pos]
-        out = [self.pos] if here.repeat else []
-        for i in range(self.pos + 1, len(RUN_GRAMMAR)):
-            st = RUN_GRAMMAR[i]
-            if not st.when(self.facts) or (st.after is not None and st.after != here.name):
-                continue
-            out.append(i)
-            if not st.optional:
-                break
-        return out
+    def _next(self) -> tuple[int, ...]:
+        f = self.facts
+        return _successors(self.pos, f.mode, f.use_cache, f.repair, f.hit)
 
     def _break(self, ev: RecordedEvent, rule: str, expected: str, found: str) -> GrammarBreak:
         b = GrammarBreak(ev.seq, self.run_id, ev.type, rule, expected, found)
@@ -195,7 +188,12 @@ class GrammarState:
         nxt = self._next()
         for i in nxt:
             if RUN_GRAMMAR[i].type == t:
-                return self._advance(i, ev, data)
+                if t in FACT_TYPES:
+                    return self._advance(i, ev, data)
+                self.pos = i
+                self.last = ev
+                self.seen.setdefault(t, ev.seq)
+                return None
         want = " or ".join([RUN_GRAMMAR[i].type for i in nxt] + [RUN_FAILED])
         after = self.last.type if self.last is not None else "the start"
         if t not in RUN_EVENT_TYPES:
@@ -267,6 +265,25 @@ class GrammarState:
         self.pos = i
         self._take(ev)
         return None
+
+
+@cache
+def _successors(
+    pos: int, mode: str, use_cache: bool, repair: bool, hit: bool | None
+) -> tuple[int, ...]:
+    """The rows of :data:`RUN_GRAMMAR` that may follow row ``pos`` in a run of these facts
+    (the table read once per shape of run, not once per event)."""
+    facts = RunFacts(mode=mode, use_cache=use_cache, repair=repair, hit=hit)
+    here = RUN_GRAMMAR[pos]
+    out = [pos] if here.repeat else []
+    for i in range(pos + 1, len(RUN_GRAMMAR)):
+        st = RUN_GRAMMAR[i]
+        if not st.when(facts) or (st.after is not None and st.after != here.name):
+            continue
+        out.append(i)
+        if not st.optional:
+            break
+    return tuple(out)
 
 
 def _safe(data: Callable[[RecordedEvent], Any], ev: RecordedEvent) -> Any:
