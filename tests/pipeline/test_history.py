@@ -44,9 +44,11 @@ def miss_run(types: Sequence[str] = MISS_LATTICE, **kw: Any) -> list[RecordedEve
 
 
 def hit_run() -> list[RecordedEvent]:
-    return [ev(1, "qa.run_started", started()),
-            ev(2, "qa.cache_checked", {"hit": True, "hit_run_id": "src0000001"}),
-            ev(3, "qa.run_completed", {"cache_hit": True, "served_from_run_id": "src0000001"})]
+    return [
+        ev(1, "qa.run_started", started()),
+        ev(2, "qa.cache_checked", {"hit": True, "hit_run_id": "src0000001"}),
+        ev(3, "qa.run_completed", {"cache_hit": True, "served_from_run_id": "src0000001"}),
+    ]
 
 
 def test_the_pipeline_shapes_keep_the_grammar() -> None:
@@ -87,16 +89,19 @@ def broken(events: list[RecordedEvent]) -> tuple[int, str]:
 def test_each_rule_is_named_at_its_seq() -> None:
     done = miss_run()
     n = len(done)
-    assert broken([*done, ev(n + 1, "qa.cache_written")]) == (n + 1,
-                                                               "nothing after qa.run_completed")
+    assert broken([*done, ev(n + 1, "qa.cache_written")]) == (
+        n + 1,
+        "nothing after qa.run_completed",
+    )
     fail = [ev(1, "qa.run_started", started()), ev(2, "qa.run_failed"), ev(3, "qa.run_failed")]
     assert broken(fail) == (3, "nothing after qa.run_failed")
     twice = [e.type for e in miss_run()]
     twice.insert(3, "qa.retrieval_completed")
-    assert broken(renumbered(twice)) == (4, "one qa.retrieval_completed per run (the run's is seq 3)")
+    once = "one qa.retrieval_completed per run (the run's is seq 3)"
+    assert broken(renumbered(twice)) == (4, once)
     skipped = renumbered([e.type for e in miss_run() if e.type != "qa.prompt_built"])
-    seq, rule = broken(skipped)
-    assert rule == "stages in order: qa.model_answered cannot follow qa.evidence_mapped"
+    assert broken(skipped) == (5, "stages in order: qa.model_answered cannot follow "
+                                  "qa.evidence_mapped")  # fmt: skip
     quote_with_claims = miss_run(["qa.retrieval_completed", "qa.context_assembled",
                                   "qa.prompt_built", "qa.model_answered", "qa.claims_parsed"],
                                  mode="quote")  # fmt: skip
