@@ -21,9 +21,12 @@ A run's payloads are parsed once (:class:`~aborist.audit.run_events.RunEvents`) 
 by the DAG, blob and deep checks. Blobs are checked too (:mod:`aborist.audit.blobs`):
 every blob when the whole ledger is replayed, the blobs of the runs in scope otherwise.
 
-Runs are checked as they complete and then forgotten, so memory stays flat however long
-the ledger is; only each run's recomputed root is kept, to check the cache hits served
-from it. Of each kind of divergence the report keeps the one with the lowest ``seq``
+Each run is read through its history (:class:`~aborist.pipeline.history.RunHistory`): the
+first event that breaks the run grammar is a ``history`` divergence, and the checks read
+the events before it. Runs are checked as they complete and then forgotten, so memory
+stays flat however long the ledger is; only each run's id (so that events appended after
+its end are checked against the grammar and the run is never counted twice), its
+recomputed root and its cache entry are kept, to check the cache hits served from it. Of each kind of divergence the report keeps the one with the lowest ``seq``
 (:meth:`~aborist.audit.findings.ReplayReport.diverge`), whatever order the checks ran in.
 """
 
