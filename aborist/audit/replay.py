@@ -83,12 +83,13 @@ FORK_MIN_EVENTS = 20_000
 #: Finished runs re-executed together under ``--deep`` (their blobs read in one go; with a
 #: worker process, the unit of work shared between it and the replay's process).
 _DEEP_BATCH = 250
-#: Payloads a check parses anyway: the DAG's, those naming blobs (when blobs are checked),
+#: Payloads a check parses anyway: the DAG's and the run grammar's, those naming blobs (when blobs are checked),
 #: the rendering's and the retrieval record (``--deep`` reads the version of the one and
 #: links the other to the evidence). The others are only validated as JSON objects.
 _PARSED_DAG = frozenset(
-    {"qa.run_started", "qa.answer_labelled", "qa.cache_written", "qa.run_completed"}
-)
+    {"qa.run_started", "qa.cache_checked", "qa.answer_labelled", "qa.cache_written",
+     "qa.run_completed"}
+)  # fmt: skip
 _PARSED_BLOBS = _PARSED_DAG | set(BLOB_FIELDS) | set(EVIDENCE_STAGE)
 _PARSED_DEEP = _PARSED_BLOBS | {"qa.answer_rendered"} | LINK_EVENT_TYPES
 

@@ -169,6 +169,15 @@ class GrammarState:
         """Advance over ``ev`` (``data`` parses a payload; only the payloads of
         :data:`FACT_TYPES` are asked for)."""
         t = ev.type
+        if self.pos >= 0 and self.ended is None and self.broken is None:
+            f = self.facts  # the common case first: a stage event in its place
+            i = _successor_types(self.pos, f.mode, f.use_cache, f.repair, f.hit).get(t)
+            if i is not None and t not in FACT_TYPES:
+                self.pos = i
+                self.last = ev
+                if t not in self.seen:
+                    self.seen[t] = ev.seq
+                return None
         if self.broken is not None:
             b = self.broken
             return GrammarBreak(ev.seq, self.run_id, t, "nothing after a break of the run "
@@ -286,6 +295,14 @@ def _successors(
     return tuple(out)
 
 
+@cache
+def _successor_types(
+    pos: int, mode: str, use_cache: bool, repair: bool, hit: bool | None
+) -> dict[str, int]:
+    """:func:`_successors` by event type (no two successors share a type)."""
+    return {RUN_GRAMMAR[i].type: i for i in _successors(pos, mode, use_cache, repair, hit)}
+
+
 def _safe(data: Callable[[RecordedEvent], Any], ev: RecordedEvent) -> Any:
     """The payload, or None when the parser refuses it (the grammar then reads the facts
     it needs as absent; what is wrong with the bytes is another check's finding)."""
@@ -327,14 +344,16 @@ class RunHistory:
         events = list(events)
         state = GrammarState(run_id)
         h = cls(run_id, events)
+        step = state.step
+        n = len(events)
         for i, ev in enumerate(events):
-            b = state.step(ev, data)
+            b = step(ev, data)
             if b is not None:
                 h.broken = b
                 h.ignored = len(events) - i
+                n = i
                 break
-            h.accepted.append(ev)
-            h._by_type.setdefault(ev.type, ev)
+        h.accepted = events[:n]
         h.facts = state.facts
         return h
 
@@ -345,6 +364,9 @@ class RunHistory:
     def event(self, type_: str) -> RecordedEvent | None:
         """The history's event of ``type_`` (the only one; ``qa.reprompt_attempted``
         and ``qa.answer_repaired`` may occur twice: :meth:`all_of`)."""
+        if not self._by_type and self.accepted:
+            for ev in self.accepted:
+                self._by_type.setdefault(ev.type, ev)
         return self._by_type.get(type_)
 
     def all_of(self, type_: str) -> list[RecordedEvent]:
