@@ -26,7 +26,8 @@ first event that breaks the run grammar is a ``history`` divergence, and the che
 the events before it. Runs are checked as they complete and then forgotten, so memory
 stays flat however long the ledger is; only each run's id (so that events appended after
 its end are checked against the grammar and the run is never counted twice), its
-recomputed root and its cache entry are kept, to check the cache hits served from it. Of each kind of divergence the report keeps the one with the lowest ``seq``
+recomputed root and its cache entry are kept, to check the cache hits served from it. Of
+each kind of divergence the report keeps the one with the lowest ``seq``
 (:meth:`~aborist.audit.findings.ReplayReport.diverge`), whatever order the checks ran in.
 """
 
@@ -83,8 +84,8 @@ FORK_MIN_EVENTS = 20_000
 #: Finished runs re-executed together under ``--deep`` (their blobs read in one go; with a
 #: worker process, the unit of work shared between it and the replay's process).
 _DEEP_BATCH = 250
-#: Payloads a check parses anyway: the DAG's and the run grammar's, those naming blobs (when blobs are checked),
-#: the rendering's and the retrieval record (``--deep`` reads the version of the one and
+#: Payloads a check parses anyway: the DAG's and the run grammar's, those naming blobs
+#: (when blobs are checked), the rendering's and the retrieval record (``--deep`` reads the version of the one and
 #: links the other to the evidence). The others are only validated as JSON objects.
 _PARSED_DAG = frozenset(
     {"qa.run_started", "qa.cache_checked", "qa.answer_labelled", "qa.cache_written",
