@@ -85,8 +85,9 @@ FORK_MIN_EVENTS = 20_000
 #: worker process, the unit of work shared between it and the replay's process).
 _DEEP_BATCH = 250
 #: Payloads a check parses anyway: the DAG's and the run grammar's, those naming blobs
-#: (when blobs are checked), the rendering's and the retrieval record (``--deep`` reads the version of the one and
-#: links the other to the evidence). The others are only validated as JSON objects.
+#: (when blobs are checked), the rendering's and the retrieval record (``--deep`` reads
+#: the version of the one and links the other to the evidence). The others are only
+#: validated as JSON objects.
 _PARSED_DAG = frozenset(
     {"qa.run_started", "qa.cache_checked", "qa.answer_labelled", "qa.cache_written",
      "qa.run_completed"}
