@@ -96,6 +96,7 @@ def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
             f"records no completed cache write for that key; nothing was served ({fix})"
         )
     assert written_ev is not None
+    _check_bound(history, written, key, run_id, fix)
     differs = [c for c in _CACHED if written.get(c) != hit[c]]
     if hit.get("written_seq") != written_ev.seq:
         differs.append("written_seq")
@@ -125,9 +126,45 @@ def _data(ev: RecordedEvent) -> Any:
     return ev.data
 
 
+def _check_bound(
+    history: RunHistory, written: dict[str, Any], key: str, run_id: str, fix: str
+) -> None:
+    """The key the served run's own record gives (:func:`recorded_key_dimensions`) must be
+    the key it is served under, and its cache write's dimensions those: a run that asked
+    one question cannot have filed its answer under another's key, even when every event
+    of it was appended through the library."""
+    started, checked = history.event("qa.run_started"), history.event("qa.cache_checked")
+    verified = history.event("qa.answer_verified")
+    try:
+        assert started is not None and checked is not None
+        verdict = _data(verified).get("verdict") if verified is not None else None
+        want = recorded_key_dimensions(_data(started), _data(checked), verdict)
+    except (AssertionError, KeyError, TypeError, ValueError, AttributeError):
+        want = {}
+    dims = {k: v for k, v in want.items() if k != "cache_key"}
+    if want.get("cache_key") != key or written.get("key_dimensions") != dims:
+        raise ProjectionError(
+            f"the answer cache row for key {key[:16]}… points at run {run_id}, whose own "
+            f"record (question, model profile, policies, shard roots) does not give that "
+            f"key; nothing was served ({fix})"
+        )
+    labelled = history.event("qa.answer_labelled")
+    label = _data(labelled) if labelled is not None else {}
+    concluded = (label.get("answer_hash"), label.get("audit_mode"), label.get("label"))
+    cached = (answer_hash(str(written.get("answer"))), written.get("audit_mode"),
+              written.get("label"))  # fmt: skip
+    if concluded != cached:
+        raise ProjectionError(
+            f"run {run_id}'s cache write does not repeat the answer and label its "
+            f"qa.answer_labelled concluded; nothing was served ({fix})"
+        )
+
+
 #: The payloads serving a hit reads: the grammar's facts and what is served.
-_SERVED_PAYLOADS = tuple(sorted(FACT_TYPES | {"qa.cache_written", "qa.answer_rendered",
-                                              *_EVIDENCE}))  # fmt: skip
+_SERVED_PAYLOADS = tuple(
+    sorted(FACT_TYPES | {"qa.cache_written", "qa.answer_rendered", "qa.answer_verified",
+                         "qa.answer_labelled", *_EVIDENCE})
+)  # fmt: skip
 _OUTLINE = (
     "SELECT seq, event_id, stream, stream_seq, type, type_version, recorded_at, CASE WHEN "
     f"type IN ({', '.join(repr(t) for t in _SERVED_PAYLOADS)}) THEN payload ELSE '' END, "

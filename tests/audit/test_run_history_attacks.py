@@ -288,3 +288,57 @@ def test_reports_say_what_vouches_for_the_events(built: Built, tmp_path: Path) -
     res = CliRunner().invoke(cli, ["verify-bundle", str(path), "--checkpoint", str(cp_file)])
     assert res.exit_code == 0, res.output
     assert v["text"] in res.output
+
+
+def test_a_run_written_through_the_library_under_another_questions_key_is_never_served(
+    built: Built,
+) -> None:
+    """Every event of a copied run appended through the library (the grammar holds), its
+    cache check and write filed under the key of a question it never asked: the fold
+    writes the cache row, but the hit is refused, since the run's own record does not give
+    that key; replay names the cache check."""
+    from ledger.envelope import NewEvent
+
+    lg = built.ledger
+    plant = planted(built, built.lattice)
+    rid = "plantedrun0002"
+    events = []
+    for ev in built.events(built.lattice):
+        payload = ev.data
+        if ev.type == "qa.run_started":
+            payload["run_id"] = rid
+        elif ev.type in ("qa.cache_checked", "qa.cache_written"):
+            payload.update(key_dimensions=plant["key_dimensions"], cache_key=plant["cache_key"])
+        if ev.type == "qa.cache_written":
+            payload["answer"] = FORGED_ANSWER
+        events.append(NewEvent(ev.type, payload))
+    lg.append(run_stream(rid), events)
+    assert lg.fetch("SELECT run_id FROM providence_cache WHERE cache_key = :k",
+                    {"k": plant["cache_key"]}) == [(rid,)]  # fmt: skip
+    with pytest.raises(ProjectionError, match="does not give that key; nothing was served"):
+        query(Q_NEVER, ledger=lg, client=ExtractiveClient(), shards_dir=built.shards)
+    d = replay(lg).first("cache")
+    assert d is not None and d.run == rid
+
+
+def test_a_cache_write_that_does_not_repeat_its_label_is_never_served(built: Built) -> None:
+    """A run copied through the library under the same question's key, its cache write
+    holding a made-up answer: the fold files it (a later write replaces the row), but the
+    hit is refused, since the answer is not the one the run's label concluded."""
+    from aborist.pipeline.query import query as ask_again
+    from ledger.envelope import NewEvent
+
+    lg = built.ledger
+    rid = "copiedrun0003"
+    events = []
+    for ev in built.events(built.lattice):
+        payload = ev.data
+        if ev.type == "qa.run_started":
+            payload["run_id"] = rid
+        if ev.type == "qa.cache_written":
+            payload["answer"] = FORGED_ANSWER
+        events.append(NewEvent(ev.type, payload))
+    lg.append(run_stream(rid), events)
+    with pytest.raises(ProjectionError, match="does not repeat the answer and label"):
+        ask_again("How long is the Silverrun River?", ledger=lg, client=ExtractiveClient(),
+                  shards_dir=built.shards)  # fmt: skip
