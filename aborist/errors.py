@@ -7,7 +7,8 @@ stderr and a non-zero exit.
      ├── InputError        a missing or unreadable file, an empty question, malformed JSON
      ├── CorpusError       ingest or shard problems
      ├── ModelError        the model server failed or answered something unusable
-     └── ProjectionError   a read model (the answer cache) disagrees with the ledger
+     ├── ProjectionError   a read model (the answer cache) disagrees with the ledger
+     └── RunGrammarError   an append that would break a run's grammar (nothing written)
 """
 
 from __future__ import annotations
@@ -35,3 +36,10 @@ class ProjectionError(AboristError):
     """A projection row disagrees with the events it was folded from: it was edited (or
     the database damaged) after the fact. Nothing is served from it; ``aborist-ledger
     replay`` shows the difference and ``aborist-ledger rebuild`` restores the table."""
+
+
+class RunGrammarError(AboristError, ValueError):
+    """An event that would break its run's grammar (docs/pipeline.md, "The run grammar"):
+    a second stage event, a stage out of order, anything after ``qa.run_completed`` or
+    ``qa.run_failed``. Raised by the projection fold inside the append's transaction, so
+    nothing of the append is written."""

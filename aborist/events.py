@@ -8,8 +8,10 @@ Every run is the stream ``run:<run_id>``; its events appear in this order (ARCHI
       → prompt_built → model_answered → claims_parsed (claim-lattice) → answer_verified
       → [answer_repaired] → answer_rendered → answer_labelled → cache_written → run_completed
 
-and ``run_failed`` ends a run at whatever stage went wrong. Large texts (chunk texts,
-prompts, raw answers) are blobs, referenced here by their sha256.
+and ``run_failed`` ends a run at whatever stage went wrong. That order is the run grammar,
+written once as a table in :mod:`aborist.pipeline.history` (one of each stage, nothing after
+``run_completed`` or ``run_failed``); every reader reads a run through it. Large texts
+(chunk texts, prompts, raw answers) are blobs, referenced here by their sha256.
 """
 
 from __future__ import annotations
@@ -87,7 +89,11 @@ class RunStarted(EventPayload):
 
 
 class CacheChecked(EventPayload):
-    """The corpus version the run is bound to, its cache key, and whether it was served."""
+    """The corpus version the run is bound to, its cache key, and whether it was served.
+
+    A hit also names what it served: the seq of the served run's ``qa.cache_written``
+    (``hit_written_seq``) and the sha256 of the answer text it served
+    (``hit_answer_hash``), so replay can show the answer came from that event."""
 
     TYPE = "qa.cache_checked"
     shards: dict[str, str]  # shard name -> source_root
@@ -96,6 +102,8 @@ class CacheChecked(EventPayload):
     consulted: bool
     hit: bool
     hit_run_id: str | None = None
+    hit_written_seq: int | None = None
+    hit_answer_hash: str | None = None
 
 
 class RetrievalCompleted(EventPayload):

@@ -1,4 +1,4 @@
-"""Read models of the pipeline, folded from ledger events (ARCHITECTURE.md, "Projections").
+"""Read models of the pipeline, folded from ledger events (docs/pipeline.md, "Projections").
 
 :class:`RunProjection` maintains three tables in the same transaction as each append:
 
@@ -10,10 +10,15 @@
   ``qa.run_failed``, whose seq becomes ``finished_seq``; a run left ``started`` was
   interrupted, and its last stage is the last event of its stream).
 
-Only the events that change a row are folded (``event_types``): the stage events between
-them (``qa.retrieval_completed`` … ``qa.answer_rendered``) are not even offered, so their
-appends write no projection page, the position in ``projection_positions`` included
-(aborist/migrations/versions/0003, docs/pipeline.md "Projections").
+Every event is offered, and every event of a ``run:`` stream is first read against the run
+grammar (:mod:`aborist.pipeline.history`): one that breaks it (a second stage event, a stage
+out of order, anything after ``qa.run_completed`` or ``qa.run_failed``) raises
+:class:`~aborist.errors.RunGrammarError` inside the append's transaction, so nothing of the
+append is written. Only the events that change a row are then folded (``qa.run_started``,
+``qa.cache_checked``, ``qa.answer_labelled``, ``qa.cache_written`` and the terminal events).
+Events written around the library (raw SQL) that break the grammar are not part of their
+run's history: a rebuild, and replay's scratch fold, pass over them (and replay reports
+them), so the tables hold the same reading of every run as every other reader.
 
 :func:`select_runs` is the one query over ``runs`` the CLI lists and exports from
 (``aborist runs``): filtered, newest first, with each run's answer and sources.
@@ -33,8 +38,9 @@ from typing import Any
 
 from sqlalchemy import text
 
-from aborist.errors import InputError
+from aborist.errors import InputError, RunGrammarError
 from aborist.migrations import HEAD_REVISION as SCHEMA_REVISION
+from aborist.pipeline.history import FACT_TYPES, GrammarState
 from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
 from ledger.jsonsafe import parse_canonical
@@ -47,6 +53,7 @@ __all__ = [
     "RunFilter",
     "RunProjection",
     "open_ledger",
+    "rebuild_projections",
     "run_projection",
     "select_runs",
 ]
@@ -67,6 +74,12 @@ _UPSERT_CACHE = """
 _HIT = (
     "UPDATE providence_cache SET hit_count = hit_count + 1, last_hit_at = :at "
     "WHERE cache_key = :cache_key"
+)
+_PRIOR = (
+    "SELECT seq, stream_seq, type, CASE WHEN type IN ("
+    + ", ".join(f"'{t}'" for t in sorted(FACT_TYPES))
+    + ") THEN payload ELSE '' END FROM events WHERE stream = :s AND stream_seq < :p "
+    "ORDER BY stream_seq"
 )
 _INSERT_NODE = (
     "INSERT INTO run_dag_nodes (run_id, ordinal, stage, stage_hash, node_hash, parents) "
@@ -98,37 +111,111 @@ _FOLDED = frozenset(
 
 
 class RunProjection:
-    """Folds ``qa.*`` events into providence_cache, run_dag_nodes and runs."""
+    """Folds ``qa.*`` events into providence_cache, run_dag_nodes and runs, refusing any
+    that breaks its run's grammar.
+
+    ``scratch``: the events are folded from the first in order into a database with no
+    ``events`` table (replay's check 4), so each run's place in the grammar is kept here,
+    and an event that breaks it is passed over instead of refused. A live projection reads
+    the place from the run's earlier events in the same transaction; ``skip_breaks`` (set
+    by :func:`rebuild_projections`) passes over breaking events instead of refusing them.
+    """
 
     name = "aborist.runs"
-    event_types = _FOLDED  # the ledger offers only these, and moves the position on them
+    event_types = None  # every event: a run's stream is checked whatever its types
     revision = SCHEMA_REVISION  # its tables' migration (aborist's branch)
 
+    def __init__(self, *, scratch: bool = False) -> None:
+        self.scratch = scratch
+        self.skip_breaks = scratch
+        self._states: dict[str, GrammarState] = {}
+        #: The grammar state of the run whose event was the last this projection folded,
+        #: with that event's seq and hash: valid for the next append exactly when that
+        #: event is the head the append chains to (its first event's ``prev_hash``), so a
+        #: run's consecutive appends need not read its earlier events back. A rolled-back
+        #: or interleaved append leaves another head, and the state is read again.
+        self._head: tuple[str, GrammarState, int, str] | None = None
+
     def reset(self, tx: Tx) -> None:
+        self._states.clear()
+        self._head = None
         for table in PROJECTION_TABLES:
             tx.execute(f"DELETE FROM {table}")
 
+    def _state(self, tx: Tx, ev: RecordedEvent, run_id: str) -> GrammarState:
+        """The run's place in the grammar before ``ev`` (its first event in the batch)."""
+        if self.scratch:
+            found = self._states.get(run_id)
+            if found is None:
+                found = self._states[run_id] = GrammarState(run_id)
+            return found
+        head, self._head = self._head, None
+        if ev.stream_seq == 1:
+            return GrammarState(run_id)
+        if (
+            head is not None
+            and head[0] == run_id
+            and head[2] == ev.seq - 1
+            and head[3] == ev.prev_hash
+        ):
+            return head[1]
+        state = GrammarState(run_id)
+        for seq, stream_seq, type_, payload in tx.execute(
+            _PRIOR, {"s": ev.stream, "p": ev.stream_seq}
+        ):
+            prior = RecordedEvent(int(seq), "", ev.stream, int(stream_seq), str(type_), 1,
+                                  "", str(payload or ""), "", "", "")  # fmt: skip
+            state.step(prior, _loads)
+        return state
+
     def apply(self, tx: Tx, events: Sequence[RecordedEvent]) -> None:
-        """Fold ``events`` in order. The ``runs`` columns each event sets are gathered per
-        run and written once at the end of the batch (one INSERT for a run started in
-        it, else one UPDATE): a cache hit's three events, or a run's label, cache write
-        and completion, become one statement on ``runs`` instead of three or four. Every
-        ``runs`` write sets plain values, so the merged write leaves the row as writing
-        them one by one would; ``providence_cache`` and ``run_dag_nodes`` are written in
-        event order as they come."""
+        """Check each run event against its run's grammar, then fold the ones that change
+        a row, in order. The ``runs`` columns each event sets are gathered per run and
+        written once at the end of the batch (one INSERT for a run started in it, else one
+        UPDATE): a cache hit's three events, or a run's label, cache write and completion,
+        become one statement on ``runs`` instead of three or four. Every ``runs`` write
+        sets plain values, so the merged write leaves the row as writing them one by one
+        would; ``providence_cache`` and ``run_dag_nodes`` are written in event order as
+        they come."""
         dags: dict[str, dict[str, Any]] = {}  # run -> the DAG labelled in this batch
         rows: dict[str, dict[str, Any]] = {}  # run -> the runs columns this batch sets
         started: set[str] = set()  # runs whose row this batch inserts
+        states: dict[str, GrammarState] = {}
         for ev in events:
-            if not (ev.stream.startswith("run:") and ev.type in _FOLDED):
+            if not ev.stream.startswith("run:"):
                 continue
             run_id = ev.stream[4:]
-            p = parse_canonical(ev.payload)
+            state = states.get(run_id)
+            if state is None:
+                state = states[run_id] = self._state(tx, ev, run_id)
+            parsed: list[Any] = []
+
+            def data(e: RecordedEvent, parsed: list[Any] = parsed) -> Any:
+                if not parsed:
+                    parsed.append(parse_canonical(e.payload))
+                return parsed[0]
+
+            broke = state.step(ev, data)
+            if broke is not None:
+                if self.skip_breaks:
+                    continue
+                raise RunGrammarError(f"refused: {broke.message()}; nothing was written")
+            if ev.type not in _FOLDED:
+                continue
+            p = data(ev)
             if ev.type == "qa.run_started":
                 rows[run_id] = _new_run(run_id, ev, p)
                 started.add(run_id)
                 continue
             self._fold(tx, ev, run_id, p, dags, rows.setdefault(run_id, {}))
+        if self.scratch:
+            for run_id, state in states.items():
+                if state.ended is not None or state.broken is not None:
+                    self._states.pop(run_id, None)  # later events break it as well
+        else:
+            last = events[-1]
+            if last.stream.startswith("run:") and last.stream[4:] in states:
+                self._head = (last.stream[4:], states[last.stream[4:]], last.seq, last.hash)
         for run_id, row in rows.items():  # the column names are this module's own
             if run_id in started:
                 marks = ", ".join(f":{c}" for c in row)
@@ -213,6 +300,24 @@ class RunProjection:
             for r in rows
         ]
         return {"root": nodes[-1]["node_hash"] if nodes else None, "nodes": nodes}
+
+
+def _loads(ev: RecordedEvent) -> Any:
+    return parse_canonical(ev.payload)
+
+
+def rebuild_projections(ledger: Ledger) -> int:
+    """``ledger.rebuild_projections()``, with the run projection passing over events that
+    break their run's grammar (written around the library; replay names them) instead of
+    refusing the rebuild: the rebuilt tables hold each run's history, as the live ones do."""
+    runs = [p for p in ledger.projections if isinstance(p, RunProjection)]
+    for p in runs:
+        p.skip_breaks = True
+    try:
+        return ledger.rebuild_projections()
+    finally:
+        for p in runs:
+            p.skip_breaks = p.scratch
 
 
 def run_projection() -> RunProjection:

@@ -112,13 +112,14 @@ def _print_bundle(report: BundleReport) -> None:
     for n in report.deep.not_reexecuted:
         click.echo(printable(f"note stage {n.stage} not re-executed: {n.reason}"))
     first = report.first
+    vouched = report.vouched_for()["text"]
     if first is None and report.end is not None and report.end.status == "incomplete":
         click.echo(
             "verify-bundle: everything held, but the run is incomplete: the bundle cannot "
-            "show whether its stream has later events"
+            f"show whether its stream has later events; {vouched}"
         )
     elif first is None:
-        click.echo(printable(f"verify-bundle: everything held (run {report.status})"))
+        click.echo(printable(f"verify-bundle: everything held (run {report.status}): {vouched}"))
     else:
         click.echo(printable(f"verify-bundle: FAILED at {first.kind}: {first.message()}"), err=True)
 

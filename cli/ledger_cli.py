@@ -300,6 +300,7 @@ def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
 
     Example: aborist-ledger rebuild
     """
+    from aborist.projections import rebuild_projections
     from ledger.verify import verify_ledger
 
     with open_ledger(db_url, with_projections=True) as lg, clean_errors():
@@ -329,7 +330,7 @@ def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
             click.echo(
                 f"warning: rebuilding from a ledger that fails verification ({why})", err=True
             )
-        folded = lg.rebuild_projections()
+        folded = rebuild_projections(lg)
         positions = lg.projection_positions()
     if as_json:
         emit_json({"events_folded": folded, "positions": positions, "verified": checked.ok})

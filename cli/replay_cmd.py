@@ -1,8 +1,9 @@
 """``aborist-ledger replay``: the click layer over :func:`aborist.audit.replay`.
 
 Exit codes: 0 when everything held, 1 when anything diverged (or the ledger could not be
-read: one line on stderr), 2 for usage errors (click's default). docs/replay.md has the
-JSON shape.
+read: one line on stderr), 2 for usage errors (click's default). The last line says what
+vouches for the events: the checkpoint given (which seqs it covers) or nothing outside the
+database. docs/replay.md has the JSON shape.
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ def _print_text(report: ReplayReport) -> None:
     line("envelope", "every field as docs/ledger-format.md has it (recorded_at in order)")
     line("checkpoint", f"{report.checkpoints_checked} checked by consistency proof")
     line("blob", f"{report.blobs_checked} blobs hash to their addresses")
-    line("dag", f"{report.dags_checked} run DAGs, {report.stages_checked} stages; runs: {runs}")
+    line("history", f"every run read against the run grammar; runs: {runs}")
+    line("dag", f"{report.dags_checked} run DAGs, {report.stages_checked} stages")
+    line("cache", "cache keys recomputed from each run's record; hits held to what they served")
     if report.checks.get("deep") == "skipped":
         line("deep", "not run (add --deep to re-execute the deterministic stages)")
     else:
@@ -56,7 +59,11 @@ def _print_text(report: ReplayReport) -> None:
         click.echo(printable(f"note {report.not_reexecuted_count} stage(s) not re-executed:"))
         for n in report.not_reexecuted:
             click.echo(printable(f"     run {n.run}, stage {n.stage}: {n.reason}"))
-    click.echo("replay: everything held" if report.ok else "replay: DIVERGED")
+    vouched = report.vouched_for()["text"]
+    if report.ok:
+        click.echo(f"replay: everything held: {vouched}")
+    else:
+        click.echo(f"replay: DIVERGED (what held is {vouched})")
 
 
 @click.command("replay")

@@ -37,12 +37,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from aborist.audit.blobs import referenced_blobs
 from aborist.audit.bundle_export import BUNDLE_FORMAT, export_run
+from aborist.audit.cache_binding import check_cache_binding
 from aborist.audit.dags import check_run
 from aborist.audit.deep import reexecute_run
 from aborist.audit.evidence_link import run_evidence_link
@@ -61,7 +62,9 @@ from ledger.errors import BlobNotFoundError
 __all__ = ["BUNDLE_CHECKS", "BUNDLE_FORMAT", "BundleReport", "export_run", "verify_bundle"]
 
 #: The checks of :func:`verify_bundle`, in the order they run.
-BUNDLE_CHECKS = ("format", "events", "inclusion", "checkpoint", "blob", "dag", "deep")
+BUNDLE_CHECKS = (
+    "format", "events", "history", "inclusion", "checkpoint", "blob", "dag", "cache", "deep",
+)  # fmt: skip
 _ENVELOPE_FIELDS = (
     "seq",
     "event_id",
@@ -101,6 +104,8 @@ class BundleReport:
     deep: ReplayReport = field(default_factory=ReplayReport)
     #: How the run's events end (None when they could not be read that far).
     end: RunEnd | None = None
+    #: The seqs of the run's events in the bundle, in order.
+    seqs: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -119,10 +124,43 @@ class BundleReport:
         self.failures.setdefault(d.kind, d)
         self.counts[d.kind] = self.counts.get(d.kind, 0) + 1
 
+    def vouched_for(self) -> dict[str, Any]:
+        """What vouches for the run's events: the checkpoint the caller gave covers those
+        at seqs up to its size (once it held against the bundle's); the bundle's own
+        checkpoint is the exporting database's word, so nothing outside that database
+        vouches for the later ones, nor for any when no checkpoint was given."""
+        size = self.trusted_checkpoint
+        bundle_size = self.checkpoint.get("tree_size")
+        if size is None:
+            return {"anchored": False, "covered": [], "unanchored": list(self.seqs),
+                    "text": f"self-consistent: the bundle's checkpoint (size {bundle_size}) "
+                            "is the exporting database's own, not anchored to anything "
+                            "outside it (give --checkpoint FILE, a checkpoint kept "
+                            "elsewhere, to anchor it)"}  # fmt: skip
+        if self.checks.get("checkpoint") != "held":
+            return {
+                "anchored": False,
+                "covered": [],
+                "unanchored": list(self.seqs),
+                "text": f"the checkpoint you gave (size {size}) does not hold: nothing "
+                "outside the exporting database vouches for these events",
+            }
+        covered = [q for q in self.seqs if q <= size]
+        after = [q for q in self.seqs if q > size]
+        text = f"events 1–{size} are covered by the checkpoint you gave"
+        if after:
+            span = f"seq {after[0]}" if len(after) == 1 else f"seqs {after[0]}–{after[-1]}"
+            text += (f"; this run's {len(after)} event(s) at {span} come after it and nothing "
+                     "outside the exporting database vouches for them")  # fmt: skip
+        else:
+            text += " (every event of this run)"
+        return {"anchored": True, "covered": covered, "unanchored": after, "text": text}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "run_id": self.run_id,
+            "vouched_for": self.vouched_for(),
             "events": self.events,
             "blobs": self.blobs,
             "checkpoint": self.checkpoint,
@@ -200,6 +238,7 @@ class _Verify:
             self.size, root = parse_checkpoint(b["checkpoint"])
             self.root = bytes.fromhex(root)
             self.report.checkpoint = {"tree_size": self.size, "root": root}
+            self.report.seqs = [e.seq for e in self.events]
             if not isinstance(b["inclusion_proofs"], list):
                 raise ValueError("inclusion_proofs is a list")
             if not isinstance(b.get("consistency_proofs", []), list):
@@ -399,10 +438,15 @@ class _Verify:
             self.inclusion()
             self.consistency()
             self.blob_check()
+            history: Sequence[RecordedEvent] = self.events
             try:
                 check = check_run(r.run_id, self.events, None)
+                history = check.run if check.run is not None else self.events
                 for d in check.divergences:
                     r.fail(d)
+                if check.run is not None:
+                    for d in check_cache_binding(check.run):
+                        r.fail(d)
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 self.fail(
                     "dag",
@@ -412,13 +456,13 @@ class _Verify:
                     clip(f"{type(e).__name__}: {e}"),
                 )
             try:
-                for d in run_evidence_link(RunEvents(r.run_id, self.events)):
+                for d in run_evidence_link(RunEvents(r.run_id, history)):
                     r.fail(d)
             except (KeyError, TypeError, ValueError, AttributeError):
                 pass  # a payload the pipeline never wrote: the dag check names it
             good = {h: d for h, d in self.blobs.items() if sha256_hex(d) == h}
             try:
-                reexecute_run(_BundleBlobs(good), r.run_id, self.events, r.deep)
+                reexecute_run(_BundleBlobs(good), r.run_id, history, r.deep)
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 self.fail(
                     "deep",

@@ -39,6 +39,7 @@ from aborist.pipeline.dag import (
     build_dag,
     stages_for,
 )
+from aborist.pipeline.history import RunHistory
 from aborist.pipeline.run import label_stage_hash
 from ledger.canonical import canonical_string, canonical_text
 from ledger.envelope import RecordedEvent
@@ -48,6 +49,7 @@ __all__ = [
     "RunCheck",
     "check_run",
     "dag_blob_text",
+    "history_divergence",
     "node_hash",
     "parents_text",
     "rebuild_dag",
@@ -73,6 +75,10 @@ class RunCheck:
     stages_checked: int = 0
     divergences: list[Divergence] = field(default_factory=list)
     served: tuple[int, str, str] | None = None  # (seq, served_from_run_id, recorded root)
+    #: The run's history (:class:`~aborist.pipeline.history.RunHistory`) and its events
+    #: as the other checks read them: the accepted prefix of the stream.
+    history: RunHistory | None = None
+    run: RunEvents | None = None
 
 
 def node_hash(stage: str, stage_hash: str, parents: Sequence[str]) -> str:
@@ -148,15 +154,24 @@ def rebuild_dag(mode: str, stage_hashes: Mapping[str, str]) -> RunDag:
 
 
 def run_status(events: Sequence[RecordedEvent]) -> str:
-    """completed | cached | failed | incomplete, as
-    :class:`aborist.pipeline.recorded.RecordedRun`."""
+    """completed | cached | failed | incomplete: the status of the run's history
+    (:class:`aborist.pipeline.history.RunHistory`), as every reader reads it."""
     run = as_run_events("", events)
-    done = run.first("qa.run_completed")
-    if done is not None:
-        return "cached" if run.data(done).get("cache_hit") else "completed"
-    if run.first("qa.run_failed") is not None:
-        return "failed"
-    return "incomplete"
+    return RunHistory.read(run.run_id, run, run.data).status
+
+
+def history_divergence(h: RunHistory) -> Divergence | None:
+    """The break of ``h``'s grammar as a divergence (kind ``history``), or None."""
+    b = h.broken
+    if b is None:
+        return None
+    later = (
+        f"; it and {h.ignored - 1} later event(s) are not part of the run"
+        if h.ignored > 1
+        else "; it is not part of the run"
+    )
+    return Divergence("history", b.seq, h.run_id, b.type, clip(b.expected), clip(b.found),
+                      b.rule + later)  # fmt: skip
 
 
 def dag_blob_text(dag: RunDag) -> str:
@@ -175,9 +190,14 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
 
     ``events`` may be a :class:`~aborist.audit.run_events.RunEvents`, whose parsed
     payloads and digests are then shared with the caller's other checks."""
-    run = as_run_events(run_id, events)
-    check = RunCheck(run_id, run_status(run))
+    whole = as_run_events(run_id, events)
+    history = RunHistory.read(run_id, whole, whole.data)
+    run = whole.prefix(len(history.accepted))
+    check = RunCheck(run_id, history.status, history=history, run=run)
     out = check.divergences
+    broke = history_divergence(history)
+    if broke is not None:
+        out.append(broke)
 
     def diverge(
         ev: RecordedEvent | None, stage: str, expected: str, found: str, detail: str = ""

@@ -15,7 +15,7 @@ from typing import Any
 __all__ = ["KINDS", "LISTED", "Divergence", "NotReexecuted", "ReplayReport", "VersionSkew", "clip"]
 
 #: Every kind of divergence, in the order the checks run.
-KINDS = ("chain", "envelope", "checkpoint", "blob", "dag", "deep", "projection")
+KINDS = ("chain", "envelope", "checkpoint", "history", "blob", "dag", "cache", "deep", "projection")
 
 _CLIP = 240
 
@@ -201,10 +201,40 @@ class ReplayReport:
     def first(self, kind: str) -> Divergence | None:
         return self.divergences.get(kind)
 
+    def vouched_for(self) -> dict[str, Any]:
+        """What vouches for the events checked: the checkpoint the auditor gave (kept
+        outside the database) covers seqs 1 to its size, once its consistency proof to the
+        head held; nothing outside the database vouches for the rest, nor for anything
+        when no checkpoint was given (checkpoints recorded in the database are the
+        database's own word). ``text`` says so in one sentence."""
+        size = self.scope.get("checkpoint")
+        head = self.head_seq
+        if size is None:
+            return {"anchored": False, "covered": None, "unanchored": [1, head] if head else None,
+                    "text": "self-consistent, not anchored to anything outside the database "
+                            "(give --checkpoint FILE, a checkpoint kept elsewhere, to anchor "
+                            "it)"}  # fmt: skip
+        if self.checks.get("checkpoint") == "diverged":
+            return {"anchored": False, "covered": None, "unanchored": [1, head] if head else None,
+                    "text": f"the checkpoint you gave (size {size}) does not hold: nothing "
+                            "outside this database vouches for these events"}  # fmt: skip
+        covered = min(int(size), head)
+        text = f"events 1–{covered} are covered by the checkpoint you gave"
+        rest = None
+        if head > covered + 1:
+            rest = [covered + 1, head]
+            text += (f"; {covered + 1}–{head} come after it and nothing outside this "
+                     "database vouches for them")  # fmt: skip
+        elif head > covered:
+            rest = [head, head]
+            text += f"; {head} comes after it and nothing outside this database vouches for it"
+        return {"anchored": True, "covered": [1, covered], "unanchored": rest, "text": text}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "scope": self.scope,
+            "vouched_for": self.vouched_for(),
             "summary": {
                 "events_checked": self.events_checked,
                 "head_seq": self.head_seq,

@@ -158,7 +158,7 @@ class ScratchProjection:
 
     def __init__(self) -> None:
         self.engine = create_engine("sqlite://", creator=_temporary_database, poolclass=StaticPool)
-        self.projection = RunProjection()
+        self.projection = RunProjection(scratch=True)
         self.writer = Writer(self.engine)
         self.events_folded = 0
         try:

@@ -21,9 +21,13 @@ A run's payloads are parsed once (:class:`~aborist.audit.run_events.RunEvents`) 
 by the DAG, blob and deep checks. Blobs are checked too (:mod:`aborist.audit.blobs`):
 every blob when the whole ledger is replayed, the blobs of the runs in scope otherwise.
 
-Runs are checked as they complete and then forgotten, so memory stays flat however long
-the ledger is; only each run's recomputed root is kept, to check the cache hits served
-from it. Of each kind of divergence the report keeps the one with the lowest ``seq``
+Each run is read through its history (:class:`~aborist.pipeline.history.RunHistory`): the
+first event that breaks the run grammar is a ``history`` divergence, and the checks read
+the events before it. Runs are checked as they complete and then forgotten, so memory
+stays flat however long the ledger is; only each run's id (so that events appended after
+its end are checked against the grammar and the run is never counted twice), its
+recomputed root and its cache entry are kept, to check the cache hits served from it. Of
+each kind of divergence the report keeps the one with the lowest ``seq``
 (:meth:`~aborist.audit.findings.ReplayReport.diverge`), whatever order the checks ran in.
 """
 
@@ -46,7 +50,15 @@ from aborist.audit.blobs import (
     check_blobs,
     referenced_blobs,
 )
-from aborist.audit.dags import TERMINAL_EVENTS, check_run
+from aborist.audit.cache_binding import (
+    CacheEntry,
+    HitClaim,
+    cache_entry,
+    check_cache_binding,
+    check_hit,
+    hit_claim,
+)
+from aborist.audit.dags import TERMINAL_EVENTS, check_run, history_divergence
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
 from aborist.audit.evidence_link import LINK_EVENT_TYPES, run_evidence_link
@@ -56,6 +68,7 @@ from aborist.audit.projections_check import ProjectionCheck, Tables, read_live
 from aborist.audit.run_events import RunEvents
 from aborist.errors import InputError
 from aborist.events import run_stream
+from aborist.pipeline.history import RunHistory
 from ledger import merkle
 from ledger.chain import ChainReport, ChainVerifier
 from ledger.envelope import GENESIS_HASH, RecordedEvent
@@ -71,12 +84,14 @@ FORK_MIN_EVENTS = 20_000
 #: Finished runs re-executed together under ``--deep`` (their blobs read in one go; with a
 #: worker process, the unit of work shared between it and the replay's process).
 _DEEP_BATCH = 250
-#: Payloads a check parses anyway: the DAG's, those naming blobs (when blobs are checked),
-#: the rendering's and the retrieval record (``--deep`` reads the version of the one and
-#: links the other to the evidence). The others are only validated as JSON objects.
+#: Payloads a check parses anyway: the DAG's and the run grammar's, those naming blobs
+#: (when blobs are checked), the rendering's and the retrieval record (``--deep`` reads
+#: the version of the one and links the other to the evidence). The others are only
+#: validated as JSON objects.
 _PARSED_DAG = frozenset(
-    {"qa.run_started", "qa.answer_labelled", "qa.cache_written", "qa.run_completed"}
-)
+    {"qa.run_started", "qa.cache_checked", "qa.answer_labelled", "qa.cache_written",
+     "qa.run_completed"}
+)  # fmt: skip
 _PARSED_BLOBS = _PARSED_DAG | set(BLOB_FIELDS) | set(EVIDENCE_STAGE)
 _PARSED_DEEP = _PARSED_BLOBS | {"qa.answer_rendered"} | LINK_EVENT_TYPES
 
@@ -212,6 +227,13 @@ class _Replay:
         self.pending: dict[str, RunEvents] = {}
         self.roots: dict[str, str] = {}
         self.served: list[tuple[str, int, str, str]] = []
+        #: Runs already checked and counted: events of theirs that come later (after the
+        #: terminal event) are checked against the run grammar only, and never counted as
+        #: another run.
+        self.done: set[str] = set()
+        #: Each caching run's cache entry, and every hit's claim of what it served.
+        self.entries: dict[str, CacheEntry] = {}
+        self.hits: list[HitClaim] = []
         self.refs: list[BlobRef] = []
         self.batch: list[tuple[RunEvents, str]] = []  # (run, status) awaiting --deep
         #: Where the run checks report: the replay's report, or under ``--deep`` the part
@@ -262,10 +284,18 @@ class _Replay:
 
     def _finish(self, run: RunEvents) -> None:
         rid = run.run_id
-        if run[0].stream_seq != 1:  # begun before --since: read the whole stream
-            run = RunEvents(rid, self.ledger.read_stream(run_stream(rid)))
+        if run[0].stream_seq != 1:  # begun before --since, or after its end: read it all
+            whole = RunEvents(rid, self.ledger.read_stream(run_stream(rid)))
+            if rid in self.done:  # its history was checked: these events come after it
+                history = RunHistory.read(rid, whole, whole.data)
+                broke = history_divergence(history)
+                if broke is not None:
+                    self.sink.diverge(broke)
+                return
+            run = whole
+        self.done.add(rid)
         try:
-            status = self._check(run)
+            status, run = self._check(run)
         except _SHAPE_ERRORS as e:  # a payload that is not what the pipeline records
             unreadable_run(self.sink, run, e)
             return
@@ -274,13 +304,16 @@ class _Replay:
         else:
             self.report.runs[status] = self.report.runs.get(status, 0) + 1
 
-    def _check(self, run: RunEvents) -> str:
-        """The run's DAG (and its blob references); returns its status."""
+    def _check(self, run: RunEvents) -> tuple[str, RunEvents]:
+        """The run's history and DAG (and its blob references); returns its status and
+        its history's events, which the later checks read."""
         bad = run.unreadable(self.parse)
         if bad is not None:
             raise ValueError(f"the payload of seq {bad.seq} is not a JSON object")
         rid = run.run_id
         check = check_run(rid, run, self.live)
+        assert check.run is not None
+        run = check.run
         sink = self.sink
         if check.dag is not None:
             sink.dags_checked += 1
@@ -293,9 +326,17 @@ class _Replay:
                 sink.diverge(d)
         if check.served is not None:
             self.served.append((rid, *check.served))
+        for d in check_cache_binding(run):
+            sink.diverge(d)
+        entry = cache_entry(run)
+        if entry is not None:
+            self.entries[rid] = entry
+        claim = hit_claim(run)
+        if claim is not None:
+            self.hits.append(claim)
         if not self.deep and self.blobs:
             self.refs.extend(referenced_blobs(rid, run))
-        return check.status
+        return check.status, run
 
     def _deep_batch(self) -> None:
         """Re-execute the finished runs waiting in :attr:`batch`, in the order they
@@ -324,6 +365,20 @@ class _Replay:
             elif root != recorded:
                 self.report.diverge(Divergence("dag", seq, rid, "complete", root, recorded,
                                                f"run_dag_root of served run {source}"))  # fmt: skip
+
+        for claim in self.hits:
+            source = claim.served_from
+            if source in self.entries:
+                entry: CacheEntry | None = self.entries[source]
+            else:
+                stream = RunEvents(source, self.ledger.read_stream(run_stream(source)))
+                history = RunHistory.read(source, stream, stream.data)
+                try:
+                    entry = cache_entry(stream.prefix(len(history.accepted)))
+                except _SHAPE_ERRORS:
+                    entry = None
+            for d in check_hit(claim, entry):
+                self.report.diverge(d)
 
     def check_checkpoints(self) -> None:
         recorded = [(cp.tree_size, cp.root, "recorded checkpoint") for cp in

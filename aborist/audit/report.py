@@ -313,6 +313,14 @@ class _Page:
     def chain(self) -> None:
         events = self.run.events
         self.add("<h2>Chain position</h2>")
+        broken = self.run.broken
+        if broken is not None:
+            self.add(
+                f'<p class="bad" id="history">The run\'s stream has {self.run.ignored} '
+                f"event(s) from seq {broken.seq} on that break the run grammar "
+                f"({_e(broken.rule)}): they are not part of this run, and nothing here is "
+                "read from them; run <code>aborist-ledger replay</code>.</p>"
+            )
         included = self._inclusion(events)
         self.add(
             '<table id="chain"><tr><th>seq</th><th>#</th><th>event</th><th>hash</th>'

@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aborist.audit.dags import run_status
 from aborist.audit.run_events import as_run_events
+from aborist.pipeline.history import RunHistory
 from ledger.envelope import RecordedEvent
 
 __all__ = ["RunEnd", "run_end"]
@@ -68,11 +68,16 @@ class RunEnd:
 
 
 def run_end(events: Sequence[RecordedEvent]) -> RunEnd:
-    """How ``events`` (one run's, in stream order, at least one) end. Raises what parsing
-    a payload that is not the pipeline's raises (``KeyError``, ``TypeError``, ...)."""
-    run = as_run_events("", events)
+    """How ``events`` (one run's, in stream order, at least one) end: how the run's
+    history (:class:`aborist.pipeline.history.RunHistory`, the prefix of the events that
+    keeps the run grammar) ends; events past a break of the grammar are not part of it
+    (the ``history`` check names them). Raises what parsing a payload that is not the
+    pipeline's raises (``KeyError``, ``TypeError``, ...)."""
+    whole = as_run_events("", events)
+    history = RunHistory.read(whole.run_id, whole, whole.data)
+    run = whole.prefix(max(len(history.accepted), 1))
     last = run[-1]
-    status = run_status(run)
+    status = history.status
     why: str | None = None
     expected = ""
     data = run.data(last)

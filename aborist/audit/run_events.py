@@ -81,6 +81,16 @@ class RunEvents(Sequence[RecordedEvent]):
         #: listed them (replay's blob prefetch and the deep re-execution both need them).
         self.blob_refs: list[Any] | None = None
 
+    def prefix(self, n: int) -> RunEvents:
+        """The first ``n`` events as a run of their own, sharing this run's parsed
+        payloads and digests (a run's history is a prefix of its stream)."""
+        if n >= len(self.events):
+            return self
+        out = RunEvents(self.run_id, self.events[:n])
+        out._data = self._data
+        out._digests = self._digests
+        return out
+
     def append(self, ev: RecordedEvent, digest: str | None = None, data: Any = None) -> None:
         """Add ``ev``; ``digest`` its payload's sha256 and ``data`` its payload parsed by
         :func:`parse_payload`, when the caller has them already (replay's chain and

@@ -1,86 +1,233 @@
-"""Serving a cache hit (ARCHITECTURE.md, "The pipeline"; seed map ``qa.runner``).
+"""Serving a cache hit, and what binds a cache entry to its run (ARCHITECTURE.md, "The
+pipeline"; docs/replay.md, "What binds a cache entry").
 
 ``providence_cache`` is a projection: it maps a cache key to the run whose answer can be
-served. What is served is that run's own record (its ``qa.cache_written`` event, its
-evidence blobs, its rendered citations), checked against the row first, so an edited
-row is refused rather than served (:class:`~aborist.errors.ProjectionError`).
+served. What is served is that run's own record, read through its history
+(:class:`~aborist.pipeline.history.RunHistory`): its one ``qa.cache_written`` event, its
+evidence blobs, its rendered citations, checked against the row first, so an edited row is
+refused rather than served (:class:`~aborist.errors.ProjectionError`). The hit records the
+seq of that ``qa.cache_written`` and the sha256 of the answer it served.
+
+:func:`recorded_key_dimensions` recomputes a run's cache key dimensions from what the run
+itself recorded (question, model profile, governance and verifier policy, versions, shard
+roots): replay compares them with the dimensions and key its ``qa.cache_checked`` and
+``qa.cache_written`` name, so an entry cannot be filed under a question its run never
+asked.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from aborist.errors import ProjectionError
 from aborist.events import run_stream
+from aborist.pipeline.history import FACT_TYPES, RunHistory
+from aborist.pipeline.keys import (
+    SCHEMA_VERSION,
+    KeyDimensions,
+    cache_key,
+    conversation_hash,
+    governance_policy_hash,
+    json_hash,
+    question_hash,
+    source_root_of,
+)
+from ledger.canonical import sha256_hex
+from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
 
-__all__ = ["Served", "lookup", "served_run"]
+__all__ = ["Served", "answer_hash", "lookup", "recorded_key_dimensions", "served_run"]
 
 
 def lookup(ledger: Ledger, key: str) -> dict[str, Any] | None:
     rows = ledger.fetch(
-        "SELECT answer, audit_mode, label, run_id, run_dag_root FROM providence_cache "
-        "WHERE cache_key = :k",
+        "SELECT answer, audit_mode, label, run_id, run_dag_root, written_seq "
+        "FROM providence_cache WHERE cache_key = :k",
         {"k": key},
     )
     if not rows:
         return None
     return dict(
-        zip(("answer", "audit_mode", "label", "run_id", "run_dag_root"), rows[0], strict=True)
-    )
+        zip(("answer", "audit_mode", "label", "run_id", "run_dag_root", "written_seq"), rows[0],
+            strict=True)
+    )  # fmt: skip
+
+
+def answer_hash(answer: str) -> str:
+    """sha256 of an answer's UTF-8 text: what a hit records of the answer it served."""
+    return sha256_hex(answer.encode("utf-8"))
 
 
 @dataclass
 class Served:
-    """What a hit serves besides the row's answer: the served run's evidence and citations."""
+    """What a hit serves besides the row's answer: the served run's evidence and
+    citations, and the seq of the ``qa.cache_written`` it was served from."""
 
     evidence: list[dict[str, Any]]
     citations: list[dict[str, Any]]
+    written_seq: int = 0
 
 
 #: The cache row's columns that must equal the served run's ``qa.cache_written``.
 _CACHED = ("answer", "audit_mode", "label", "run_dag_root")
+_EVIDENCE = ("qa.evidence_mapped", "qa.context_assembled")
 
 
 def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
-    """The run a cache hit serves, from its own events and blobs, checked against the
+    """The run a cache hit serves, from its own history and blobs, checked against the
     ``providence_cache`` row that pointed at it.
 
     The row is a projection: anyone with write access to the database can edit it, and
     nothing in the row itself would show it. So before anything is served, the run's
-    ``qa.cache_written`` event (hash-chained, append-only) must name the same key and
-    hold the same answer, audit mode, label and DAG root; otherwise the hit fails with
-    :class:`ProjectionError` and the run is recorded as failed at ``cache``."""
+    history (hash-chained, append-only events read against the run grammar) must hold a
+    completed run whose one ``qa.cache_written`` is the row's event (``written_seq``),
+    names the same key and holds the same answer, audit mode, label and DAG root;
+    otherwise the hit fails with :class:`ProjectionError` and the run is recorded as
+    failed at ``cache``."""
     run_id = hit["run_id"]
-    evidence: list[dict[str, Any]] = []
-    citations: list[dict[str, Any]] = []
-    written: dict[str, Any] | None = None
-    wanted = ["qa.evidence_mapped", "qa.context_assembled", "qa.answer_rendered",
-              "qa.cache_written"]  # fmt: skip
-    for ev in ledger.read(stream=run_stream(run_id), types=wanted):
-        if ev.type == "qa.cache_written":
-            written = ev.data
-        elif ev.type in ("qa.evidence_mapped", "qa.context_assembled"):
-            items = ev.data["evidence"]
-            texts = ledger.get_blobs([item["text_blob"] for item in items])
-            for item in items:
-                public = {k: item[k] for k in ("pointer_id", "evidence_id", "source_uri",
-                                                "title", "source_role")}  # fmt: skip
-                public["text"] = texts[item["text_blob"]].decode("utf-8")
-                evidence.append(public)
-        elif ev.type == "qa.answer_rendered":
-            citations = ev.data["citations"]
+    parsed: dict[int, Any] = {}
+
+    def data(ev: RecordedEvent) -> Any:  # each payload parsed once for the whole hit
+        found = parsed.get(ev.seq)
+        if found is None:
+            found = parsed[ev.seq] = ev.data
+        return found
+
+    history = RunHistory.read(run_id, _stream_outline(ledger, run_id), data)
     fix = "run `aborist-ledger replay` to see what differs, `aborist-ledger rebuild` to restore"
-    if written is None or written.get("cache_key") != key:
+    written_ev = history.event("qa.cache_written")
+    written = data(written_ev) if written_ev is not None else None
+    if written is None or written.get("cache_key") != key or history.status != "completed":
         raise ProjectionError(
-            f"the answer cache row for key {key[:16]}… points at run {run_id}, whose events "
-            f"record no cache write for that key; nothing was served ({fix})"
+            f"the answer cache row for key {key[:16]}… points at run {run_id}, whose history "
+            f"records no completed cache write for that key; nothing was served ({fix})"
         )
+    assert written_ev is not None
+    _check_bound(history, data, written, key, run_id, fix)
     differs = [c for c in _CACHED if written.get(c) != hit[c]]
+    if hit.get("written_seq") != written_ev.seq:
+        differs.append("written_seq")
     if differs:
         raise ProjectionError(
             f"the answer cache row for key {key[:16]}… differs from run {run_id}'s "
             f"qa.cache_written event in {', '.join(differs)}; nothing was served ({fix})"
         )
-    return Served(evidence, citations)
+    evidence: list[dict[str, Any]] = []
+    for t in _EVIDENCE:
+        ev = history.event(t)
+        if ev is None:
+            continue
+        items = data(ev)["evidence"]
+        texts = ledger.get_blobs([item["text_blob"] for item in items])
+        for item in items:
+            public = {k: item[k] for k in ("pointer_id", "evidence_id", "source_uri",
+                                            "title", "source_role")}  # fmt: skip
+            public["text"] = texts[item["text_blob"]].decode("utf-8")
+            evidence.append(public)
+    rendered = history.event("qa.answer_rendered")
+    citations = data(rendered)["citations"] if rendered is not None else []
+    return Served(evidence, citations, written_ev.seq)
+
+
+def _check_bound(
+    history: RunHistory,
+    data: Callable[[RecordedEvent], Any],
+    written: dict[str, Any],
+    key: str,
+    run_id: str,
+    fix: str,
+) -> None:
+    """The key the served run's own record gives (:func:`recorded_key_dimensions`) must be
+    the key it is served under, and its cache write's dimensions those: a run that asked
+    one question cannot have filed its answer under another's key, even when every event
+    of it was appended through the library."""
+    started, checked = history.event("qa.run_started"), history.event("qa.cache_checked")
+    try:
+        assert started is not None and checked is not None
+        # The verifier policy as the check names it: replay holds it to the verdict (a
+        # verdict is the run's largest payload after the retrieval record).
+        want = recorded_key_dimensions(data(started), data(checked), None)
+    except (AssertionError, KeyError, TypeError, ValueError, AttributeError):
+        want = {}
+    dims = {k: v for k, v in want.items() if k != "cache_key"}
+    if want.get("cache_key") != key or written.get("key_dimensions") != dims:
+        raise ProjectionError(
+            f"the answer cache row for key {key[:16]}… points at run {run_id}, whose own "
+            f"record (question, model profile, policies, shard roots) does not give that "
+            f"key; nothing was served ({fix})"
+        )
+    labelled = history.event("qa.answer_labelled")
+    label = data(labelled) if labelled is not None else {}
+    concluded = (label.get("answer_hash"), label.get("audit_mode"), label.get("label"))
+    cached = (answer_hash(str(written.get("answer"))), written.get("audit_mode"),
+              written.get("label"))  # fmt: skip
+    if concluded != cached:
+        raise ProjectionError(
+            f"run {run_id}'s cache write does not repeat the answer and label its "
+            f"qa.answer_labelled concluded; nothing was served ({fix})"
+        )
+
+
+#: The payloads serving a hit reads: the grammar's facts and what is served.
+_SERVED_PAYLOADS = tuple(
+    sorted(FACT_TYPES | {"qa.cache_written", "qa.answer_rendered", "qa.answer_labelled",
+                         *_EVIDENCE})
+)  # fmt: skip
+_OUTLINE = (
+    "SELECT seq, stream_seq, type, CASE WHEN type IN "
+    f"({', '.join(repr(t) for t in _SERVED_PAYLOADS)}) THEN payload ELSE '' END "
+    "FROM events WHERE stream = :s ORDER BY stream_seq"
+)
+
+
+def _stream_outline(ledger: Ledger, run_id: str) -> list[RecordedEvent]:
+    """Every event of the run's stream, in order: its position, type and, for
+    :data:`_SERVED_PAYLOADS` only, its payload (the others, the retrieval record above
+    all, are the bulk of a run's bytes and nothing a hit serves: the grammar reads their
+    types). The hashes are not read: the chain is replay's to check."""
+    stream = run_stream(run_id)
+    return [
+        RecordedEvent(int(r[0]), "", stream, int(r[1]), str(r[2]), 1, "", str(r[3] or ""),
+                      "", "", "")
+        for r in ledger.fetch(_OUTLINE, {"s": stream})
+    ]  # fmt: skip
+
+
+@lru_cache(maxsize=256)
+def _root_of(shards: tuple[tuple[str, str], ...]) -> str:
+    """:func:`source_root_of`, remembered: a few shard sets serve every run."""
+    return source_root_of(dict(shards))
+
+
+def recorded_key_dimensions(
+    started: dict[str, Any], checked: dict[str, Any], verdict: dict[str, Any] | None
+) -> dict[str, str]:
+    """The cache key dimensions a run's own record implies: the question, model profile
+    and governance policy of its ``qa.run_started``, the shard roots of its
+    ``qa.cache_checked``, the verifier policy its verdict records (a hit has none: the
+    one its key names), the event schema of this code. The corpus versions are taken as
+    the cache check names them (what ties them to the shards' ingest is the corpus
+    record). Raises ``KeyError`` / ``TypeError`` / ``ValueError`` for a record the
+    pipeline never writes."""
+    named = checked["key_dimensions"]
+    policy = started["policy"]
+    mode = policy.get("question_hash_mode", "strict")
+    verifier = verdict.get("verifier_policy_hash") if isinstance(verdict, dict) else None
+    dims = KeyDimensions(
+        source_root=_root_of(tuple(sorted(dict(checked["shards"]).items()))),
+        question_hash=question_hash(str(started["question"]), mode),
+        model_profile_hash=json_hash(started["model_profile"]),
+        conversation_hash=conversation_hash(),
+        governance_policy_hash=governance_policy_hash(policy),
+        schema_version=SCHEMA_VERSION,
+        canonicalization_version=str(named["canonicalization_version"]),
+        chunking_version=str(named["chunking_version"]),
+        verifier_policy_hash=str(verifier if verifier is not None
+                                 else named["verifier_policy_hash"]),
+    )  # fmt: skip
+    out = dims.to_dict()
+    out["cache_key"] = cache_key(dims)
+    return out

@@ -1,7 +1,8 @@
-"""A run read back from the ledger: its events, and the inputs each deterministic stage
+"""A run read back from the ledger: its history (:class:`~aborist.pipeline.history.
+RunHistory`: the events that keep the run grammar), and the inputs each deterministic stage
 consumed (evidence texts and the raw answer from blobs). ``aborist show``, ``aborist
-inspect`` and ``aborist-ledger replay --deep`` all start here, so they read a run the same
-way.
+inspect`` and the audit report start here, so they read a run as replay does: events past a
+break of the grammar are not part of it (``broken`` names the first).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from aborist.errors import InputError
 from aborist.events import run_stream
+from aborist.pipeline.history import GrammarBreak, RunHistory
 from aborist.verify.evidence import EvidenceObject
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
@@ -22,10 +24,22 @@ EVIDENCE_EVENTS = ("qa.evidence_mapped", "qa.context_assembled")
 
 @dataclass
 class RecordedRun:
+    """``events``: the run's history (the prefix of its stream that keeps the grammar);
+    ``broken``: the first event past it, if any, and ``ignored`` how many events that
+    leaves out."""
+
     run_id: str
     events: list[RecordedEvent]
+    broken: GrammarBreak | None = None
+    ignored: int = 0
+
+    @classmethod
+    def of(cls, run_id: str, stream: list[RecordedEvent]) -> RecordedRun:
+        h = RunHistory.read(run_id, stream)
+        return cls(run_id, h.accepted, h.broken, h.ignored)
 
     def first(self, type_: str) -> RecordedEvent | None:
+        """The history's event of ``type_`` (the only one, but for the repair events)."""
         return next((e for e in self.events if e.type == type_), None)
 
     def payload(self, type_: str) -> dict[str, Any] | None:
@@ -50,10 +64,10 @@ class RecordedRun:
     @property
     def status(self) -> str:
         """completed | cached | failed | incomplete (started, never finished)."""
-        done = self.payload("qa.run_completed")
-        if done is not None:
-            return "cached" if done["cache_hit"] else "completed"
-        if self.first("qa.run_failed") is not None:
+        last = self.events[-1] if self.events else None
+        if last is not None and last.type == "qa.run_completed":
+            return "cached" if last.data.get("cache_hit") else "completed"
+        if last is not None and last.type == "qa.run_failed":
             return "failed"
         return "incomplete"
 
@@ -100,7 +114,7 @@ def load_run(ledger: Ledger, run_id: str) -> RecordedRun:
         short = len(run_id) < _MIN_PREFIX and all(c in "0123456789abcdef" for c in run_id)
         hint = f" (a run id prefix needs at least {_MIN_PREFIX} characters)" if short else ""
         raise InputError(f"no run {run_id!r} in the ledger{hint}")
-    return RecordedRun(run_id, events)
+    return RecordedRun.of(run_id, events)
 
 
 def _by_prefix(ledger: Ledger, prefix: str) -> list[str]:

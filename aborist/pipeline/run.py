@@ -36,7 +36,7 @@ from aborist.events import (
     RunStarted,
     run_stream,
 )
-from aborist.pipeline.cache import Served, lookup, served_run
+from aborist.pipeline.cache import Served, answer_hash, lookup, served_run
 from aborist.pipeline.dag import STAGE_EVENTS, build_dag, stages_for
 from aborist.pipeline.keys import (
     SCHEMA_VERSION,
@@ -375,6 +375,8 @@ def _stages(
     checked = CacheChecked(
         shards=roots, key_dimensions=dims.to_dict(), cache_key=key, consulted=use_cache,
         hit=hit is not None, hit_run_id=hit["run_id"] if hit else None,
+        hit_written_seq=served.written_seq if served else None,
+        hit_answer_hash=answer_hash(hit["answer"]) if hit else None,
     )  # fmt: skip
     if hit is None:
         rec.record(checked)

@@ -3,10 +3,13 @@ quote, a cache hit of the first, a failure) and, on request, two repaired runs."
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import text as sql_text
 
 from aborist.clients.base import StubClient
 from aborist.clients.extractive import ExtractiveClient
@@ -16,7 +19,8 @@ from aborist.events import run_stream
 from aborist.pipeline.query import query
 from aborist.pipeline.run import Governance
 from aborist.projections import open_ledger
-from ledger.envelope import RecordedEvent
+from ledger.canonical import canonical_text, sha256_hex
+from ledger.envelope import RecordedEvent, event_hash
 from ledger.store import Ledger
 from tests.eldoria import BEES_TXT, RIVERS_MD
 
@@ -94,3 +98,29 @@ def add_repair_runs(b: Built) -> tuple[str, str]:
     methods = [e.data["method"] for e in b.ledger.read(types=["qa.answer_repaired"])]
     assert methods == ["mechanical", "reprompt"]
     return ids[0], ids[1]
+
+
+def raw_append(lg: Ledger, stream: str, type_: str, payload: dict[str, Any]) -> RecordedEvent:
+    """Append one event by plain SQL, as a writer with ordinary access could: no trigger
+    dropped, no projection folded, every hash correct (the chain still verifies)."""
+    head_seq, head_hash = lg.head()
+    prior = lg.read_stream(stream)
+    text_ = canonical_text(payload)
+    fields: dict[str, Any] = {
+        "seq": head_seq + 1, "event_id": str(uuid.uuid4()), "stream": stream,
+        "stream_seq": len(prior) + 1, "type": type_, "type_version": 1,
+        "recorded_at": lg.read(gt=head_seq - 1, lte=head_seq)[0].recorded_at,
+    }  # fmt: skip
+    ph = sha256_hex(text_.encode("utf-8"))
+    h = event_hash(**fields, payload_hash=ph, prev_hash=head_hash)
+    with lg.engine.begin() as conn:
+        conn.execute(
+            sql_text(
+                "INSERT INTO events (seq, event_id, stream, stream_seq, type, type_version, "
+                "recorded_at, payload, payload_hash, prev_hash, hash) VALUES (:seq, "
+                ":event_id, :stream, :stream_seq, :type, :type_version, :recorded_at, "
+                ":payload, :ph, :prev, :h)"
+            ),
+            {**fields, "payload": text_, "ph": ph, "prev": head_hash, "h": h},
+        )
+    return lg.read(gt=head_seq, lte=head_seq + 1)[0]

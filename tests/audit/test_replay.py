@@ -73,7 +73,8 @@ def test_honest_ledger_replays_clean(clean: Built) -> None:
     assert report.projection_rows == {"providence_cache": 2, "run_dag_nodes": 16, "runs": 4}
     assert report.blobs_checked > 0
     assert report.checks == {"chain": "held", "envelope": "held", "checkpoint": "skipped",
-                             "blob": "held", "dag": "held", "deep": "skipped",
+                             "history": "held", "cache": "held", "blob": "held", "dag": "held",
+                             "deep": "skipped",
                              "projection": "held"}  # fmt: skip
 
 
@@ -207,15 +208,8 @@ def test_cli_json_is_one_object(clean: Built, tmp_path: Path) -> None:
     assert data["ok"] is True and data["divergences"] == []
     assert data["scope"]["run"] == clean.lattice
     assert data["summary"]["dags_checked"] == 1
-    assert set(data["checks"]) == {
-        "chain",
-        "envelope",
-        "checkpoint",
-        "blob",
-        "dag",
-        "deep",
-        "projection",
-    }
+    assert set(data["checks"]) == {"chain", "envelope", "checkpoint", "history", "blob",
+                                   "cache", "dag", "deep", "projection"}  # fmt: skip
 
 
 def test_cli_jobs_give_the_same_report(clean: Built) -> None:

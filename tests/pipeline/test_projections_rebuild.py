@@ -19,7 +19,7 @@ from aborist.errors import CorpusError, ModelError
 from aborist.pipeline.ask import ask
 from aborist.pipeline.query import query
 from aborist.pipeline.run import Governance
-from aborist.projections import PROJECTION_TABLES, RunProjection
+from aborist.projections import PROJECTION_TABLES
 from ledger.store import Ledger
 from ledger.verify import verify_ledger
 from tests.eldoria import Interrupting
@@ -50,9 +50,9 @@ def assert_rebuild_equals_live(ledger: Ledger) -> dict[str, list[tuple[Any, ...]
     live = snapshot(ledger)
     live_positions = ledger.projection_positions()
     head = ledger.head()[0]
-    # The runs projection follows only the event types it folds: its position is the
-    # last of those, the same live and rebuilt.
-    folded = [e.seq for e in ledger.iter_events() if e.type in RunProjection.event_types]
+    # The runs projection is offered every event (each run event is checked against the
+    # run grammar): its position is the head, the same live and rebuilt.
+    folded = [e.seq for e in ledger.iter_events()]
     assert live_positions == ({"aborist.runs": folded[-1]} if folded else {})
     assert ledger.rebuild_projections() == head
     rebuilt = snapshot(ledger)

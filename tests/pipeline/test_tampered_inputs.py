@@ -83,7 +83,7 @@ def test_a_cache_row_pointing_at_another_run_is_never_served(
         a=bees.answer,
         k=river.cache_key,
     )
-    with pytest.raises(ProjectionError, match="record no cache write for that key"):
+    with pytest.raises(ProjectionError, match="records no completed cache write for that key"):
         ask_q(pipeline_ledger, corpus)
     assert last_failure(pipeline_ledger)["stage"] == "cache"
 
