@@ -46,11 +46,11 @@ from data.pairs import PAIRS_PATH, check_pairs, load_pairs  # noqa: E402
 
 from aborist.clients.extractive import ExtractiveClient  # noqa: E402
 from aborist.corpus.ingest import ingest  # noqa: E402
+from aborist.migrations import upgrade  # noqa: E402
 from aborist.pipeline.query import query  # noqa: E402
 from aborist.pipeline.run import Governance  # noqa: E402
 from aborist.projections import RunProjection  # noqa: E402
 from ledger.engine import ledger_engine  # noqa: E402
-from ledger.migrate import upgrade  # noqa: E402
 from ledger.store import Ledger  # noqa: E402
 
 QUESTIONS_PATH = ROOT / "bench" / "data" / "extractive_questions.jsonl"
