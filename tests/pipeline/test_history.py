@@ -5,7 +5,6 @@ a first and a last event of a stage."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aborist.pipeline.history import RUN_GRAMMAR, GrammarState, RunHistory
+from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
 
 RID = "run0000001"
@@ -20,7 +20,7 @@ RID = "run0000001"
 
 def ev(seq: int, type_: str, payload: dict[str, Any] | None = None) -> RecordedEvent:
     return RecordedEvent(seq, f"id{seq}", f"run:{RID}", seq, type_, 1, "",
-                         json.dumps(payload or {}), "", "", "")  # fmt: skip
+                         canonical_text(payload or {}), "", "", "")  # fmt: skip
 
 
 def started(mode: str = "claim-lattice", use_cache: bool = True, repair: bool = False) -> dict:
