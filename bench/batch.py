@@ -139,6 +139,7 @@ def main() -> int:
             """Record the shard's ingest in a fresh ledger: a run reads only recorded shards."""
             with open_ledger(url) as lg:
                 record_ingest(lg, report)
+
         backends: list[tuple[str, Callable[[str], Any]]] = []
         n = [0]
 
