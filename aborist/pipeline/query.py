@@ -102,7 +102,18 @@ class ShardSource:
         )
 
     def retrieve(self, question: str, budget_bytes: int) -> RetrievalResult:
-        return self.retriever.retrieve(question, budget_bytes=budget_bytes)
+        """Retrieval from the shards; every chunk must come from a shard the run was bound
+        to (:meth:`roots`): a shard file that appeared after the corpus was chosen (all
+        shards of the directory are read when none is named) is not one."""
+        result = self.retriever.retrieve(question, budget_bytes=budget_bytes)
+        bound = {info.name for info in self._infos()}
+        for chunk in result.chunks:
+            if chunk.shard not in bound:
+                raise CorpusError(
+                    f"shard {chunk.shard!r} appeared after this run chose its corpus "
+                    f"({', '.join(sorted(bound))}); ask again"
+                )
+        return result
 
     def close(self) -> None:
         if self._retriever is not None:

@@ -276,3 +276,21 @@ def test_a_run_forged_from_a_restated_shard_fails_replay(
         assert "does not list it under unrecorded_shards" in d.detail
     out = CliRunner().invoke(ledger_cli, ["replay", "--db", ledger_url])
     assert out.exit_code == 1 and "FAIL corpus" in out.output
+
+
+def test_a_shard_that_appears_after_the_corpus_was_chosen_is_not_read(
+    corpus: Any, tmp_path: Path
+) -> None:
+    """All shards of the directory are read when none is named: one that arrives between
+    choosing the corpus (its roots go into qa.cache_checked) and retrieving is refused."""
+    source = query_module.ShardSource(None, corpus.shards_dir)
+    try:
+        assert set(source.roots()) == {"geo", "bees"}
+        lake = tmp_path / "lake.md"
+        lake.write_text("# The Glass Lake\n\nThe Glass Lake is shallow and cold.\n",
+                        encoding="utf-8")  # fmt: skip
+        ingest([lake], "lake", shards_dir=corpus.shards_dir)
+        with pytest.raises(CorpusError, match="'lake' appeared after this run chose"):
+            source.retrieve("Is the Glass Lake shallow?", 60_000)
+    finally:
+        source.close()
