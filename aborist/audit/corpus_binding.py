@@ -222,7 +222,7 @@ def _check_inclusion(
         pointer = clip(record.get("pointer_id", f"#{i + 1}"))
         chunk = record.get("evidence_hash")
         name = from_shards[i] if i < len(from_shards) else None
-        if name not in shards:  # ask names its one shard by the document, not "document"
+        if not isinstance(name, str) or name not in shards:  # ask: the document names it
             name = only
         if name is None:
             report.diverge(Divergence(

@@ -4,6 +4,8 @@ lists were kept, and ingest rows no pipeline writes. On SQLite and PostgreSQL.""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -12,14 +14,21 @@ import pytest
 
 import aborist.pipeline.run as run_module
 from aborist.audit import replay
+from aborist.audit.corpus_binding import CorpusRecords, check_corpus
+from aborist.audit.findings import ReplayReport
+from aborist.audit.run_events import RunEvents
 from aborist.clients.extractive import ExtractiveClient
 from aborist.corpus.ingest import record_ingest, shard_ingested_payload, shard_stream
 from aborist.pipeline.query import query
 from aborist.projections import open_ledger
-from ledger.envelope import NewEvent
+from ledger.envelope import NewEvent, RecordedEvent
+from ledger.merkle import merkle_root
 from ledger.store import Ledger
 
 Q = "How long is the Silverrun River?"
+LEAF = hashlib.sha256(b"one chunk").digest()
+ROOT_A = merkle_root([LEAF]).hex()
+BLOB_HASH = hashlib.sha256(LEAF).hexdigest()
 
 
 @pytest.fixture
@@ -107,3 +116,75 @@ def test_ingest_rows_no_pipeline_writes_record_nothing(
     report = replay(bare, deep=True)
     assert report.ok, report.to_dict()
     assert report.corpus_runs == 1 and report.corpus_chunks >= 1
+
+
+# -- payloads no pipeline writes, checked without a database -------------------------------
+
+
+class _Rows:
+    """Just what CorpusRecords reads of a ledger: the ingest events and blobs."""
+
+    def __init__(self, events: list[RecordedEvent], blobs: dict[str, bytes]) -> None:
+        self.events, self.blobs = events, blobs
+
+    def read(self, **_: Any) -> list[RecordedEvent]:
+        return self.events
+
+    def get_blobs(self, hashes: Any) -> dict[str, bytes]:
+        return {h: self.blobs[h] for h in hashes}
+
+
+def _event(seq: int, stream: str, type_: str, payload: Any) -> RecordedEvent:
+    text = json.dumps(payload)
+    return RecordedEvent(seq, f"e{seq}", stream, seq, type_, 1, "", text, "", "", "")
+
+
+@pytest.mark.parametrize(
+    ("checked", "candidates", "evidence"),
+    [
+        ({"shards": ["geo"]}, [], []),
+        ({"shards": {"geo": 7}}, [], []),
+        ({"shards": {"geo": "ab" * 32}, "unrecorded_shards": "geo"}, [], []),
+        (
+            {"shards": {"geo": ROOT_A, "bees": ROOT_A}},
+            [{"decision": "selected", "shard": {"x": 1}}],
+            [{"evidence_hash": LEAF.hex()}],
+        ),
+        ({"shards": {"geo": ROOT_A, "bees": ROOT_A}}, ["nonsense"], [{"evidence_hash": 5}]),
+        (
+            {"shards": {"geo": ROOT_A}},
+            [{"decision": "selected", "shard": "geo"}],
+            [{"evidence_hash": "zz" * 32, "pointer_id": ["E1"]}],
+        ),
+    ],
+)
+def test_payloads_no_pipeline_writes_are_findings_not_crashes(
+    checked: Any, candidates: Any, evidence: Any
+) -> None:
+    recorded = {"shard": "geo", "source_root": ROOT_A, "chunk_hashes_blob": BLOB_HASH}
+    ingest = _event(1, "shard:geo", "corpus.shard_ingested", recorded)
+    run = RunEvents("r1", [
+        _event(2, "run:r1", "qa.cache_checked", checked),
+        _event(3, "run:r1", "qa.retrieval_completed", {"retrieval": {"candidates": candidates}}),
+        _event(4, "run:r1", "qa.evidence_mapped", {"evidence": evidence}),
+    ])  # fmt: skip
+    report = ReplayReport()
+    corpus = CorpusRecords(_Rows([ingest], {BLOB_HASH: LEAF}), 4)  # type: ignore[arg-type]
+    check_corpus(run, corpus, report, deep=True)
+    assert not report.ok and set(report.divergences) == {"corpus"}
+    assert report.divergences["corpus"].run == "r1"
+
+
+def test_the_same_run_with_the_chunk_it_used_holds() -> None:
+    """The control for the cases above: a well-formed run whose chunk is the leaf."""
+    recorded = {"shard": "geo", "source_root": ROOT_A, "chunk_hashes_blob": BLOB_HASH}
+    run = RunEvents("r1", [
+        _event(2, "run:r1", "qa.cache_checked", {"shards": {"geo": ROOT_A}}),
+        _event(3, "run:r1", "qa.retrieval_completed",
+               {"retrieval": {"candidates": [{"decision": "selected", "shard": "geo"}]}}),
+        _event(4, "run:r1", "qa.evidence_mapped", {"evidence": [{"evidence_hash": LEAF.hex()}]}),
+    ])  # fmt: skip
+    report = ReplayReport()
+    rows = _Rows([_event(1, "shard:geo", "corpus.shard_ingested", recorded)], {BLOB_HASH: LEAF})
+    check_corpus(run, CorpusRecords(rows, 4), report, deep=True)  # type: ignore[arg-type]
+    assert report.ok and (report.corpus_runs, report.corpus_chunks) == (1, 1)
