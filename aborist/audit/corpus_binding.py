@@ -24,6 +24,7 @@ chunk list is fetched and its tree built once, then shared by every run that nam
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,10 +50,11 @@ class IngestRecord:
     chunk_hashes_blob: str | None
 
 
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
 def _is_hex64(value: object) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
+    return isinstance(value, str) and _HEX64.fullmatch(value) is not None
 
 
 class CorpusRecords:
@@ -189,6 +191,10 @@ def check_corpus(run: RunEvents, corpus: CorpusRecords, report: ReplayReport, *,
         _check_inclusion(run, shards, bound, corpus, report)
 
 
+def _pointer(record: dict[str, Any], i: int) -> str:
+    return clip(record.get("pointer_id", f"#{i + 1}"))
+
+
 def _evidence_event(run: RunEvents) -> Any:
     for type_ in EVIDENCE_EVENTS:
         ev = run.last(type_)
@@ -219,7 +225,6 @@ def _check_inclusion(
     legacy: dict[str, int] = {}  # shard -> seq of its ingest without a chunk list
     for i, item in enumerate(items):
         record = item if isinstance(item, dict) else {}
-        pointer = clip(record.get("pointer_id", f"#{i + 1}"))
         chunk = record.get("evidence_hash")
         name = from_shards[i] if i < len(from_shards) else None
         if not isinstance(name, str) or name not in shards:  # ask: the document names it
@@ -228,7 +233,7 @@ def _check_inclusion(
             report.diverge(Divergence(
                 KIND, evidence.seq, rid, stage, "a chunk of a shard qa.cache_checked names",
                 clip(from_shards[i] if i < len(from_shards) else None),
-                f"evidence {pointer}"))  # fmt: skip
+                f"evidence {_pointer(record, i)}"))  # fmt: skip
             continue
         ingest = bound.get(name)
         if ingest is None:
@@ -246,8 +251,8 @@ def _check_inclusion(
         if index is None:
             report.diverge(Divergence(
                 KIND, evidence.seq, rid, stage, f"a leaf of source root {root}", clip(chunk),
-                f"evidence {pointer}: no inclusion proof in the chunk-hash list of shard "
-                f"{clip(name)} recorded at seq {ingest.seq}"))  # fmt: skip
+                f"evidence {_pointer(record, i)}: no inclusion proof in the chunk-hash list "
+                f"of shard {clip(name)} recorded at seq {ingest.seq}"))  # fmt: skip
         else:
             report.corpus_chunks += 1
     for name, seq in sorted(legacy.items()):

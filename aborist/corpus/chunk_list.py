@@ -60,6 +60,7 @@ class ChunkTree:
         self.index: dict[bytes, int] = {}
         for i, e in enumerate(entries):
             self.index.setdefault(e, i)
+        self._proven: dict[tuple[bytes, bytes], int | None] = {}
 
     @property
     def root(self) -> bytes:
@@ -81,9 +82,16 @@ class ChunkTree:
 
     def proves(self, chunk_hash: bytes, root: bytes) -> int | None:
         """The leaf index of ``chunk_hash`` if an inclusion proof from it verifies against
-        ``root``; None when the list does not hold it or the proof fails."""
+        ``root``; None when the list does not hold it or the proof fails. The answer is a
+        pure function of the list, the hash and the root, so it is worked out once per
+        (hash, root): replay asks it of the same chunk for every run that used it."""
+        key = (chunk_hash, root)
+        if key in self._proven:
+            return self._proven[key]
         i = self.index.get(chunk_hash)
-        if i is None:
-            return None
-        ok = verify_inclusion(leaf_hash(chunk_hash), i, self.size, self.proof(i), root)
-        return i if ok else None
+        ok = i is not None and verify_inclusion(
+            leaf_hash(chunk_hash), i, self.size, self.proof(i), root
+        )
+        found = i if ok else None
+        self._proven[key] = found
+        return found
