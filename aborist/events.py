@@ -72,6 +72,8 @@ class ShardIngested(EventPayload):
     role: str
     documents: list[dict[str, Any]]
     skipped: list[dict[str, Any]] = []
+    #: sha256 of the chunk-hash list blob (docs/corpus.md); absent from older ingests.
+    chunk_hashes_blob: str | None = None
 
 
 class RunStarted(EventPayload):
@@ -104,6 +106,16 @@ class CacheChecked(EventPayload):
     hit_run_id: str | None = None
     hit_written_seq: int | None = None
     hit_answer_hash: str | None = None
+    #: Shards (names as in ``shards``) whose source root no ``corpus.shard_ingested`` of
+    #: the ledger had recorded, read because the caller allowed it. Written only when
+    #: non-empty, so every other run's payload is what it always was.
+    unrecorded_shards: list[str] = []
+
+    def to_event(self) -> NewEvent:
+        payload = self.model_dump(mode="json")
+        if not payload["unrecorded_shards"]:
+            del payload["unrecorded_shards"]
+        return NewEvent(self.TYPE, payload, type_version=self.VERSION)
 
 
 class RetrievalCompleted(EventPayload):

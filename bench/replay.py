@@ -56,7 +56,7 @@ from aborist.audit.deep import reexecute_run
 from aborist.audit.findings import ReplayReport
 from aborist.audit.forked import can_fork
 from aborist.clients.extractive import ExtractiveClient
-from aborist.corpus.ingest import ingest
+from aborist.corpus.ingest import ingest, record_ingest
 from aborist.pipeline.query import query
 from aborist.pipeline.run import Governance
 from aborist.projections import RunProjection
@@ -115,12 +115,12 @@ def build(directory: Path, runs: int, corpus: str = "builtin") -> tuple[Path, fl
         docs.mkdir(parents=True, exist_ok=True)
         for doc, body in DOCS.items():
             (docs / doc).write_text(body, encoding="utf-8")
-        ingest(sorted(docs.iterdir()), "eldoria", shards_dir=shards)
+        report = ingest(sorted(docs.iterdir()), "eldoria", shards_dir=shards)
         questions: Sequence[str] = QUESTIONS
     else:
         from query import RUST_BOOK
 
-        ingest([RUST_BOOK], "rust-book", shards_dir=shards)
+        report = ingest([RUST_BOOK], "rust-book", shards_dir=shards)
         questions = rust_book_questions()
     tmp_db = db.with_name(db.name + ".building")  # a build cut short is not reused
     tmp_db.unlink(missing_ok=True)
@@ -131,6 +131,7 @@ def build(directory: Path, runs: int, corpus: str = "builtin") -> tuple[Path, fl
     n = len(questions)
     t0 = time.perf_counter()
     with Ledger.open(tmp_url, projections=[RunProjection()], sqlite_synchronous="NORMAL") as lg:
+        record_ingest(lg, report)  # a run reads only shards its ledger recorded
         for i in range(runs):
             query(
                 questions[i % n],

@@ -61,7 +61,8 @@ def _print_ingest(report: IngestReport) -> None:
 @click.option(
     "--no-ledger",
     is_flag=True,
-    help="Do not record corpus.shard_ingested (answers from this shard cannot be audited).",
+    help="Do not record corpus.shard_ingested (aborist query then refuses the shard unless "
+    "--allow-unrecorded-shards, and replay flags such runs).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the ingest report as JSON.")
 def ingest(

@@ -225,6 +225,7 @@ def _run_batch_command(
     output: Path | None,
     governance: Governance,
     opts: dict[str, Any],
+    allow_unrecorded: bool = False,
 ) -> None:
     """`aborist query --batch`: read, answer with run_batch, write lines, summarize."""
     from aborist.pipeline.batch import ClientSpec, read_questions, run_batch
@@ -262,7 +263,7 @@ def _run_batch_command(
                 items, db_url=settings.ledger_url(), shards_dir=settings.shards_path(),
                 shards=list(shards) or None, governance=governance, client=spec,
                 use_cache=not opts["no_cache"], workers=workers, on_result=emit,
-                on_progress=progress,
+                on_progress=progress, allow_unrecorded_shards=allow_unrecorded,
             )  # fmt: skip
     finally:
         if output is not None:
@@ -296,6 +297,13 @@ def _run_batch_command(
     type=click.Path(path_type=Path, dir_okay=False),
     help="With --batch: write the answers (JSON Lines, input order) here instead of stdout.",
 )
+@click.option(
+    "--allow-unrecorded-shards",
+    is_flag=True,
+    help="Answer from shards whose source root this ledger never recorded (built with "
+    "--no-ledger, copied, or edited): the run records it and replay flags it as "
+    "'corpus not recorded'.",
+)
 @answer_options
 def query(
     question: str | None,
@@ -303,6 +311,7 @@ def query(
     batch_path: Path | None,
     workers: int,
     output: Path | None,
+    allow_unrecorded_shards: bool,
     **opts: Any,
 ) -> None:
     """Answer QUESTION from the ingested shards, verify it, and record every step.
@@ -324,6 +333,7 @@ def query(
         _run_batch_command(
             batch_path, settings=settings, shards=shards or settings.shards,
             workers=workers, output=output, governance=_governance(opts), opts=opts,
+            allow_unrecorded=allow_unrecorded_shards,
         )  # fmt: skip
         return
     if workers != 1 or output is not None:
@@ -334,7 +344,7 @@ def query(
         result = run_query(
             question, ledger=lg, client=client, shards_dir=settings.shards_path(),
             shards=list(shards or settings.shards) or None, governance=_governance(opts),
-            use_cache=not opts["no_cache"],
+            use_cache=not opts["no_cache"], allow_unrecorded_shards=allow_unrecorded_shards,
         )  # fmt: skip
     print_result(result, opts["as_json"])
 

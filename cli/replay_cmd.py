@@ -45,6 +45,12 @@ def _print_text(report: ReplayReport) -> None:
     line("history", f"every run read against the run grammar; runs: {runs}")
     line("dag", f"{report.dags_checked} run DAGs, {report.stages_checked} stages")
     line("cache", "cache keys recomputed from each run's record; hits held to what they served")
+    proven = (
+        f"; {report.corpus_chunks} evidence chunks proven leaves of their source roots"
+        if report.checks.get("deep") != "skipped"
+        else " (add --deep to prove each evidence chunk is a leaf of its root)"
+    )
+    line("corpus", f"{report.corpus_runs} runs read only shards an ingest recorded{proven}")
     if report.checks.get("deep") == "skipped":
         line("deep", "not run (add --deep to re-execute the deterministic stages)")
     else:
@@ -55,6 +61,13 @@ def _print_text(report: ReplayReport) -> None:
         click.echo(f"SKEW {report.skew_count} recorded by another version (not re-executed):")
         for s in report.version_skew:
             click.echo(printable(f"     {s.message()}"))
+    if report.corpus_not_recorded_count:
+        click.echo(
+            f"FLAG {report.corpus_not_recorded_count} run(s): corpus not recorded (allowed "
+            "by --allow-unrecorded-shards; no ingest vouches for their evidence):"
+        )
+        for c in report.corpus_not_recorded:
+            click.echo(printable(f"     {c.message()}"))
     if report.not_reexecuted_count:
         click.echo(printable(f"note {report.not_reexecuted_count} stage(s) not re-executed:"))
         for n in report.not_reexecuted:

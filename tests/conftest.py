@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from aborist.corpus.ingest import ingest
+from aborist.corpus.ingest import IngestReport, ingest, record_ingest
 from aborist.migrations import upgrade
 from aborist.projections import open_ledger
 from ledger.engine import ledger_engine
@@ -178,6 +178,13 @@ class Corpus:
     shards_dir: Path
     facts: dict[str, str]
     unanswerable: str
+    reports: tuple[IngestReport, ...] = ()
+
+    def record(self, ledger: Ledger) -> None:
+        """Record the shards' ingests in ``ledger``, as ``aborist ingest`` would have: a
+        run may only read shards whose source root its ledger recorded."""
+        for report in self.reports:
+            record_ingest(ledger, report)
 
     @property
     def rivers(self) -> Path:
@@ -198,9 +205,11 @@ def built_corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     (docs / "rivers.md").write_text(RIVERS_MD, encoding="utf-8")
     (docs / "bees.txt").write_text(BEES_TXT, encoding="utf-8")
     shards = root / "shards"
-    ingest([docs / "rivers.md"], "geo", shards_dir=shards)
-    ingest([docs / "bees.txt"], "bees", shards_dir=shards)
-    return Corpus(docs, shards, dict(FACTS), UNANSWERABLE)
+    reports = (
+        ingest([docs / "rivers.md"], "geo", shards_dir=shards),
+        ingest([docs / "bees.txt"], "bees", shards_dir=shards),
+    )
+    return Corpus(docs, shards, dict(FACTS), UNANSWERABLE, reports)
 
 
 @pytest.fixture
@@ -213,10 +222,12 @@ def corpus(built_corpus: Corpus, tmp_path: Path) -> Corpus:
 
 
 @pytest.fixture
-def pipeline_ledger(ledger_url: str) -> Iterator[Ledger]:
-    """A migrated ledger of each backend, opened with the run projections."""
+def pipeline_ledger(ledger_url: str, built_corpus: Corpus) -> Iterator[Ledger]:
+    """A migrated ledger of each backend, opened with the run projections, in which the
+    corpus's two shards were ingested (seq 1 and 2)."""
     lg = open_ledger(ledger_url)
     try:
+        built_corpus.record(lg)
         yield lg
     finally:
         lg.close()

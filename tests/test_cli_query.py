@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from aborist.corpus.ingest import ingest
+from aborist.corpus.ingest import IngestReport, ingest, record_ingest
 from cli.main import cli
+from ledger.store import Ledger
+from tests.conftest import migrate_url
 
 RIVERS = """\
 # Rivers of Eldoria
@@ -44,17 +46,36 @@ ENV_CLEARED = (
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(docs, shards): two documents ingested once as shards ``geo`` and ``bees``."""
+def ingested(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[IngestReport]]:
+    """(docs, shards, reports): two documents ingested once as shards ``geo`` and
+    ``bees``."""
     root = tmp_path_factory.mktemp("cli-corpus")
     docs = root / "docs"
     docs.mkdir()
     (docs / "rivers.md").write_text(RIVERS, encoding="utf-8")
     (docs / "bees.txt").write_text(BEES, encoding="utf-8")
     shards = root / "shards"
-    ingest([docs / "rivers.md"], "geo", shards_dir=shards)
-    ingest([docs / "bees.txt"], "bees", shards_dir=shards)
-    return docs, shards
+    reports = [
+        ingest([docs / "rivers.md"], "geo", shards_dir=shards),
+        ingest([docs / "bees.txt"], "bees", shards_dir=shards),
+    ]
+    return docs, shards, reports
+
+
+@pytest.fixture(scope="module")
+def built(ingested: tuple[Path, Path, list[IngestReport]]) -> tuple[Path, Path]:
+    return ingested[0], ingested[1]
+
+
+@pytest.fixture
+def ledger_url(empty_url: str, ingested: tuple[Path, Path, list[IngestReport]]) -> str:
+    """A migrated ledger of each backend in which the two shards' ingests are recorded
+    (a query may only read shards its ledger recorded)."""
+    migrate_url(empty_url)
+    with Ledger.open(empty_url) as lg:
+        for report in ingested[2]:
+            record_ingest(lg, report)
+    return empty_url
 
 
 @pytest.fixture

@@ -12,10 +12,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["KINDS", "LISTED", "Divergence", "NotReexecuted", "ReplayReport", "VersionSkew", "clip"]
+__all__ = [
+    "KINDS",
+    "LISTED",
+    "CorpusNotRecorded",
+    "Divergence",
+    "NotReexecuted",
+    "ReplayReport",
+    "VersionSkew",
+    "clip",
+]
 
 #: Every kind of divergence, in the order the checks run.
-KINDS = ("chain", "envelope", "checkpoint", "history", "blob", "dag", "cache", "deep", "projection")
+KINDS = (
+    "chain", "envelope", "checkpoint", "history", "blob", "dag", "cache", "corpus", "deep",
+    "projection",
+)  # fmt: skip
 
 _CLIP = 240
 
@@ -106,6 +118,28 @@ class NotReexecuted:
         return {"run": self.run, "stage": self.stage, "reason": self.reason}
 
 
+@dataclass(frozen=True, slots=True)
+class CorpusNotRecorded:
+    """A run that read a shard whose source root no ``corpus.shard_ingested`` before it
+    recorded, as its ``qa.cache_checked`` says it was allowed to (docs/replay.md): not
+    tampering, but nothing in the ledger ties its evidence to an ingested corpus."""
+
+    seq: int
+    run: str
+    shard: str
+    source_root: str
+
+    def message(self) -> str:
+        return (
+            f"seq {self.seq}, run {self.run}: corpus not recorded (shard {self.shard}, "
+            f"source root {self.source_root})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "run": self.run, "shard": self.shard,
+                "source_root": self.source_root}  # fmt: skip
+
+
 @dataclass
 class ReplayReport:
     """Everything a replay checked; ``ok`` when nothing diverged.
@@ -136,6 +170,12 @@ class ReplayReport:
     not_reexecuted: list[NotReexecuted] = field(default_factory=list)
     skew_count: int = 0
     not_reexecuted_count: int = 0
+    #: Runs whose every shard root a prior ingest recorded; evidence chunks shown by an
+    #: inclusion proof to be leaves of those roots (``--deep``).
+    corpus_runs: int = 0
+    corpus_chunks: int = 0
+    corpus_not_recorded: list[CorpusNotRecorded] = field(default_factory=list)
+    corpus_not_recorded_count: int = 0
 
     @property
     def ok(self) -> bool:
@@ -185,6 +225,11 @@ class ReplayReport:
         room = max(LISTED - len(self.not_reexecuted), 0)
         self.not_reexecuted.extend(part.not_reexecuted[:room])
         self.not_reexecuted_count += part.not_reexecuted_count
+        self.corpus_runs += part.corpus_runs
+        self.corpus_chunks += part.corpus_chunks
+        room = max(LISTED - len(self.corpus_not_recorded), 0)
+        self.corpus_not_recorded.extend(part.corpus_not_recorded[:room])
+        self.corpus_not_recorded_count += part.corpus_not_recorded_count
 
     def skew(self, s: VersionSkew) -> None:
         """Record version skew (the first :data:`LISTED` are kept, all are counted)."""
@@ -197,6 +242,12 @@ class ReplayReport:
         self.not_reexecuted_count += 1
         if len(self.not_reexecuted) < LISTED:
             self.not_reexecuted.append(n)
+
+    def unrecorded(self, c: CorpusNotRecorded) -> None:
+        """Flag a run as "corpus not recorded" (first :data:`LISTED` kept, all counted)."""
+        self.corpus_not_recorded_count += 1
+        if len(self.corpus_not_recorded) < LISTED:
+            self.corpus_not_recorded.append(c)
 
     def first(self, kind: str) -> Divergence | None:
         return self.divergences.get(kind)
@@ -246,6 +297,8 @@ class ReplayReport:
                 "checkpoints_checked": self.checkpoints_checked,
                 "deep_runs": self.deep_runs,
                 "deep_stages": self.deep_stages,
+                "corpus_runs": self.corpus_runs,
+                "corpus_chunks": self.corpus_chunks,
                 "projection_rows": dict(sorted(self.projection_rows.items())),
             },
             "checks": dict(self.checks),
@@ -255,4 +308,6 @@ class ReplayReport:
             "version_skew": [s.to_dict() for s in self.version_skew],
             "not_reexecuted_count": self.not_reexecuted_count,
             "not_reexecuted": [n.to_dict() for n in self.not_reexecuted],
+            "corpus_not_recorded_count": self.corpus_not_recorded_count,
+            "corpus_not_recorded": [c.to_dict() for c in self.corpus_not_recorded],
         }

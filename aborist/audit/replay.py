@@ -58,6 +58,7 @@ from aborist.audit.cache_binding import (
     check_hit,
     hit_claim,
 )
+from aborist.audit.corpus_binding import CorpusRecords, check_corpus
 from aborist.audit.dags import TERMINAL_EVENTS, check_run, history_divergence
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
@@ -243,6 +244,9 @@ class _Replay:
         self.deep_batches = DeepBatches(self.report, BlobCache(ledger), EvidenceMemo())
         self.envelope = EnvelopeCheck()
         self.head, self.live_tables, self.live = read_live(ledger, run_id)
+        #: Each run's corpus against the ingests (:mod:`aborist.audit.corpus_binding`),
+        #: in every replay but the bench's bare chain-and-DAG pass.
+        self.corpus = CorpusRecords(ledger, self.head[0]) if deep or blobs else None
 
     # -- the pass ------------------------------------------------------------------------
 
@@ -324,6 +328,8 @@ class _Replay:
         if self.deep:  # here, not in the worker: it is not sent the retrieval record
             for d in run_evidence_link(run):
                 sink.diverge(d)
+        if self.corpus is not None:
+            check_corpus(run, self.corpus, sink, deep=self.deep)
         if check.served is not None:
             self.served.append((rid, *check.served))
         for d in check_cache_binding(run):
@@ -468,6 +474,7 @@ class _Replay:
         ran = {
             "checkpoint": report.checkpoints_checked > 0,
             "deep": self.deep,
+            "corpus": self.corpus is not None,
             "blob": self.blobs,
             "projection": self.projections,
         }

@@ -33,12 +33,13 @@ import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from aborist.concepts.extract import Relation, extract_relations
 from aborist.corpus.canonicalize import CANONICALIZATION_VERSION, decode_source
+from aborist.corpus.chunk_list import encode_chunk_hashes
 from aborist.corpus.chunking import CHUNKING_VERSION, chunk_blocks
 from aborist.corpus.readers import (
     FORMATS,
@@ -68,6 +69,7 @@ __all__ = [
     "SkippedFile",
     "check_paths",
     "ingest",
+    "record_ingest",
     "shard_ingested_payload",
     "shard_stream",
 ]
@@ -80,7 +82,7 @@ _LINKED_DIR = "symlink to a directory (not followed inside a directory; name it 
 
 
 class _LedgerLike(Protocol):
-    def append(self, stream: str, events: Sequence[Any]) -> Any: ...
+    def append(self, stream: str, events: Sequence[Any], *, blobs: Sequence[bytes] = ()) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,13 @@ class IngestReport:
     skipped: tuple[SkippedFile, ...]
     concepts: int = 0
     n_chunks: int = 0
+    #: Every chunk's sha256 in document/chunk order: the leaves of ``source_root``.
+    chunk_hashes: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def chunk_hashes_blob(self) -> bytes:
+        """The chunk-hash list as the ledger stores it (:mod:`.chunk_list`)."""
+        return encode_chunk_hashes(self.chunk_hashes)
 
     @property
     def changed(self) -> bool:
@@ -138,6 +147,18 @@ class IngestReport:
         }
 
 
+def record_ingest(ledger: _LedgerLike, report: IngestReport) -> None:
+    """Append ``corpus.shard_ingested`` for ``report`` to the shard's stream, with its
+    chunk-hash list as a blob in the same transaction."""
+    from ledger.envelope import NewEvent
+
+    ledger.append(
+        shard_stream(report.shard),
+        [NewEvent(type=EVENT_TYPE, payload=shard_ingested_payload(report))],
+        blobs=[report.chunk_hashes_blob],
+    )
+
+
 def shard_stream(shard: str) -> str:
     """The ledger stream of a shard's ingest events."""
     return f"shard:{shard}"
@@ -145,10 +166,14 @@ def shard_stream(shard: str) -> str:
 
 def shard_ingested_payload(report: IngestReport) -> dict[str, Any]:
     """The ``corpus.shard_ingested`` payload: enough to tie any later answer to this exact
-    corpus version (every document's root, both pipeline versions). Pure."""
+    corpus version (every document's root, both pipeline versions) and, through the
+    chunk-hash list it references (``chunk_hashes_blob``, stored beside the event by
+    :func:`record_ingest`), to prove without the shard file that a chunk is a leaf of
+    ``source_root``. Pure."""
     return {
         "shard": report.shard,
         "source_root": report.source_root,
+        "chunk_hashes_blob": hashlib.sha256(report.chunk_hashes_blob).hexdigest(),
         "canonicalization_version": report.canonicalization_version,
         "chunking_version": report.chunking_version,
         "role": report.role,
@@ -413,14 +438,10 @@ def ingest(
                 skipped=tuple(skipped),
                 concepts=pending.concepts,
                 n_chunks=sum(len(d.chunks) for d in built),
+                chunk_hashes=tuple(c.hash for d in built for c in d.chunks),
             )
             if ledger is not None:
-                from ledger.envelope import NewEvent
-
-                ledger.append(
-                    shard_stream(shard),
-                    [NewEvent(type=EVENT_TYPE, payload=shard_ingested_payload(report))],
-                )
+                record_ingest(ledger, report)
             pending.commit()
         except BaseException:
             pending.discard()

@@ -55,6 +55,7 @@ __all__ = [
     "ShardInfo",
     "StoredSource",
     "build_shard",
+    "chunk_root",
     "list_shards",
     "merkle_root_hex",
     "open_shard",
@@ -70,6 +71,7 @@ __all__ = [
 SCHEMA_VERSION = "3"
 SHARD_SUFFIX = ".shard.sqlite"
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 LOCK_TIMEOUT_S = 600.0
 """How long an ingest waits for another ingest of the same shard before giving up: long
@@ -250,6 +252,21 @@ def read_shard_info(path: Path) -> ShardInfo:
         chunking_version=meta["chunking_version"],
         roles=tuple(sorted(roles)),
     )
+
+
+def chunk_root(path: Path) -> str:
+    """The RFC 9162 root over the ``chunk_hash`` column of the shard file at ``path``, in
+    ``rowid`` (document/chunk) order: the root its chunks really have, whatever its
+    ``meta`` table says. O(chunks); callers cache it by file identity."""
+    with _reading(path) as conn:
+        try:
+            hashes = [r[0] for r in conn.execute("SELECT chunk_hash FROM chunks ORDER BY rowid")]
+        except sqlite3.Error as e:
+            raise CorpusError(f"{path} is not a complete shard: {e}") from e
+    for h in hashes:
+        if not isinstance(h, str) or not _HEX64.fullmatch(h):
+            raise CorpusError(f"{path}: chunk_hash {h!r} is not a lower-case hex sha256")
+    return merkle_root([bytes.fromhex(h) for h in hashes]).hex()
 
 
 def list_shards(shards_dir: Path) -> list[ShardInfo]:

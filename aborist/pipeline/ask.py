@@ -3,7 +3,10 @@
 The document is canonicalized and chunked exactly as ``aborist ingest`` would, into a
 private temporary shard, and the run retrieves from it; the document's source root binds
 the cache key, and the chunk texts the run used are kept as ledger blobs, so the run stays
-replayable after the temporary shard is gone.
+replayable after the temporary shard is gone. The temporary shard's ingest is recorded
+(``corpus.shard_ingested`` on stream ``shard:document``, with its chunk-hash list) unless
+this ledger already holds its source root, so an ask run is bound to a recorded corpus
+like any other (docs/corpus.md).
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ import tempfile
 from pathlib import Path
 
 from aborist.clients.base import ChatClient
-from aborist.corpus.ingest import ingest
+from aborist.corpus.ingest import ingest, record_ingest
 from aborist.errors import InputError
+from aborist.pipeline.corpus_binding import recorded_roots
 from aborist.pipeline.query import ShardSource
 from aborist.pipeline.run import Governance, RepairHook, RunResult, execute_run
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy
@@ -61,7 +65,9 @@ def ask(
         raise InputError("the question is empty")
     with tempfile.TemporaryDirectory(prefix="aborist-ask-") as tmp:
         shards_dir = Path(tmp)
-        ingest([doc], ASK_SHARD, shards_dir=shards_dir)
+        report = ingest([doc], ASK_SHARD, shards_dir=shards_dir)
+        if not recorded_roots(ledger, {report.source_root}):
+            record_ingest(ledger, report)
         source = DocumentSource(doc.resolve(), shards_dir)
         try:
             return execute_run(

@@ -173,6 +173,7 @@ class _Config:
     governance: Governance
     client: ClientSpec
     use_cache: bool
+    allow_unrecorded_shards: bool = False
 
 
 class _Answerer:
@@ -197,6 +198,7 @@ class _Answerer:
             result = execute_run(
                 item.question, self.source, ledger=self.ledger, client=self.client,
                 governance=self.config.governance, use_cache=self.config.use_cache,
+                allow_unrecorded_shards=self.config.allow_unrecorded_shards,
                 run_id=item.run_id,
             )  # fmt: skip
         except Exception as e:  # reported per question; execute_run recorded what it could
@@ -293,6 +295,7 @@ def run_batch(
     on_result: ResultSink | None = None,
     on_progress: Callable[[BatchSummary], None] | None = None,
     ledger_failure_limit: int = LEDGER_FAILURE_LIMIT,
+    allow_unrecorded_shards: bool = False,
 ) -> BatchSummary:
     """Answer ``items`` with ``workers`` processes (1: in this process) into the ledger at
     ``db_url``; each output line goes to ``on_result`` in input order. Raises only for
@@ -300,7 +303,7 @@ def run_batch(
     if workers < 1:
         raise InputError(f"workers must be at least 1, not {workers}")
     config = _Config(db_url, shards_dir, tuple(shards or ()), governance or Governance(),
-                     client or ClientSpec(), use_cache)  # fmt: skip
+                     client or ClientSpec(), use_cache, allow_unrecorded_shards)  # fmt: skip
     run = _BatchRun(items, workers, on_result, on_progress, ledger_failure_limit)
     if workers == 1:
         run.in_process(config)

@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from aborist.clients.base import ChatClient
-from aborist.corpus.shard import SHARD_SUFFIX, ShardInfo, read_shard_info, resolve_shard
+from aborist.corpus.shard import (
+    SHARD_SUFFIX,
+    ShardInfo,
+    chunk_root,
+    read_shard_info,
+    resolve_shard,
+)
 from aborist.errors import CorpusError
 from aborist.pipeline.run import Governance, RepairHook, RunResult, execute_run
 from aborist.retrieval.records import RetrievalResult
@@ -26,14 +32,23 @@ _INFO_CACHE: dict[Path, tuple[tuple[int, int, int], ShardInfo]] = {}
 
 
 def shard_info(path: Path) -> ShardInfo:
-    """A shard's metadata, remembered while its file is the same file: ingest builds a new
-    shard beside the old one and swaps it in, so a re-ingest always changes the inode."""
+    """A shard's metadata, once its chunk hashes are shown to hash to the source root its
+    ``meta`` states (:func:`chunk_root`), remembered while its file is the same file (path,
+    inode, size, mtime_ns): ingest builds a new shard beside the old one and swaps it in,
+    so a re-ingest always changes the inode, and an edit in place changes the mtime."""
     st = path.stat()
     identity = (st.st_ino, st.st_mtime_ns, st.st_size)
     known = _INFO_CACHE.get(path)
     if known is not None and known[0] == identity:
         return known[1]
     info = read_shard_info(path)
+    actual = chunk_root(path)
+    if actual != info.source_root:
+        raise CorpusError(
+            f"shard {info.name!r} ({path}): its chunk hashes have root {actual[:16]}…, not "
+            f"the source root {info.source_root[:16]}… it states: the shard was changed "
+            "after ingest; re-ingest it"
+        )
     _INFO_CACHE[path] = (identity, info)
     return info
 
@@ -88,7 +103,18 @@ class ShardSource:
         )
 
     def retrieve(self, question: str, budget_bytes: int) -> RetrievalResult:
-        return self.retriever.retrieve(question, budget_bytes=budget_bytes)
+        """Retrieval from the shards; every chunk must come from a shard the run was bound
+        to (:meth:`roots`): a shard file that appeared after the corpus was chosen (all
+        shards of the directory are read when none is named) is not one."""
+        result = self.retriever.retrieve(question, budget_bytes=budget_bytes)
+        bound = {info.name for info in self._infos()}
+        for chunk in result.chunks:
+            if chunk.shard not in bound:
+                raise CorpusError(
+                    f"shard {chunk.shard!r} appeared after this run chose its corpus "
+                    f"({', '.join(sorted(bound))}); ask again"
+                )
+        return result
 
     def close(self) -> None:
         if self._retriever is not None:
@@ -107,13 +133,17 @@ def query(
     verifier_policy: VerifierPolicy = DEFAULT_POLICY,
     use_cache: bool = True,
     repair_stage: RepairHook | None = None,
+    allow_unrecorded_shards: bool = False,
 ) -> RunResult:
-    """Answer ``question`` from ``shards`` (all when None) and record the run."""
+    """Answer ``question`` from ``shards`` (all when None) and record the run. A shard whose
+    source root this ledger never recorded is refused unless ``allow_unrecorded_shards``
+    (:mod:`aborist.pipeline.corpus_binding`)."""
     source = ShardSource(shards, shards_dir)
     try:
         return execute_run(
             question, source, ledger=ledger, client=client, governance=governance,
             verifier_policy=verifier_policy, use_cache=use_cache, repair_stage=repair_stage,
+            allow_unrecorded_shards=allow_unrecorded_shards,
         )  # fmt: skip
     finally:
         source.close()

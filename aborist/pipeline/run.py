@@ -37,6 +37,7 @@ from aborist.events import (
     run_stream,
 )
 from aborist.pipeline.cache import Served, answer_hash, lookup, served_run
+from aborist.pipeline.corpus_binding import check_recorded
 from aborist.pipeline.dag import STAGE_EVENTS, build_dag, stages_for
 from aborist.pipeline.keys import (
     SCHEMA_VERSION,
@@ -308,8 +309,11 @@ def execute_run(
     use_cache: bool = True,
     run_id: str | None = None,
     repair_stage: RepairHook | None = None,
+    allow_unrecorded_shards: bool = False,
 ) -> RunResult:
-    """Answer ``question`` from ``source``, recording every stage in ``ledger``."""
+    """Answer ``question`` from ``source``, recording every stage in ``ledger``. Every
+    shard of ``source`` must have a source root ``ledger`` recorded at ingest, unless
+    ``allow_unrecorded_shards`` (then ``qa.cache_checked`` names the ones it had not)."""
     gov = governance or Governance()
     question = check_question(question)
     rid = run_id or uuid.uuid4().hex
@@ -333,7 +337,8 @@ def execute_run(
     rec.defer(started)
     try:
         return _stages(question, source, rec, client, gov, verifier_policy, use_cache,
-                       repair_stage, json_hash(started.model_profile))  # fmt: skip
+                       repair_stage, json_hash(started.model_profile),
+                       allow_unrecorded_shards)  # fmt: skip
     except LedgerError:
         raise  # the ledger itself failed: nothing more can be recorded
     except Exception as e:  # an interrupt is not an Exception: the run reads as incomplete
@@ -351,10 +356,12 @@ def _stages(
     use_cache: bool,
     repair_stage: RepairHook | None,
     profile_hash: str,
+    allow_unrecorded: bool = False,
 ) -> RunResult:
     ledger = rec.ledger
     rec.stage = "cache"
     roots = source.roots()
+    unrecorded = check_recorded(ledger, roots, allow=allow_unrecorded)
     canon_v, chunk_v = source.versions()
     dims = KeyDimensions(
         source_root=source_root_of(roots),
@@ -377,6 +384,7 @@ def _stages(
         hit=hit is not None, hit_run_id=hit["run_id"] if hit else None,
         hit_written_seq=served.written_seq if served else None,
         hit_answer_hash=answer_hash(hit["answer"]) if hit else None,
+        unrecorded_shards=unrecorded,
     )  # fmt: skip
     if hit is None:
         rec.record(checked)

@@ -54,9 +54,9 @@ def build_ledger(url: str, tmp: Path) -> Built:
     (docs / "rivers.md").write_text(RIVERS_MD, encoding="utf-8")
     (docs / "bees.txt").write_text(BEES_TXT, encoding="utf-8")
     shards = tmp / "shards"
-    ingest([docs / "rivers.md"], "geo", shards_dir=shards)
-    ingest([docs / "bees.txt"], "bees", shards_dir=shards)
     lg = open_ledger(url)
+    ingest([docs / "rivers.md"], "geo", shards_dir=shards, ledger=lg)
+    ingest([docs / "bees.txt"], "bees", shards_dir=shards, ledger=lg)
     client = ExtractiveClient()
     lattice = query(Q_LENGTH, ledger=lg, client=client, shards_dir=shards)
     quote = query(Q_FOUNDER, ledger=lg, client=client, shards_dir=shards,

@@ -42,7 +42,17 @@ def test_edited_shard_text_is_caught_by_deep(built: Built, monkeypatch: pytest.M
 
     assert replay(built.ledger).ok  # chain, DAGs, blobs, projections: all consistent
     report = replay(built.ledger, deep=True)
-    assert set(report.divergences) == {"deep"}
+    assert set(report.divergences) == {"deep", "corpus"}
+    # without the shard file: the text used is no leaf of the root the run names
+    c = report.divergences["corpus"]
+    assert (c.seq, c.run, c.stage, c.found) == (
+        evidence.seq,
+        run.run_id,
+        "evidence_map",
+        item["evidence_hash"],
+    )
+    root = built.event(run.run_id, "qa.cache_checked").data["shards"]["geo"]
+    assert c.expected == f"a leaf of source root {root}"
     d = report.divergences["deep"]
     assert (d.seq, d.run, d.stage) == (evidence.seq, run.run_id, "evidence_map")
     assert (d.expected, d.found) == (chosen["chunk_hash"], item["evidence_hash"])

@@ -74,8 +74,11 @@ def test_honest_ledger_replays_clean(clean: Built) -> None:
     assert report.blobs_checked > 0
     assert report.checks == {"chain": "held", "envelope": "held", "checkpoint": "skipped",
                              "history": "held", "cache": "held", "blob": "held", "dag": "held",
-                             "deep": "skipped",
+                             "corpus": "held", "deep": "skipped",
                              "projection": "held"}  # fmt: skip
+    # every run that chose a corpus (the failed one too) read only recorded shards
+    assert report.corpus_runs == 4 and report.corpus_chunks == 0
+    assert report.corpus_not_recorded_count == 0
 
 
 def test_deep_re_executes_every_answered_run(clean: Built) -> None:
@@ -86,6 +89,12 @@ def test_deep_re_executes_every_answered_run(clean: Built) -> None:
     assert report.deep_stages == 4 + 3
     assert report.checks["deep"] == "held"
     assert report.skew_count == 0 and report.not_reexecuted_count == 0
+    # every evidence chunk proven a leaf of its recorded root: the two answered runs' and
+    # the failed one's (it failed at the model, after its evidence)
+    items = [len(e.data["evidence"]) for e in clean.ledger.read(
+        types=["qa.evidence_mapped", "qa.context_assembled"])]  # fmt: skip
+    assert len(items) == 3 and report.corpus_chunks == sum(items) > 0
+    assert report.checks["corpus"] == "held"
 
 
 def test_one_run(clean: Built) -> None:
@@ -209,7 +218,7 @@ def test_cli_json_is_one_object(clean: Built, tmp_path: Path) -> None:
     assert data["scope"]["run"] == clean.lattice
     assert data["summary"]["dags_checked"] == 1
     assert set(data["checks"]) == {"chain", "envelope", "checkpoint", "history", "blob",
-                                   "cache", "dag", "deep", "projection"}  # fmt: skip
+                                   "cache", "corpus", "dag", "deep", "projection"}  # fmt: skip
 
 
 def test_cli_jobs_give_the_same_report(clean: Built) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from aborist.corpus.canonicalize import CANONICALIZATION_VERSION
+from aborist.corpus.chunk_list import decode_chunk_hashes
 from aborist.corpus.chunking import CHUNKING_VERSION
 from aborist.corpus.ingest import ingest, shard_ingested_payload
 from aborist.corpus.shard import list_shards, shard_lock_path, shard_path
@@ -160,7 +161,7 @@ def test_bad_role(docs: Path, tmp_path: Path) -> None:
 
 
 class _FailingLedger:
-    def append(self, stream: str, events: Any) -> Any:
+    def append(self, stream: str, events: Any, *, blobs: Any = ()) -> Any:
         raise RuntimeError("ledger down")
 
 
@@ -195,9 +196,11 @@ def test_failure_while_building_leaves_previous_shard_intact(
 class _RecordingLedger:
     def __init__(self) -> None:
         self.calls: list[tuple[str, list[Any]]] = []
+        self.blobs: list[bytes] = []
 
-    def append(self, stream: str, events: Any) -> Any:
+    def append(self, stream: str, events: Any, *, blobs: Any = ()) -> Any:
         self.calls.append((stream, list(events)))
+        self.blobs.extend(blobs)
         return []
 
 
@@ -212,9 +215,18 @@ def test_shard_ingested_event_payload(docs: Path, tmp_path: Path) -> None:
     assert payload == shard_ingested_payload(report)
     assert set(payload) == {
         "shard", "source_root", "canonicalization_version", "chunking_version", "role",
-        "documents", "skipped",
+        "documents", "skipped", "chunk_hashes_blob",
     }  # fmt: skip
     assert payload["source_root"] == report.source_root
+    # the chunk-hash list goes with the event: the leaves of source_root, in shard order
+    (blob,) = ledger.blobs
+    assert payload["chunk_hashes_blob"] == hashlib.sha256(blob).hexdigest()
+    leaves = decode_chunk_hashes(blob)
+    assert leaves is not None and len(leaves) == report.n_chunks > 1
+    assert rfc6962_root(leaves).hex() == report.source_root
+    with sqlite3.connect(report.path) as conn:
+        stored = [r[0] for r in conn.execute("SELECT chunk_hash FROM chunks ORDER BY rowid")]
+    assert [h.hex() for h in leaves] == stored
     assert payload["documents"][0] == {
         "source_uri": report.documents[0].source_uri,
         "title": report.documents[0].title,
@@ -233,6 +245,8 @@ def test_ingest_event_lands_in_a_real_ledger(docs: Path, tmp_path: Path, ledger:
     from ledger.canonical import canonical_text
 
     assert recorded.payload == canonical_text(shard_ingested_payload(report))
+    blob = ledger.get_blob(recorded.data["chunk_hashes_blob"])
+    assert blob == report.chunk_hashes_blob and len(blob) == 32 * report.n_chunks
 
 
 # --- hostile inputs: special files, loops, odd names, unreadable directories -----------

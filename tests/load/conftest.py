@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from aborist.corpus.ingest import ingest
+from aborist.corpus.ingest import IngestReport, ingest, record_ingest
 from aborist.pipeline.batch import BatchItem
 
 _SYLLABLES = ("bra", "kel", "mor", "vin", "tas", "dor", "lum", "qua", "zen", "fip")
@@ -62,6 +62,16 @@ def _document(i: int) -> str:
 class TownCorpus:
     shards_dir: Path
     towns: int
+    report: IngestReport
+
+    def record(self, url: str) -> str:
+        """Record the shard's ingest in the ledger at ``url`` (a run reads only shards its
+        ledger recorded); returns ``url``."""
+        from aborist.projections import open_ledger
+
+        with open_ledger(url) as lg:
+            record_ingest(lg, self.report)
+        return url
 
     def questions(self, n: int) -> list[str]:
         """``n`` distinct questions, cycling through the towns before the templates."""
@@ -87,5 +97,5 @@ def town_corpus(tmp_path_factory: pytest.TempPathFactory) -> TownCorpus:
     for i in range(towns):
         (docs / f"town{i:03d}.md").write_text(_document(i), encoding="utf-8")
     shards = root / "shards"
-    ingest(sorted(docs.glob("*.md")), "towns", shards_dir=shards)
-    return TownCorpus(shards, towns)
+    report = ingest(sorted(docs.glob("*.md")), "towns", shards_dir=shards)
+    return TownCorpus(shards, towns, report)

@@ -40,9 +40,9 @@ REPLY = "I cannot answer this question from the evidence provided."
 
 
 @pytest.fixture
-def url(ledger_url: str) -> str:
-    """A migrated ledger of each backend (tests/conftest.py)."""
-    return ledger_url
+def url(ledger_url: str, town_corpus: TownCorpus) -> str:
+    """A migrated ledger of each backend (tests/conftest.py) that recorded the corpus."""
+    return town_corpus.record(ledger_url)
 
 
 class FakeModel:
@@ -262,6 +262,7 @@ def test_postgres_going_away_mid_batch_loses_no_committed_event(
     workers is terminated mid-batch. In-flight work fails cleanly and is reported; later
     appends reconnect; every event committed before the kill is still there, in place."""
     migrate_url(pg_schema_url)
+    town_corpus.record(pg_schema_url)
     app = f"aborist-batch-test-{uuid.uuid4().hex[:8]}"
     url = make_url(pg_schema_url).update_query_dict({"application_name": app})
     batch_url = url.render_as_string(hide_password=False)
@@ -358,6 +359,7 @@ def test_read_only_sqlite_ledger_fails_clearly_and_stays_whole(
 ) -> None:
     db = small_fs / "ledger.db"
     migrate_url(f"sqlite:///{db}")
+    town_corpus.record(f"sqlite:///{db}")
     first = _batch_cli(tmp_path, town_corpus, db, 2)
     assert first.exit_code == 0, first.output
     subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
@@ -378,6 +380,7 @@ def test_full_disk_fails_clearly_and_the_ledger_stays_whole(
 ) -> None:
     db = small_fs / "ledger.db"
     migrate_url(f"sqlite:///{db}")
+    town_corpus.record(f"sqlite:///{db}")
     free = shutil.disk_usage(small_fs).free
     (small_fs / "filler").write_bytes(b"\0" * max(0, free - 96 * 1024))
     result = _batch_cli(tmp_path, town_corpus, db, 30)

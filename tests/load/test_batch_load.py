@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.load, pytest.mark.slow]
 def test_workers_answer_a_batch_into_one_whole_ledger(
     ledger_url: str, town_corpus: TownCorpus, load_size: LoadSize
 ) -> None:
+    town_corpus.record(ledger_url)
     items = town_corpus.items(load_size.questions)
     out: list[dict[str, Any]] = []
     summary = run_batch(items, db_url=ledger_url, shards_dir=town_corpus.shards_dir,

@@ -74,6 +74,8 @@ def test_parsing_keeps_order_skips_blanks_and_duplicate_ids() -> None:
 def test_in_process_batch_answers_in_input_order_and_rerun_hits_the_cache(
     ledger_url: str, corpus: Any
 ) -> None:
+    with open_ledger(ledger_url) as lg:
+        corpus.record(lg)
     items = [BatchItem(qid, q, n) for n, (qid, q) in enumerate(questions(corpus), start=1)]
     out: list[dict[str, Any]] = []
     summary = run_batch(
@@ -160,6 +162,8 @@ def invoke(*args: str) -> Result:
 def test_cli_batch_with_two_workers_then_rerun_from_cache(
     cli_env: Path, ledger_url: str, corpus: Any
 ) -> None:
+    with open_ledger(ledger_url) as lg:
+        corpus.record(lg)
     qs = questions(corpus)
     src = write_jsonl(cli_env / "q.jsonl", [
         {"id": qs[0][0], "question": qs[0][1]}, "{broken", {"id": qs[1][0], "question": qs[1][1]},
@@ -242,6 +246,8 @@ def test_cli_batch_with_a_lone_surrogate_line_answers_the_rest(
     cli_env: Path, ledger_url: str, corpus: Any
 ) -> None:
     """Such a line is reported and skipped; it cannot reach a run or the output."""
+    with open_ledger(ledger_url) as lg:
+        corpus.record(lg)
     facts = list(corpus.facts)
     src = write_jsonl(cli_env / "q.jsonl", [
         '{"id": "bad", "question": "lone \\ud800 surrogate"}', {"id": "ok", "question": facts[0]},
