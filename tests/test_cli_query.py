@@ -79,11 +79,12 @@ def ledger_url(empty_url: str, ingested: tuple[Path, Path, list[IngestReport]]) 
 
 
 @pytest.fixture
-def home(
+def bare_home(
     built: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
-    """ABORIST_HOME under tmp_path, ABORIST_SHARD_DIR a private copy of the two shards, no
-    model endpoint configured. Yields the (shared, read-only) documents directory."""
+    """ABORIST_HOME under tmp_path (no ledger yet), ABORIST_SHARD_DIR a private copy of the
+    two shards, no model endpoint configured. Yields the (shared, read-only) documents
+    directory."""
     docs, shards = built
     copy = tmp_path / "shards"
     shutil.copytree(shards, copy)
@@ -94,6 +95,18 @@ def home(
     for name in ENV_CLEARED:
         monkeypatch.delenv(name, raising=False)
     yield docs
+
+
+@pytest.fixture
+def home(bare_home: Path, tmp_path: Path, ingested: tuple[Path, Path, list[IngestReport]]) -> Path:
+    """:func:`bare_home` with its embedded ledger created and the two shards' ingests
+    recorded in it (a query may only read shards its ledger recorded)."""
+    url = f"sqlite:///{tmp_path / 'home' / 'ledger.db'}"
+    migrate_url(url)
+    with Ledger.open(url) as lg:
+        for report in ingested[2]:
+            record_ingest(lg, report)
+    return bare_home
 
 
 def invoke(*args: str) -> Result:
@@ -301,11 +314,14 @@ def test_unmigrated_database_fails_cleanly(home: Path, empty_url: str) -> None:
         fails_cleanly(invoke(*args, "--db", empty_url), "migrate")
 
 
-def test_default_sqlite_ledger_under_aborist_home(home: Path, tmp_path: Path) -> None:
-    """Without --db the ledger is ABORIST_HOME/ledger.db, created and migrated by the first
-    query (no migrate step), 0600; the second query finds the same ledger."""
+def test_default_sqlite_ledger_under_aborist_home(bare_home: Path, tmp_path: Path) -> None:
+    """Without --db the ledger is ABORIST_HOME/ledger.db, created and migrated on first use
+    (no migrate step), 0600; the ingest is recorded there, and a query finds it."""
     db = tmp_path / "home" / "ledger.db"
     assert not db.exists()
+    ok(invoke("ingest", str(bare_home / "rivers.md"), "--shard", "geo"))
+    ok(invoke("ingest", str(bare_home / "bees.txt"), "--shard", "bees"))
+    assert db.is_file() and (db.stat().st_mode & 0o777) == 0o600
     first = run_id_of(ok(invoke("query", Q)))
     assert db.is_file() and (db.stat().st_mode & 0o777) == 0o600
     ok(invoke("query", Q))

@@ -5,7 +5,6 @@ lists were kept, and ingest rows no pipeline writes. On SQLite and PostgreSQL.""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -21,6 +20,7 @@ from aborist.clients.extractive import ExtractiveClient
 from aborist.corpus.ingest import record_ingest, shard_ingested_payload, shard_stream
 from aborist.pipeline.query import query
 from aborist.projections import open_ledger
+from ledger.canonical import canonical_text
 from ledger.envelope import NewEvent, RecordedEvent
 from ledger.merkle import merkle_root
 from ledger.store import Ledger
@@ -135,7 +135,7 @@ class _Rows:
 
 
 def _event(seq: int, stream: str, type_: str, payload: Any) -> RecordedEvent:
-    text = json.dumps(payload)
+    text = canonical_text(payload)
     return RecordedEvent(seq, f"e{seq}", stream, seq, type_, 1, "", text, "", "", "")
 
 

@@ -23,6 +23,7 @@ from aborist.prompts import CANNOT_ANSWER, MODE_QUOTE, build_messages
 from aborist.verify.evidence import build_evidence
 from aborist.verify.verify import verify_answer
 from cli.main import cli
+from ledger.store import Ledger
 
 FOR_LOOP = (
     (
@@ -273,7 +274,8 @@ def test_aborist_query_prints_the_closest_passages_of_a_refusal(
         "The Silverrun River is 412 kilometres long.\n",
         encoding="utf-8",
     )
-    ingest([docs / "rivers.md"], "geo", shards_dir=tmp_path / "shards")
+    with Ledger.open(ledger_url) as lg:  # a query reads only shards its ledger recorded
+        ingest([docs / "rivers.md"], "geo", shards_dir=tmp_path / "shards", ledger=lg)
     monkeypatch.setenv("ABORIST_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ABORIST_SHARD_DIR", str(tmp_path / "shards"))
     for name in ("ABORIST_DB_URL", "ABORIST_LLM_BASE_URL", "OPENAI_API_KEY"):
