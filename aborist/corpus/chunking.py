@@ -4,7 +4,9 @@ The rules and constants are ``chunking_version`` (docs/corpus.md, "Chunking"); c
 any of them changes chunk hashes, so bump the version with them.
 
 1. A heading always starts a new chunk; consecutive headings stay together with the text
-   that follows them. Each chunk records its ``section``: the innermost heading above it.
+   that follows them, up to :data:`MAX_CHARS` of headings (a longer run of headings is
+   cut into chunks of their own). Each chunk records its ``section``: the innermost
+   heading above it.
 2. Paragraphs are packed greedily into a chunk while it stays within
    :data:`TARGET_CHARS`; a chunk still shorter than :data:`MIN_CHARS` may grow up to
    :data:`MAX_CHARS` rather than leave a scrap behind.
@@ -35,7 +37,7 @@ __all__ = [
     "chunk_hash",
 ]
 
-CHUNKING_VERSION = "chunk-1"
+CHUNKING_VERSION = "chunk-2"
 TARGET_CHARS = 1200
 MIN_CHARS = 300
 MAX_CHARS = 2000
@@ -64,28 +66,46 @@ def chunk_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _cut_at_spaces(sentence: str, limit: int, out: list[str]) -> None:
+    """Append ``sentence`` cut at spaces into pieces of at most ``limit`` characters.
+
+    The cuts move an index through the string and slice each piece once: re-slicing the
+    remainder after every cut would copy the rest of the string each time, which is
+    quadratic on a long line with no sentence end (a one-line file of many megabytes)."""
+    start, end = 0, len(sentence)
+    while end - start > limit:
+        cut = sentence.rfind(" ", start, start + limit)
+        if cut <= start:
+            cut = start + limit
+        piece = sentence[start:cut].rstrip()
+        if piece:
+            out.append(piece)
+        start = cut
+        while start < end and sentence[start].isspace():
+            start += 1
+    if start < end:
+        out.append(sentence[start:])
+
+
 def _split_long(text: str, limit: int) -> list[str]:
-    """Sentences packed up to ``limit``; over-long sentences cut at spaces."""
-    sentences = [s for s in _SENTENCE_END.split(text) if s]
+    """Sentences packed up to ``limit``; over-long sentences cut at spaces. Linear in
+    ``len(text)``: each character is scanned a bounded number of times."""
     units: list[str] = []
-    for sentence in sentences:
-        while len(sentence) > limit:
-            cut = sentence.rfind(" ", 0, limit)
-            cut = cut if cut > 0 else limit
-            units.append(sentence[:cut].rstrip())
-            sentence = sentence[cut:].lstrip()
+    for sentence in _SENTENCE_END.split(text):
         if sentence:
-            units.append(sentence)
+            _cut_at_spaces(sentence, limit, units)
     pieces: list[str] = []
-    current = ""
+    current: list[str] = []
+    size = 0
     for unit in units:
-        if current and len(current) + 1 + len(unit) > limit:
-            pieces.append(current)
-            current = unit
+        if current and size + 1 + len(unit) > limit:
+            pieces.append(" ".join(current))
+            current, size = [unit], len(unit)
         else:
-            current = f"{current} {unit}" if current else unit
+            size += len(unit) + (1 if current else 0)
+            current.append(unit)
     if current:
-        pieces.append(current)
+        pieces.append(" ".join(current))
     return pieces
 
 
@@ -100,38 +120,49 @@ def _pieces(block: Block) -> list[_Piece]:
 
 
 def chunk_blocks(blocks: Sequence[Block]) -> list[Chunk]:
-    """Apply the chunking rules to one document's blocks, in order."""
+    """Apply the chunking rules to one document's blocks, in order.
+
+    The chunk being built keeps its size and whether it holds only headings as running
+    values, so each piece costs O(1) to place: recounting the chunk for every piece made
+    a document of many short headings (which all gather in one chunk) quadratic."""
     chunks: list[Chunk] = []
     current: list[_Piece] = []
+    size = 0
+    only_headings = True
     section = ""
     current_section = ""
 
-    def size(pieces: list[_Piece]) -> int:
-        return sum(len(p.text) for p in pieces) + 2 * max(0, len(pieces) - 1)
-
     def flush() -> None:
+        nonlocal size, only_headings
         if not current:
             return
         text = "\n\n".join(p.text for p in current)
         raw = "\n\n".join(p.raw for p in current if p.raw)
         chunks.append(Chunk(len(chunks), current_section, text, raw, chunk_hash(text)))
         current.clear()
+        size, only_headings = 0, True
+
+    def add(piece: _Piece) -> None:
+        nonlocal size, only_headings
+        size += len(piece.text) + (2 if current else 0)
+        only_headings = only_headings and piece.heading
+        current.append(piece)
 
     for block in blocks:
         for piece in _pieces(block):
             if piece.heading:
-                if current and not all(p.heading for p in current):
+                if current and (not only_headings or size + 2 + len(piece.text) > MAX_CHARS):
                     flush()
                 section = current_section = piece.text
-                current.append(piece)
+                add(piece)
                 continue
-            if current and not all(p.heading for p in current):
-                grown = size([*current, piece])
-                if grown > MAX_CHARS or (grown > TARGET_CHARS and size(current) >= MIN_CHARS):
+            if current and not only_headings:
+                grown = size + 2 + len(piece.text)
+                if grown > MAX_CHARS or (grown > TARGET_CHARS and size >= MIN_CHARS):
                     flush()
                     current_section = section
             if not current:
                 current_section = section
-            current.append(piece)
+            add(piece)
     flush()
     return chunks
