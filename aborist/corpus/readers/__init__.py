@@ -1,0 +1,77 @@
+"""Format readers: a source → title + heading / paragraph blocks with locators.
+
+Part of ``canonicalization_version`` (docs/corpus.md, "Readers"). Each reader is a pure
+function of (raw text, file name), so a shard can be rebuilt from the raw text it keeps;
+for PDF and DOCX the raw text is the extraction the reader made of the file's bytes
+(:func:`extract_source`). One module per format:
+
+* :mod:`.text` (``.txt``), :mod:`.markdown` (markdown-it-py), :mod:`.rst` (docutils),
+  :mod:`.html` (libxml2 through lxml, hidden content dropped);
+* :mod:`.source`: the one place a source file's bytes are read.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from aborist.corpus.canonicalize import canonical_inline
+from aborist.corpus.readers.html import HtmlTooDeep, html_blocks
+from aborist.corpus.readers.markdown import markdown_blocks
+from aborist.corpus.readers.model import Block, Locator, ParsedDocument, number_blocks
+from aborist.corpus.readers.rst import RstTooDeep, rst_blocks
+from aborist.corpus.readers.source import MAX_FILE_BYTES, SourceFileSkipped, read_source_bytes
+from aborist.corpus.readers.text import text_blocks
+
+__all__ = [
+    "FORMATS",
+    "MAX_FILE_BYTES",
+    "Block",
+    "Locator",
+    "ParsedDocument",
+    "SourceFileSkipped",
+    "format_for",
+    "parse_document",
+    "read_source_bytes",
+]
+
+FORMATS: dict[str, str] = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".rst": "rst",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+def format_for(path: PurePath) -> str | None:
+    """The reader name for a file suffix, or ``None`` when the type is unsupported."""
+    return FORMATS.get(path.suffix.lower())
+
+
+def parse_document(raw: str, fmt: str, *, file_name: str) -> ParsedDocument:
+    """Parse ``raw`` with the reader for ``fmt``; the title falls back to the file stem.
+
+    Raises :class:`SourceFileSkipped` for a source the reader refuses (HTML or reST
+    nested deeper than its parser reads)."""
+    extra_title: str | None = None
+    if fmt == "markdown":
+        blocks = markdown_blocks(raw)
+    elif fmt == "rst":
+        try:
+            blocks = rst_blocks(raw)
+        except RstTooDeep as e:
+            raise SourceFileSkipped(str(e)) from e
+    elif fmt == "html":
+        try:
+            blocks, extra_title = html_blocks(raw)
+        except HtmlTooDeep as e:
+            raise SourceFileSkipped(str(e)) from e
+    elif fmt == "text":
+        blocks = text_blocks(raw)
+    else:
+        raise ValueError(f"unknown format {fmt!r}")
+    kept = tuple(number_blocks(b for b in blocks if b.text))
+    heading = next((b.text for b in kept if b.is_heading), None)
+    title = heading or extra_title or PurePath(file_name).stem or file_name
+    return ParsedDocument(title=canonical_inline(title), blocks=kept)
