@@ -39,6 +39,10 @@ def _print_ingest(report: IngestReport) -> None:
     click.echo(f"  versions    {report.canonicalization_version} / {report.chunking_version}")
     click.echo(f"  file        {report.path}")
     click.echo(f"  ingested    {len(report.ingested)} file(s) as {report.role}")
+    if report.notes:
+        click.echo(f"notes on {len(report.notes)} file(s):")
+        for n in report.notes:
+            click.echo(f"  {n.path}: {n.reason}")
     if report.skipped:
         click.echo(f"skipped {len(report.skipped)} file(s):")
         for s in report.skipped:
@@ -64,13 +68,15 @@ def _print_ingest(report: IngestReport) -> None:
 def ingest(
     paths: tuple[Path, ...], shard: str, role: str, replace: bool, no_ledger: bool, as_json: bool
 ) -> None:
-    """Ingest .txt, .md, .rst and .html files (directories recursively) into a shard.
+    """Ingest .txt, .md, .rst, .html, .pdf and .docx files (directories recursively).
 
     Files already in the shard are replaced by their new version; others are kept
     (unless --replace). Unsupported, binary or non-UTF-8 files, anything that is not a
-    regular file (pipes, devices), files over 64 MiB, symlink loops and unreadable
-    directories are skipped and listed. Two ingests into one shard take turns. The
-    shard's Merkle source root is recorded in the ledger as corpus.shard_ingested.
+    regular file (pipes, devices), files over 64 MiB, symlink loops, unreadable
+    directories, PDFs that need a password or have no text layer (OCR is not offered)
+    and malformed PDF or DOCX files are skipped and listed, one line each. Two ingests
+    into one shard take turns. The shard's Merkle source root is recorded in the
+    ledger as corpus.shard_ingested.
 
     Example: aborist ingest docs/ handbook.md --shard handbook --role primary
     """

@@ -41,10 +41,13 @@ from aborist.concepts.extract import Relation, extract_relations
 from aborist.corpus.canonicalize import CANONICALIZATION_VERSION, decode_source
 from aborist.corpus.chunking import CHUNKING_VERSION, chunk_blocks
 from aborist.corpus.readers import (
+    BINARY_FORMATS,
     FORMATS,
     MAX_FILE_BYTES,
     SourceFileSkipped,
+    extract_source,
     format_for,
+    pages_without_text,
     parse_document,
     read_source_bytes,
 )
@@ -76,6 +79,7 @@ EVENT_TYPE = "corpus.shard_ingested"
 DEFAULT_ROLE = "primary"
 _ROLE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 _ESCAPED = frozenset({"Cc", "Zl", "Zp"})
+_KINDS = ", ".join(sorted(FORMATS))
 _LINKED_DIR = "symlink to a directory (not followed inside a directory; name it directly)"
 
 
@@ -115,6 +119,8 @@ class IngestReport:
     skipped: tuple[SkippedFile, ...]
     concepts: int = 0
     n_chunks: int = 0
+    notes: tuple[SkippedFile, ...] = ()
+    """Files ingested with a caveat (a PDF with pages that have no text layer)."""
 
     @property
     def changed(self) -> bool:
@@ -135,6 +141,7 @@ class IngestReport:
             "concepts": self.concepts,
             "ingested": list(self.ingested),
             "skipped": [s.to_dict() for s in self.skipped],
+            "notes": [n.to_dict() for n in self.notes],
         }
 
 
@@ -216,9 +223,8 @@ def _walk(root: Path, skipped: list[SkippedFile]) -> list[Path]:
 
 
 def _unsupported(path: Path) -> str:
-    kinds = ", ".join(sorted(FORMATS))
     suffix = path.suffix or "(no extension)"
-    return f"unsupported file type {suffix}; supported: {kinds}"
+    return f"unsupported file type {suffix}; supported: {_KINDS}"
 
 
 def check_paths(paths: Iterable[Path | str]) -> list[Path]:
@@ -250,9 +256,7 @@ def _collect(paths: Sequence[Path], skipped: list[SkippedFile]) -> list[Path]:
         if path.is_dir():
             found = _walk(path, skipped)
             if not found and not any(s.path == _shown(path) for s in skipped):
-                skipped.append(
-                    SkippedFile(_shown(path), "directory holds no .txt, .md, .rst or .html files")
-                )
+                skipped.append(SkippedFile(_shown(path), f"directory holds no {_KINDS} files"))
             files.extend(found)
         elif format_for(path) is None:
             skipped.append(SkippedFile(_shown(path), _unsupported(path)))
@@ -264,7 +268,9 @@ def _collect(paths: Sequence[Path], skipped: list[SkippedFile]) -> list[Path]:
     return [unique[k] for k in sorted(unique)]
 
 
-def _read(path: Path, role: str, skipped: list[SkippedFile], limit: int) -> _Source | None:
+def _read(
+    path: Path, role: str, skipped: list[SkippedFile], notes: list[SkippedFile], limit: int
+) -> _Source | None:
     fmt = format_for(path)
     assert fmt is not None
     name = _shown(path)
@@ -273,6 +279,18 @@ def _read(path: Path, role: str, skipped: list[SkippedFile], limit: int) -> _Sou
     except SourceFileSkipped as e:
         skipped.append(SkippedFile(name, e.reason))
         return None
+    if fmt in BINARY_FORMATS:
+        try:
+            raw = extract_source(data, fmt)
+        except SourceFileSkipped as e:
+            skipped.append(SkippedFile(name, e.reason))
+            return None
+        if fmt == "pdf" and (empty := pages_without_text(raw)):
+            listed = ", ".join(map(str, empty[:10])) + (" …" if len(empty) > 10 else "")
+            notes.append(
+                SkippedFile(name, f"page(s) {listed} have no text layer (OCR is not offered)")
+            )
+        return _Source(_uri(path), _shown(path.name), role, fmt, raw, name)
     try:
         raw = decode_source(data, name=name)
     except InputError as e:
@@ -282,6 +300,8 @@ def _read(path: Path, role: str, skipped: list[SkippedFile], limit: int) -> _Sou
 
 
 def _build(source: _Source) -> tuple[BuiltDocument, list[tuple[str, Relation]]] | None:
+    """The document built from its raw text, or ``None`` when no text is left.
+    Raises :class:`SourceFileSkipped` for a source the reader refuses."""
     parsed = parse_document(source.raw, source.fmt, file_name=source.file_name)
     chunks = tuple(chunk_blocks(parsed.blocks))
     if not chunks:
@@ -342,10 +362,11 @@ def ingest(
         )
     path_list = check_paths(paths)
     skipped: list[SkippedFile] = []
+    notes: list[SkippedFile] = []
     files = _collect(path_list, skipped)
     sources: dict[str, _Source] = {}
     for f in files:
-        source = _read(f, role, skipped, max_file_bytes)
+        source = _read(f, role, skipped, notes, max_file_bytes)
         if source is not None:
             sources[source.source_uri] = source
 
@@ -353,7 +374,11 @@ def ingest(
     relations: list[tuple[str, Relation]] = []
     ingested: list[str] = []
     for source in sources.values():
-        result = _build(source)
+        try:
+            result = _build(source)
+        except SourceFileSkipped as e:
+            skipped.append(SkippedFile(source.shown, e.reason))
+            continue
         if result is None:
             skipped.append(SkippedFile(source.shown, "no text after canonicalization"))
             continue
@@ -375,11 +400,15 @@ def ingest(
             for old in stored:
                 if old.source_uri in sources:
                     continue
-                kept = _build(
-                    _Source(
-                        old.source_uri, old.file_name, old.source_role, old.format, old.raw_text
-                    )
+                again = _Source(
+                    old.source_uri, old.file_name, old.source_role, old.format, old.raw_text
                 )
+                try:
+                    kept = _build(again)
+                except SourceFileSkipped as e:
+                    # a stored document the current readers refuse leaves the shard
+                    skipped.append(SkippedFile(old.source_uri, f"dropped from the shard: {e}"))
+                    continue
                 if kept is not None:
                     built.append(kept[0])
                     relations.extend(kept[1])
@@ -411,6 +440,7 @@ def ingest(
                 ),
                 ingested=tuple(sorted(ingested)),
                 skipped=tuple(skipped),
+                notes=tuple(notes),
                 concepts=pending.concepts,
                 n_chunks=sum(len(d.chunks) for d in built),
             )

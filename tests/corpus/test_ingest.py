@@ -117,13 +117,15 @@ def test_bad_files_are_skipped_and_listed(docs: Path, tmp_path: Path) -> None:
     (docs / "image.txt").write_bytes(b"\x89PNG\x00\x00\x01")
     (docs / "old.md").write_bytes("caf\u00e9".encode("latin-1"))
     (docs / "data.pdf").write_bytes(b"%PDF-1.4")
+    (docs / "sheet.xlsx").write_bytes(b"PK")
     (docs / "empty.md").write_text("   \n\n")
     (docs / ".hidden.md").write_text("# hidden")
     report = ingest([docs], "h", shards_dir=tmp_path / "shards")
     reasons = {Path(s.path).name: s.reason for s in report.skipped}
     assert reasons["image.txt"].startswith("binary file")
     assert reasons["old.md"].startswith("not UTF-8 (byte 0xe9 at offset 3)")
-    assert reasons["data.pdf"].startswith("unsupported file type .pdf")
+    assert reasons["data.pdf"].startswith("malformed PDF (")
+    assert reasons["sheet.xlsx"].startswith("unsupported file type .xlsx")
     assert reasons["empty.md"] == "no text after canonicalization"
     assert all(s.path.startswith(f"{docs}/") for s in report.skipped)  # no file:// URIs
     assert ".hidden.md" not in reasons
@@ -140,7 +142,11 @@ def test_missing_path_is_an_input_error_and_writes_nothing(docs: Path, tmp_path:
 def test_empty_directory_and_all_skipped_are_corpus_errors(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(CorpusError, match=r"directory holds no \.txt, \.md, \.rst or \.html files"):
+    with pytest.raises(
+        CorpusError,
+        match=r"directory holds no \.docx, \.htm, \.html, \.markdown, \.md, \.pdf, "
+        r"\.rst, \.txt files",
+    ):
         ingest([empty], "h", shards_dir=tmp_path / "shards")
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\x00\x01binary")
@@ -469,3 +475,32 @@ def test_a_held_shard_lock_times_out_with_a_clear_error(docs: Path, tmp_path: Pa
     assert shard_path(shards, "h").read_bytes() == before
     again = ingest([docs], "h", shards_dir=shards, lock_timeout=0.2)  # released: proceeds
     assert again.changed and again.previous_root == first.source_root
+
+
+def test_pdf_and_docx_are_ingested_and_refused_ones_listed(tmp_path: Path) -> None:
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    from tests.corpus.documents import make_docx, make_pdf
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "book.pdf").write_bytes(make_pdf([["Page one text."], ["Page two text."]]))
+    (src / "policy.docx").write_bytes(make_docx([("h1", "Policy"), ("p", "Rules.")]))
+    (src / "broken.docx").write_bytes(b"PK\x03\x04 not really")
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(make_pdf([["x"]]))))
+    writer.add_blank_page(612, 792)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    (src / "half-scanned.pdf").write_bytes(buffer.getvalue())
+    report = ingest([src], "mixed", shards_dir=tmp_path / "shards")
+    assert sorted(d.title for d in report.documents) == ["Page one text.", "Policy", "x"]
+    assert [(Path(s.path).name, s.reason.split(" (")[0]) for s in report.skipped] == [
+        ("broken.docx", "malformed DOCX: not a ZIP package")
+    ]
+    assert [(Path(n.path).name, n.reason) for n in report.notes] == [
+        ("half-scanned.pdf", "page(s) 2 have no text layer (OCR is not offered)")
+    ]
+    again = ingest([src / "policy.docx"], "mixed", shards_dir=tmp_path / "shards")
+    assert again.source_root == report.source_root  # kept PDFs re-derived from their extraction

@@ -108,7 +108,9 @@ def test_html_title_element_then_file_name() -> None:
 def test_format_for_suffixes() -> None:
     assert format_for(PurePath("a.MD")) == "markdown"
     assert format_for(PurePath("a.htm")) == "html"
-    assert format_for(PurePath("a.pdf")) is None
+    assert format_for(PurePath("a.PDF")) == "pdf"
+    assert format_for(PurePath("a.docx")) == "docx"
+    assert format_for(PurePath("a.doc")) is None
 
 
 # --- read_source_bytes: what may be read at all (docs/corpus.md, "What is read") -------

@@ -6,7 +6,8 @@ for PDF and DOCX the raw text is the extraction the reader made of the file's by
 (:func:`extract_source`). One module per format:
 
 * :mod:`.text` (``.txt``), :mod:`.markdown` (markdown-it-py), :mod:`.rst` (docutils),
-  :mod:`.html` (libxml2 through lxml, hidden content dropped);
+  :mod:`.html` (libxml2 through lxml, hidden content dropped), :mod:`.pdf` (pypdf),
+  :mod:`.docx` (python-docx);
 * :mod:`.source`: the one place a source file's bytes are read.
 """
 
@@ -15,21 +16,26 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from aborist.corpus.canonicalize import canonical_inline
+from aborist.corpus.readers.docx import docx_blocks, extract_docx
 from aborist.corpus.readers.html import HtmlTooDeep, html_blocks
 from aborist.corpus.readers.markdown import markdown_blocks
 from aborist.corpus.readers.model import Block, Locator, ParsedDocument, number_blocks
+from aborist.corpus.readers.pdf import extract_pdf, pages_without_text, pdf_blocks
 from aborist.corpus.readers.rst import RstTooDeep, rst_blocks
 from aborist.corpus.readers.source import MAX_FILE_BYTES, SourceFileSkipped, read_source_bytes
 from aborist.corpus.readers.text import text_blocks
 
 __all__ = [
+    "BINARY_FORMATS",
     "FORMATS",
     "MAX_FILE_BYTES",
     "Block",
     "Locator",
     "ParsedDocument",
     "SourceFileSkipped",
+    "extract_source",
     "format_for",
+    "pages_without_text",
     "parse_document",
     "read_source_bytes",
 ]
@@ -41,7 +47,22 @@ FORMATS: dict[str, str] = {
     ".rst": "rst",
     ".html": "html",
     ".htm": "html",
+    ".pdf": "pdf",
+    ".docx": "docx",
 }
+BINARY_FORMATS = frozenset({"pdf", "docx"})
+"""Formats read from bytes by :func:`extract_source`; their stored raw text is the
+extraction (canonical JSON), which :func:`parse_document` reads."""
+
+
+def extract_source(data: bytes, fmt: str) -> str:
+    """The stored raw text of a binary-format file: its extraction (PDF, DOCX). Raises
+    :class:`SourceFileSkipped` for a file that cannot be read, with the reason."""
+    if fmt == "pdf":
+        return extract_pdf(data)
+    if fmt == "docx":
+        return extract_docx(data)
+    raise ValueError(f"not a binary format: {fmt!r}")
 
 
 def format_for(path: PurePath) -> str | None:
@@ -69,9 +90,16 @@ def parse_document(raw: str, fmt: str, *, file_name: str) -> ParsedDocument:
             raise SourceFileSkipped(str(e)) from e
     elif fmt == "text":
         blocks = text_blocks(raw)
+    elif fmt == "pdf":
+        blocks, extra_title = pdf_blocks(raw)
+    elif fmt == "docx":
+        blocks, extra_title = docx_blocks(raw)
     else:
         raise ValueError(f"unknown format {fmt!r}")
     kept = tuple(number_blocks(b for b in blocks if b.text))
-    heading = next((b.text for b in kept if b.is_heading), None)
-    title = heading or extra_title or PurePath(file_name).stem or file_name
+    heading = next((b.text for b in kept if b.is_heading and b.locator.part is None), None)
+    if fmt in BINARY_FORMATS:  # the document's own metadata title comes first
+        title = extra_title or heading or PurePath(file_name).stem or file_name
+    else:
+        title = heading or extra_title or PurePath(file_name).stem or file_name
     return ParsedDocument(title=canonical_inline(title), blocks=kept)
