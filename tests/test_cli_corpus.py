@@ -54,7 +54,7 @@ def docs(tmp_path: Path) -> Path:
         "# Threads\n\nThe Global Interpreter Lock (GIL) lets one thread run bytecode.\n"
     )
     (root / "lock.md").write_text("# Locks\n\nA global interpreter lock is a mutex.\n")
-    (root / "notes.pdf").write_bytes(b"%PDF")
+    (root / "notes.odt").write_bytes(b"PK")
     return root
 
 
@@ -73,7 +73,7 @@ def test_ingest_records_the_ledger_event_and_lists_skips(docs: Path, migrated: s
     code, out, err = run("ingest", str(docs), "--shard", "py", "--role", "secondary")
     assert code == 0, err
     assert "shard py updated: 2 documents" in out
-    assert "notes.pdf: unsupported file type .pdf" in out
+    assert "notes.odt: unsupported file type .odt" in out
     with Ledger.open(migrated) as ledger:
         (event,) = ledger.read_stream("shard:py")
     payload = json.loads(event.payload)
@@ -131,8 +131,8 @@ def test_ingest_lists_special_files_and_odd_names_one_line_each(docs: Path, home
     assert code == 0, err
     listed = out.split("skipped 5 file(s):\n")[1].splitlines()
     assert listed == [
-        f"  {docs}/notes.pdf: unsupported file type .pdf; supported: .htm, .html, .markdown, "
-        ".md, .rst, .txt",
+        f"  {docs}/notes.odt: unsupported file type .odt; supported: .docx, .htm, .html, "
+        ".markdown, .md, .pdf, .rst, .txt",
         f"  {docs}/a.md: symlink loop",
         f"  {docs}/b.md: symlink loop",
         f"  {docs}/pipe.txt: not a regular file (named pipe)",

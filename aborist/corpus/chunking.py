@@ -14,6 +14,8 @@ any of them changes chunk hashes, so bump the version with them.
    longer than that at spaces, into pieces of at most :data:`MAX_CHARS`.
 4. Paragraphs inside a chunk are joined by one blank line. The chunk hash is
    sha256(UTF-8 of the chunk text).
+5. A chunk never straddles a PDF page or the boundary between a DOCX body and its
+   headers and footers; its locator is that of its first paragraph.
 
 Pure: no I/O, no clock, no randomness.
 """
@@ -23,9 +25,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from aborist.corpus.readers import Block
+from aborist.corpus.readers import Block, Locator
 
 __all__ = [
     "CHUNKING_VERSION",
@@ -52,6 +54,9 @@ class Chunk:
     text: str
     raw: str
     hash: str
+    locator: Locator = field(default_factory=Locator)
+    """Where the chunk starts in its source: the locator of its first paragraph (of its
+    first heading when it holds only headings)."""
 
 
 @dataclass
@@ -59,6 +64,12 @@ class _Piece:
     text: str
     raw: str
     heading: bool = False
+    locator: Locator = field(default_factory=Locator)
+
+
+def _boundary(locator: Locator) -> tuple[int | None, str | None]:
+    """What a chunk may not straddle: a PDF page, a DOCX header or footer."""
+    return locator.page, locator.part
 
 
 def chunk_hash(text: str) -> str:
@@ -111,12 +122,12 @@ def _split_long(text: str, limit: int) -> list[str]:
 
 def _pieces(block: Block) -> list[_Piece]:
     if block.is_heading or len(block.text) <= MAX_CHARS:
-        return [_Piece(block.text, block.raw, block.is_heading)]
+        return [_Piece(block.text, block.raw, block.is_heading, block.locator)]
     texts = _split_long(block.text, MAX_CHARS)
     raws = _split_long(block.raw, MAX_CHARS)
     if len(raws) != len(texts):
         raws = [block.raw] + [""] * (len(texts) - 1)
-    return [_Piece(t, r) for t, r in zip(texts, raws, strict=True)]
+    return [_Piece(t, r, False, block.locator) for t, r in zip(texts, raws, strict=True)]
 
 
 def chunk_blocks(blocks: Sequence[Block]) -> list[Chunk]:
@@ -131,6 +142,7 @@ def chunk_blocks(blocks: Sequence[Block]) -> list[Chunk]:
     only_headings = True
     section = ""
     current_section = ""
+    current_part: str | None = None
 
     def flush() -> None:
         nonlocal size, only_headings
@@ -138,7 +150,10 @@ def chunk_blocks(blocks: Sequence[Block]) -> list[Chunk]:
             return
         text = "\n\n".join(p.text for p in current)
         raw = "\n\n".join(p.raw for p in current if p.raw)
-        chunks.append(Chunk(len(chunks), current_section, text, raw, chunk_hash(text)))
+        first = next((p for p in current if not p.heading), current[0])
+        chunks.append(
+            Chunk(len(chunks), current_section, text, raw, chunk_hash(text), first.locator)
+        )
         current.clear()
         size, only_headings = 0, True
 
@@ -150,6 +165,11 @@ def chunk_blocks(blocks: Sequence[Block]) -> list[Chunk]:
 
     for block in blocks:
         for piece in _pieces(block):
+            if current and _boundary(piece.locator) != _boundary(current[-1].locator):
+                flush()
+                if piece.locator.part != current_part:
+                    section = ""
+                current_part = piece.locator.part
             if piece.heading:
                 if current and (not only_headings or size + 2 + len(piece.text) > MAX_CHARS):
                     flush()

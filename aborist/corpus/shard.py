@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 import sqlite3
@@ -56,6 +57,7 @@ __all__ = [
     "StoredSource",
     "build_shard",
     "list_shards",
+    "locator_json",
     "merkle_root_hex",
     "open_shard",
     "read_shard_info",
@@ -67,7 +69,7 @@ __all__ = [
     "validate_shard_name",
 ]
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 SHARD_SUFFIX = ".shard.sqlite"
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -102,6 +104,7 @@ _DDL = (
         sentence_keys TEXT NOT NULL,
         text TEXT NOT NULL,
         raw_text TEXT NOT NULL,
+        locator TEXT NOT NULL,
         UNIQUE (doc_pos, chunk_index)
     )""",
     "CREATE TABLE key_stats (key TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
@@ -165,6 +168,12 @@ class ShardInfo:
             "chunking_version": self.chunking_version,
             "roles": list(self.roles),
         }
+
+
+def locator_json(locator: dict[str, object]) -> str:
+    """A chunk locator as stored: compact JSON, keys sorted (RFC 8785 for these plain
+    values: strings, small integers and lists of strings)."""
+    return json.dumps(locator, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def merkle_root_hex(chunk_hashes: Sequence[str]) -> str:
@@ -405,12 +414,12 @@ def _insert_rows(conn: sqlite3.Connection, documents: Sequence[BuiltDocument]) -
             chunk_rows.append(
                 (rowid, pos, chunk.index, chunk.section, chunk.hash,
                  len(chunk.text.encode("utf-8")), sentence_keys(chunk.text), chunk.text,
-                 chunk.raw)
+                 chunk.raw, locator_json(chunk.locator.to_dict()))
             )  # fmt: skip
             fts_rows.append((rowid, doc.title, chunk.section, chunk.text))
         conn.executemany(
             "INSERT INTO chunks (rowid, doc_pos, chunk_index, section, chunk_hash, n_bytes,"
-            " sentence_keys, text, raw_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " sentence_keys, text, raw_text, locator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             chunk_rows,
         )
         conn.executemany(

@@ -504,3 +504,47 @@ def test_pdf_and_docx_are_ingested_and_refused_ones_listed(tmp_path: Path) -> No
     ]
     again = ingest([src / "policy.docx"], "mixed", shards_dir=tmp_path / "shards")
     assert again.source_root == report.source_root  # kept PDFs re-derived from their extraction
+
+
+def test_chunk_locators_are_stored_per_format(tmp_path: Path) -> None:
+    import json
+
+    from aborist.corpus.shard import open_shard
+    from aborist.corpus.shard_reader import ShardReader
+    from tests.corpus.documents import make_docx, make_pdf
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "book.pdf").write_bytes(
+        make_pdf([["Roman one."], ["Arabic one."], ["Arabic two."]], roman_front_pages=1)
+    )
+    (src / "policy.docx").write_bytes(
+        make_docx([("h1", "Policy"), ("p", "Intro."), ("h2", "Scope"), ("p", "Scope text.")],
+                  footer="Footer text")
+    )  # fmt: skip
+    (src / "guide.md").write_text("# Guide\n\nFirst.\n\n## Part\n\n- item\n", encoding="utf-8")
+    (src / "notes.txt").write_text("\n\nnote one\n", encoding="utf-8")
+    report = ingest([src], "loc", shards_dir=tmp_path / "shards")
+    conn = open_shard(report.path)
+    rows = conn.execute(
+        "SELECT d.file_name, c.text, c.locator FROM chunks c JOIN documents d USING (doc_pos)"
+        " ORDER BY c.rowid"
+    ).fetchall()
+    conn.close()
+    got = {(name, text.split("\n")[0]): json.loads(loc) for name, text, loc in rows}
+    assert got == {
+        ("book.pdf", "Roman one."): {"page": 1, "page_label": "i"},
+        ("book.pdf", "Arabic one."): {"page": 2, "page_label": "1"},
+        ("book.pdf", "Arabic two."): {"page": 3, "page_label": "2"},
+        ("guide.md", "Guide"): {"heading": ["Guide"], "paragraph": 1},
+        ("guide.md", "Part"): {"heading": ["Guide", "Part"], "paragraph": 2},
+        ("notes.txt", "note one"): {"line": 3},
+        ("policy.docx", "Policy"): {"heading": ["Policy"], "paragraph": 1},
+        ("policy.docx", "Scope"): {"heading": ["Policy", "Scope"], "paragraph": 2},
+        ("policy.docx", "Footer text"): {"heading": [], "paragraph": 3, "part": "footer"},
+    }
+    reader = ShardReader(report.path)
+    try:
+        assert reader.locators([1]) == {1: {"page": 1, "page_label": "i"}}
+    finally:
+        reader.close()
