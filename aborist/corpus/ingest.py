@@ -32,7 +32,8 @@ import hashlib
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+import urllib.parse
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -58,6 +59,7 @@ from aborist.corpus.shard import (
     build_shard,
     read_shard_info,
     read_sources,
+    remove_stale_temps,
     shard_lock,
     shard_path,
     validate_shard_name,
@@ -67,6 +69,7 @@ from aborist.errors import CorpusError, InputError
 __all__ = [
     "EVENT_TYPE",
     "DocumentReport",
+    "IngestProgress",
     "IngestReport",
     "SkippedFile",
     "check_paths",
@@ -97,6 +100,20 @@ class SkippedFile:
 
 
 @dataclass(frozen=True)
+class IngestProgress:
+    """How far an ingest is: files and bytes read and built, of the totals found."""
+
+    files: int
+    total_files: int
+    bytes: int
+    total_bytes: int
+
+    def advance(self, n_bytes: int) -> IngestProgress:
+        return IngestProgress(self.files + 1, self.total_files, self.bytes + n_bytes,
+                              self.total_bytes)  # fmt: skip
+
+
+@dataclass(frozen=True)
 class DocumentReport:
     source_uri: str
     title: str
@@ -121,6 +138,10 @@ class IngestReport:
     n_chunks: int = 0
     notes: tuple[SkippedFile, ...] = ()
     """Files ingested with a caveat (a PDF with pages that have no text layer)."""
+    pruned: tuple[str, ...] = ()
+    """``source_uri`` of the documents dropped by ``prune`` because their file is gone."""
+    stale_temps_removed: int = 0
+    """Temporary files of an interrupted earlier ingest of this shard, removed."""
 
     @property
     def changed(self) -> bool:
@@ -142,6 +163,8 @@ class IngestReport:
             "ingested": list(self.ingested),
             "skipped": [s.to_dict() for s in self.skipped],
             "notes": [n.to_dict() for n in self.notes],
+            "pruned": list(self.pruned),
+            "stale_temps_removed": self.stale_temps_removed,
         }
 
 
@@ -152,7 +175,8 @@ def shard_stream(shard: str) -> str:
 
 def shard_ingested_payload(report: IngestReport) -> dict[str, Any]:
     """The ``corpus.shard_ingested`` payload: enough to tie any later answer to this exact
-    corpus version (every document's root, both pipeline versions). Pure."""
+    corpus version (every document's root, both pipeline versions), and the documents an
+    ``--prune`` dropped (``pruned``, present only then). Pure."""
     return {
         "shard": report.shard,
         "source_root": report.source_root,
@@ -169,6 +193,7 @@ def shard_ingested_payload(report: IngestReport) -> dict[str, Any]:
             for d in report.documents
         ],
         "skipped": [s.to_dict() for s in report.skipped],
+        **({"pruned": list(report.pruned)} if report.pruned else {}),
     }
 
 
@@ -322,6 +347,36 @@ def _build(source: _Source) -> tuple[BuiltDocument, list[tuple[str, Relation]]] 
     return doc, relations
 
 
+def _build_or_skip(
+    source: _Source, skipped: list[SkippedFile]
+) -> tuple[BuiltDocument, list[tuple[str, Relation]]] | None:
+    try:
+        result = _build(source)
+    except SourceFileSkipped as e:
+        skipped.append(SkippedFile(source.shown, e.reason))
+        return None
+    if result is None:
+        skipped.append(SkippedFile(source.shown, "no text after canonicalization"))
+    return result
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _still_there(source_uri: str) -> bool:
+    """Whether the file a ``file://`` source URI names still exists (bytes of the name
+    that are not UTF-8 were percent-encoded; :func:`_uri`)."""
+    parsed = urllib.parse.urlsplit(source_uri)
+    if parsed.scheme != "file":
+        return True  # not a file of this machine: never pruned
+    path = os.fsdecode(urllib.parse.unquote_to_bytes(parsed.path))
+    return os.path.lexists(path)
+
+
 def _previous(path: Path, *, replace: bool) -> tuple[str | None, list[StoredSource]]:
     """The current shard's root and (unless replacing) its sources. A shard that cannot
     be read blocks an extending ingest but not a replacing one."""
@@ -348,11 +403,15 @@ def ingest(
     replace: bool = False,
     max_file_bytes: int = MAX_FILE_BYTES,
     lock_timeout: float = LOCK_TIMEOUT_S,
+    prune: bool = False,
+    progress: Callable[[IngestProgress], None] | None = None,
 ) -> IngestReport:
     """Ingest ``paths`` into shard ``shard`` under ``shards_dir``; see the module doc.
 
     The named files are read and built before the shard lock is taken (that work does
     not depend on the shard), so a concurrent ingest waits only for the rebuild and swap.
+    ``prune`` also drops the shard's documents whose files no longer exist (``paths``
+    may then be empty). ``progress`` is called after each file is read and built.
     """
     validate_shard_name(shard)
     if not _ROLE.match(role):
@@ -360,32 +419,39 @@ def ingest(
             f"role {role!r} is not allowed: use a lower-case word such as primary, "
             "secondary or commentary"
         )
-    path_list = check_paths(paths)
+    given = list(paths)
+    path_list = check_paths(given) if given or not prune else []
     skipped: list[SkippedFile] = []
     notes: list[SkippedFile] = []
     files = _collect(path_list, skipped)
+    sizes = [_size(f) for f in files]
+    state = IngestProgress(files=0, total_files=len(files), bytes=0, total_bytes=sum(sizes))
     sources: dict[str, _Source] = {}
-    for f in files:
+    source_bytes: dict[str, int] = {}
+    for f, size in zip(files, sizes, strict=True):
         source = _read(f, role, skipped, notes, max_file_bytes)
         if source is not None:
             sources[source.source_uri] = source
+            source_bytes[source.source_uri] = size
+        else:
+            state = state.advance(size)
+    if progress is not None and state.files:
+        progress(state)
 
     built: list[BuiltDocument] = []
     relations: list[tuple[str, Relation]] = []
     ingested: list[str] = []
     for source in sources.values():
-        try:
-            result = _build(source)
-        except SourceFileSkipped as e:
-            skipped.append(SkippedFile(source.shown, e.reason))
-            continue
+        result = _build_or_skip(source, skipped)
+        state = state.advance(source_bytes[source.source_uri])
+        if progress is not None:
+            progress(state)
         if result is None:
-            skipped.append(SkippedFile(source.shown, "no text after canonicalization"))
             continue
         built.append(result[0])
         relations.extend(result[1])
         ingested.append(source.source_uri)
-    if not built:
+    if not built and given:
         reasons = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
         more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
         raise CorpusError(
@@ -394,11 +460,18 @@ def ingest(
             else f"nothing ingested into shard {shard!r}: no files found"
         )
     target = shard_path(shards_dir, shard)
+    pruned: list[str] = []
     with shard_lock(target, timeout=lock_timeout):
+        stale = remove_stale_temps(target)
+        if not given and not target.exists():
+            raise CorpusError(f"no shard named {shard!r} in {shards_dir}: nothing to prune")
         previous_root, stored = _previous(target, replace=replace)
         if not replace:
             for old in stored:
                 if old.source_uri in sources:
+                    continue
+                if prune and not _still_there(old.source_uri):
+                    pruned.append(old.source_uri)
                     continue
                 again = _Source(
                     old.source_uri, old.file_name, old.source_role, old.format, old.raw_text
@@ -412,6 +485,12 @@ def ingest(
                 if kept is not None:
                     built.append(kept[0])
                     relations.extend(kept[1])
+        if not built:
+            raise CorpusError(
+                f"shard {shard!r} would be left empty: the files of all its "
+                f"{len(pruned)} document(s) are gone; delete it with "
+                f"`aborist delete-shard {shard}`"
+            )
         built.sort(key=lambda d: d.source_uri)
         order = {d.source_uri: i for i, d in enumerate(built)}
         chunk_owner = {c.hash: d.source_uri for d in built for c in d.chunks}
@@ -441,6 +520,8 @@ def ingest(
                 ingested=tuple(sorted(ingested)),
                 skipped=tuple(skipped),
                 notes=tuple(notes),
+                pruned=tuple(pruned),
+                stale_temps_removed=len(stale),
                 concepts=pending.concepts,
                 n_chunks=sum(len(d.chunks) for d in built),
             )
