@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -14,6 +15,7 @@ from sqlalchemy import text
 
 from aborist.clients.base import ChatClient
 from aborist.clients.select import MODEL_KINDS, llm_timeout, select_client
+from aborist.corpus.readers import describe_locator
 from aborist.pipeline.run import Governance, RunResult
 from aborist.settings import Settings, load_settings
 from aborist.verify.ladder import LADDER, ladder_rung
@@ -100,9 +102,11 @@ def print_result(result: RunResult, as_json: bool) -> None:
     click.echo(result.answer)
     if result.citations:
         click.echo("\nSources:")
+        locators = {e["pointer_id"]: e.get("locator") for e in result.evidence}
         for c in result.citations:
             where = c["title"] or c["source_uri"]
-            click.echo(f"  [{c['pointer_id']}] {where}  ({c['source_uri']})")
+            cited = source_line(where, c["source_uri"], locators.get(c["pointer_id"]))
+            click.echo(f"  [{c['pointer_id']}] {cited}  ({c['source_uri']})")
             excerpt = " ".join(c["excerpt"].split())
             if len(excerpt) > 300:
                 excerpt = excerpt[:297] + "…"
@@ -114,6 +118,13 @@ def print_result(result: RunResult, as_json: bool) -> None:
         click.echo(f"repaired: {result.pre_repair_audit_mode} → {result.audit_mode}")
     served = f" (cache hit: answer of run {result.served_from_run_id})" if result.cache_hit else ""
     click.echo(f"run {result.run_id}{served}")
+
+
+def source_line(title: str, source_uri: str, locator: dict[str, Any] | None) -> str:
+    """``Tracing — tracemonkey.pdf p. 6``: the title, the file's name and where in it."""
+    name = urllib.parse.unquote(source_uri.rstrip("/").rsplit("/", 1)[-1])
+    where = describe_locator(locator)
+    return " ".join(part for part in (f"{title} — {name}" if name else title, where) if part)
 
 
 def _violations(result: RunResult) -> list[Any]:

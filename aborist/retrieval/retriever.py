@@ -138,6 +138,11 @@ _IDENTITY = ("shard", "doc_id", "source_uri", "title", "section", "source_role",
              "chunk_index", "chunk_hash")  # fmt: skip
 
 
+def _locator_field(locator: dict[str, Any] | None) -> dict[str, Any]:
+    """``{"locator": …}`` when the shard gave one (every shard since schema 4)."""
+    return {} if locator is None else {"locator": locator}
+
+
 def _chunk_identity(chunk: Candidate | RetrievedChunk) -> dict[str, Any]:
     """Which chunk of which document of which shard: the fields every record names."""
     return {name: getattr(chunk, name) for name in _IDENTITY}
@@ -168,10 +173,12 @@ class Candidate:
     rivalry: RivalryHit | None = None
     in_budget: bool = False
     decision: str = "pending"
+    locator: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **_chunk_identity(self),
+            **_locator_field(self.locator),
             "bytes": self.n_bytes,
             "found_by": self.found_by,
             "bm25": _number(self.bm25),
@@ -200,10 +207,13 @@ class RetrievedChunk:
     text: str
     score: float
     accept_path: str
+    locator: dict[str, Any] | None = None
+    """Where the chunk starts in its source (docs/corpus.md, "Locators")."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **_chunk_identity(self),
+            **_locator_field(self.locator),
             "text": self.text,
             "score": _number(self.score),
             "accept_path": self.accept_path,
@@ -320,6 +330,8 @@ def _fill_details(readers: list[ShardReader], candidates: list[Candidate]) -> No
             c = index[row[0]]
             (c.doc_id, c.source_uri, c.title, c.section, c.source_role) = row[1:6]
             c.chunk_index, c.chunk_hash, c.n_bytes, c.sentence_keys, c.text = row[6:11]
+        for rowid, locator in r.locators(index).items():
+            index[rowid].locator = locator
 
 
 def _judge(
@@ -664,6 +676,7 @@ def _retrieve(
             text=c.text,
             score=c.rerank or 0.0,
             accept_path=c.accept_path or "",
+            locator=c.locator,
         )
         for c in selected
     ]

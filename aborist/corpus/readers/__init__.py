@@ -19,7 +19,13 @@ from aborist.corpus.canonicalize import canonical_inline
 from aborist.corpus.readers.docx import docx_blocks, extract_docx
 from aborist.corpus.readers.html import HtmlTooDeep, html_blocks
 from aborist.corpus.readers.markdown import markdown_blocks
-from aborist.corpus.readers.model import Block, Locator, ParsedDocument, number_blocks
+from aborist.corpus.readers.model import (
+    Block,
+    Locator,
+    ParsedDocument,
+    describe_locator,
+    number_blocks,
+)
 from aborist.corpus.readers.pdf import extract_pdf, pages_without_text, pdf_blocks
 from aborist.corpus.readers.rst import RstTooDeep, rst_blocks
 from aborist.corpus.readers.source import MAX_FILE_BYTES, SourceFileSkipped, read_source_bytes
@@ -33,6 +39,7 @@ __all__ = [
     "Locator",
     "ParsedDocument",
     "SourceFileSkipped",
+    "describe_locator",
     "extract_source",
     "format_for",
     "pages_without_text",

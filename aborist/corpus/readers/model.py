@@ -3,10 +3,11 @@ with the place in the source it came from (its :class:`Locator`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-__all__ = ["Block", "Locator", "ParsedDocument", "number_blocks"]
+__all__ = ["Block", "Locator", "ParsedDocument", "describe_locator", "number_blocks"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +89,26 @@ def number_blocks(blocks: Iterable[Block]) -> list[Block]:
         heading = tuple(text for _, text in path)
         out.append(replace(block, locator=replace(loc, heading=heading, paragraph=number)))
     return out
+
+
+def describe_locator(locator: Mapping[str, Any] | None) -> str:
+    """A locator as a reader cites it: ``p. 6``; ``p. vi (6th page of the file)`` when
+    the label is not the page number; ``§ Policy › Scope, ¶ 3``; ``header, ¶ 7``;
+    ``line 17``. Empty for no locator."""
+    if not locator:
+        return ""
+    page = locator.get("page")
+    if isinstance(page, int):
+        label = str(locator.get("page_label") or page)
+        return f"p. {label}" if label == str(page) else f"p. {label} (page {page} of the file)"
+    if isinstance(locator.get("line"), int):
+        return f"line {locator['line']}"
+    parts = []
+    if locator.get("part"):
+        parts.append(str(locator["part"]))
+    heading = locator.get("heading") or []
+    if heading:
+        parts.append("§ " + " › ".join(str(h) for h in heading))
+    if isinstance(locator.get("paragraph"), int):
+        parts.append(f"¶ {locator['paragraph']}")
+    return ", ".join(parts)
