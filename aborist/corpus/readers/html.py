@@ -106,7 +106,7 @@ def is_hidden(tag: str, attrs: dict[str, str]) -> bool:
         return True
     if tag == "dialog" and "open" not in attrs:
         return True
-    style = attrs.get("style")
+    style = attrs.get("style", "")
     return bool(style) and _style_hides(style)
 
 
