@@ -13,7 +13,10 @@
 Only the events that change a row are folded (``event_types``): the stage events between
 them (``qa.retrieval_completed`` … ``qa.answer_rendered``) are not even offered, so their
 appends write no projection page, the position in ``projection_positions`` included
-(migrations/0003, docs/pipeline.md "Projections").
+(aborist/migrations/versions/0003, docs/pipeline.md "Projections").
+
+:func:`select_runs` is the one query over ``runs`` the CLI lists and exports from
+(``aborist runs``): filtered, newest first, with each run's answer and sources.
 
 Every column is a function of the events alone (timestamps are the events'
 ``recorded_at``), which is what lets ``aborist-ledger rebuild`` reproduce the tables row for
@@ -24,14 +27,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import text
+
+from aborist.errors import InputError
+from aborist.migrations import HEAD_REVISION as SCHEMA_REVISION
 from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
 from ledger.writer import Tx
 
-__all__ = ["PROJECTION_TABLES", "RunProjection", "open_ledger", "run_projection"]
+__all__ = [
+    "PROJECTION_TABLES",
+    "RUN_STATUSES",
+    "RunFilter",
+    "RunProjection",
+    "open_ledger",
+    "run_projection",
+    "select_runs",
+]
 
 PROJECTION_TABLES = ("providence_cache", "run_dag_nodes", "runs")
 
@@ -84,6 +101,7 @@ class RunProjection:
 
     name = "aborist.runs"
     event_types = _FOLDED  # the ledger offers only these, and moves the position on them
+    revision = SCHEMA_REVISION  # its tables' migration (aborist's branch)
 
     def reset(self, tx: Tx) -> None:
         for table in PROJECTION_TABLES:
@@ -203,3 +221,94 @@ def run_projection() -> RunProjection:
 def open_ledger(url: str) -> Ledger:
     """The pipeline's ledger: opened with its projections, so every append folds them."""
     return Ledger.open(url, projections=[RunProjection()])
+
+
+#: ``runs.status`` values; a run still ``started`` was interrupted (shown "incomplete").
+RUN_STATUSES = ("completed", "failed", "started")
+_RUN_COLUMNS = (
+    "run_id", "kind", "status", "mode", "cache_hit", "served_from_run_id", "audit_mode",
+    "label", "started_at", "question", "failed_stage", "error",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    """What ``aborist runs`` selects: every given field must match (``grep``: the question
+    contains it, ignoring case; ``since``: started at or after this ISO date or time)."""
+
+    limit: int = 20
+    label: str | None = None
+    audit_mode: str | None = None
+    status: str | None = None
+    since: str | None = None
+    grep: str | None = None
+
+
+def _since(value: str) -> str:
+    """An ISO date or date-time as the ledger writes ``recorded_at`` (UTC, microseconds)."""
+    try:
+        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(
+            f"--since must be an ISO date or time such as 2026-03-01 or 2026-03-01T09:30; "
+            f"found {value!r}"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _like(value: str) -> str:
+    escaped = value.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def select_runs(ledger: Ledger, f: RunFilter) -> list[dict[str, Any]]:
+    """The runs matching ``f``, newest first: the ``runs`` columns, plus ``stopped_after``
+    (an unfinished run's last stage: the last event of its own stream), ``answer`` and
+    ``citations`` (from the run's ``qa.answer_rendered``, or for a cache hit the served
+    run's; None when no answer was rendered)."""
+    where: list[str] = []
+    params: dict[str, Any] = {"n": f.limit}
+    if f.label:
+        where.append("label = :label")
+        params["label"] = f.label.upper()
+    if f.audit_mode:
+        where.append("audit_mode = :audit_mode")
+        params["audit_mode"] = f.audit_mode.upper()
+    if f.status:
+        where.append("status = :status")
+        params["status"] = f.status
+    if f.since:
+        where.append("started_at >= :since")
+        params["since"] = _since(f.since)
+    if f.grep:
+        where.append("LOWER(question) LIKE :grep ESCAPE '\\'")
+        params["grep"] = _like(f.grep)
+    stopped_after = (
+        "CASE WHEN status = 'started' THEN (SELECT e.type FROM events e "
+        "WHERE e.stream = 'run:' || runs.run_id ORDER BY e.stream_seq DESC LIMIT 1) END"
+    )
+    rendered = (
+        "(SELECT e.payload FROM events e WHERE e.stream = 'run:' || "
+        "COALESCE(runs.served_from_run_id, runs.run_id) AND e.type = 'qa.answer_rendered' "
+        "ORDER BY e.stream_seq DESC LIMIT 1)"
+    )
+    sql = text(
+        f"SELECT {', '.join(_RUN_COLUMNS)}, {stopped_after}, {rendered} FROM runs"
+        + (f" WHERE {' AND '.join(where)}" if where else "")
+        + " ORDER BY started_seq DESC LIMIT :n"
+    )
+    from ledger.store import translate_errors
+
+    with translate_errors(ledger.where), ledger.reader.connect() as conn:
+        rows = conn.execute(sql, params).all()
+    out = []
+    for r in rows:
+        item = dict(zip((*_RUN_COLUMNS, "stopped_after"), r[:-1], strict=True))
+        item["cache_hit"] = bool(item["cache_hit"])  # SQLite: 0/1; PostgreSQL: a bool
+        payload = json.loads(r[-1]) if r[-1] else None
+        item["answer"] = payload["answer"] if payload else None
+        item["citations"] = payload["citations"] if payload else None
+        out.append(item)
+    return out

@@ -1,4 +1,4 @@
-"""Versioned prompt templates for the two answer modes (issue 5, "Clients"; seed 000).
+"""Versioned prompt templates for the two answer modes (docs/pipeline.md).
 
 The model sees the evidence as tagged blocks and the question after them::
 

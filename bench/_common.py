@@ -31,8 +31,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
+from aborist.migrations import upgrade
 from ledger.engine import ledger_engine
-from ledger.migrate import upgrade
 
 __all__ = [
     "DEFAULT_PG_URL",

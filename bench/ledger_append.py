@@ -1,4 +1,4 @@
-"""Ledger append and verify throughput against raw hash-chain baselines (issue 2, "Benchmark").
+"""Ledger append and verify throughput against raw hash-chain baselines.
 
 What is measured, each case against its baselines in the same run, interleaved transaction
 by transaction (who goes first rotates) so that load bursts and disk stalls on a shared
@@ -20,7 +20,7 @@ machine hit every contender alike; each run uses fresh databases; medians of ``-
 * ``verify``: :func:`ledger.verify.verify_ledger` against a raw re-hash of the same rows
   (one SELECT, payload sha256, event hash, link, gapless ``seq`` and stream positions).
 
-Targets (issue 2): append time within 1.25x of the raw baseline at the same durability
+Targets: append time within 1.25x of the raw baseline at the same durability
 setting; ``verify`` within 2x of the raw re-hash. Ratio = median ours time / median
 baseline time. ``--profile`` adds a cProfile of one-event-per-transaction appends on SQLite
 NORMAL, grouped by component.
@@ -90,7 +90,7 @@ QMARK = {sql: sql.replace("%s", "?") for sql in (STREAM_POS_SQL, INSERT_SQL)}  #
 
 # The raw baselines' canonical JSON: by default the ledger's own encoder (a pure function), so
 # that a ratio measures the store's overhead and not two encoders; ``--baseline-jcs rfc8785``
-# uses the ``rfc8785`` package instead, as issue 2 first described the baseline.
+# uses the ``rfc8785`` package instead, as the baseline was first described.
 JCS_ENCODERS: dict[str, Callable[[Any], bytes]] = {
     "ledger": canonical_json,
     "rfc8785": rfc8785.dumps,

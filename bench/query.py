@@ -1,4 +1,4 @@
-"""Benchmark of in-process ``query()`` with the extractive answerer (issue 5, "Speed").
+"""Benchmark of in-process ``query()`` with the extractive answerer (bench/README.md, "Answering").
 
 For each corpus (Python's language reference from ``pydoc_data.topics``; the Rust book
 from ``../shared/data/rust-book/``) it ingests a shard into a fresh SQLite ledger, then
@@ -35,12 +35,12 @@ from _common import export_pyref  # noqa: E402
 
 from aborist.clients.extractive import ExtractiveClient  # noqa: E402
 from aborist.corpus.ingest import ingest  # noqa: E402
+from aborist.migrations import upgrade  # noqa: E402
 from aborist.pipeline.query import query  # noqa: E402
 from aborist.pipeline.run import Governance  # noqa: E402
 from aborist.projections import RunProjection  # noqa: E402
 from aborist.verify.evidence import clear_memo  # noqa: E402
 from ledger.engine import ledger_engine  # noqa: E402
-from ledger.migrate import upgrade  # noqa: E402
 from ledger.store import Ledger  # noqa: E402
 
 RUST_BOOK = (ROOT / ".." / "shared" / "data" / "rust-book" / "src").resolve()

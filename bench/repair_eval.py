@@ -1,4 +1,4 @@
-"""Measure the mechanical repair stage (issue 6) on damaged answers built from real data.
+"""Measure the mechanical repair stage (docs/repair.md) on damaged answers built from real data.
 
 Data: ClapNQ dev answerable (``../shared/data/clapnq/clapnq_dev_answerable.jsonl``, 300
 rows). Each row's passage is the only evidence object; its annotated

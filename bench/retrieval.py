@@ -1,4 +1,4 @@
-"""Retrieval quality and speed on real data (issue 3), with plain baselines in the same run.
+"""Retrieval quality and speed on real data, with plain baselines in the same run.
 
 Quality
   * ClapNQ dev: the 600 passages (300 answerable + 300 unanswerable questions' passages)

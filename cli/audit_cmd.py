@@ -20,6 +20,7 @@ from aborist.audit.bundle import verify_bundle as verify_run_bundle
 from aborist.audit.report import render_report
 from aborist.errors import AboristError
 from cli.common import clean_errors, db_option, pipeline_ledger, read_json_object, write_text
+from cli.term import printable
 
 __all__ = ["export", "report", "verify_bundle"]
 
@@ -75,22 +76,22 @@ def export(run_id: str, output: Path, since_file: Path | None, db_url: str | Non
 
 def _print_bundle(report: BundleReport) -> None:
     click.echo(
-        f"run {report.run_id}: {report.events} events, {report.blobs} blobs; "
-        f"checkpoint {report.checkpoint.get('tree_size')} "
-        f"{report.checkpoint.get('root', '')}"
-    )
+        printable(f"run {report.run_id}: {report.events} events, {report.blobs} blobs; "
+                  f"checkpoint {report.checkpoint.get('tree_size')} "
+                  f"{report.checkpoint.get('root', '')}")
+    )  # fmt: skip
     if report.end is not None:
-        click.echo(f"run status: {report.end.describe()}")
+        click.echo(printable(f"run status: {report.end.describe()}"))
     for check, state in report.checks.items():
         tag = {"held": "ok  ", "diverged": "FAIL", "skipped": "skip"}[state]
         click.echo(f"{tag} {check}")
         d = report.failures.get(check)
         if d is not None:
-            click.echo(f"     first failure: {d.message()}")
+            click.echo(printable(f"     first failure: {d.message()}"))
     for s in report.deep.version_skew:
-        click.echo(f"SKEW {s.message()}")
+        click.echo(printable(f"SKEW {s.message()}"))
     for n in report.deep.not_reexecuted:
-        click.echo(f"note stage {n.stage} not re-executed: {n.reason}")
+        click.echo(printable(f"note stage {n.stage} not re-executed: {n.reason}"))
     first = report.first
     if first is None and report.end is not None and report.end.status == "incomplete":
         click.echo(
@@ -98,9 +99,9 @@ def _print_bundle(report: BundleReport) -> None:
             "show whether its stream has later events"
         )
     elif first is None:
-        click.echo(f"verify-bundle: everything held (run {report.status})")
+        click.echo(printable(f"verify-bundle: everything held (run {report.status})"))
     else:
-        click.echo(f"verify-bundle: FAILED at {first.kind}: {first.message()}", err=True)
+        click.echo(printable(f"verify-bundle: FAILED at {first.kind}: {first.message()}"), err=True)
 
 
 @click.command("verify-bundle")
@@ -163,4 +164,4 @@ def report(run_id: str, output: Path, db_url: str | None) -> None:
     with pipeline_ledger(db_url) as lg, clean_errors():
         html_text = render_report(lg, run_id)
     write_text(output, html_text)
-    click.echo(f"wrote {output}")
+    click.echo(printable(f"wrote {output}"))

@@ -1,26 +1,41 @@
 """What every command module shares: the ``--db`` and ``--json`` options, the one place
-where library errors become one line on stderr and exit 1, and JSON file reading and
-writing with clean messages."""
+where library errors become one line on stderr and exit 1 (and, under ``--json``, a JSON
+object on stdout too), the embedded ledger created on first use, and JSON file reading
+and writing with clean messages."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from aborist.errors import AboristError
-from aborist.settings import load_settings
+from aborist.settings import (
+    FILE_MODE,
+    Settings,
+    load_settings,
+    prepare_home,
+    resolve_settings,
+    use_flags,
+)
+from cli.term import printable
 from ledger.errors import LedgerError
 from ledger.store import Ledger
 
 __all__ = [
+    "AboristGroup",
     "clean_errors",
     "db_option",
+    "embedded_ledger",
     "emit_json",
+    "home_option",
+    "json_errors",
     "json_option",
     "pipeline_ledger",
     "read_json_object",
@@ -29,11 +44,39 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DB_HELP = "Ledger database URL (default: $ABORIST_DB_URL, else SQLite under $ABORIST_HOME)."
+DB_HELP = "Ledger database URL (default: $ABORIST_DB_URL, else SQLite in the data home)."
 
 
 def db_option(f: F) -> F:
     return click.option("--db", "db_url", metavar="URL", help=DB_HELP)(f)
+
+
+HOME_HELP = (
+    "Data directory holding the ledger and shards (default: $ABORIST_HOME, else a "
+    "project's .aborist/ found from here upwards, else the config file's home, else the "
+    "per-user data directory; `aborist config` shows which)."
+)
+
+
+def _use_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Record ``--home`` for the command's settings, and read the config file now, so a
+    broken one is one line before anything runs."""
+    use_flags(home=value)
+    with clean_errors():
+        resolve_settings()
+    return value
+
+
+def home_option(f: F) -> F:
+    """``--home DIR`` on a command group: every command of the invocation uses it."""
+    return click.option(
+        "--home",
+        type=click.Path(file_okay=False, path_type=Path),
+        metavar="DIR",
+        expose_value=False,
+        callback=_use_home,
+        help=HOME_HELP,
+    )(f)
 
 
 def json_option(f: F) -> F:
@@ -42,21 +85,126 @@ def json_option(f: F) -> F:
 
 @contextmanager
 def clean_errors() -> Iterator[None]:
-    """Domain and ledger errors become one line on stderr and exit 1, never a traceback."""
+    """Domain and ledger errors become one line on stderr and exit 1, never a traceback
+    (control characters in the message escaped: it may quote a question or a file name)."""
     try:
         yield
     except (AboristError, LedgerError) as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(printable(str(e))) from e
+
+
+#: Set while a command runs with ``--json`` (by the option's callback, :func:`json_errors`).
+_JSON_MODE: ContextVar[bool] = ContextVar("aborist_json_mode", default=False)
+
+
+def _note_json(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    if value:
+        _JSON_MODE.set(True)
+    return value
+
+
+def json_errors(group: click.Group) -> None:
+    """Make every ``--json`` option of ``group``'s commands (``as_json``) mark the command
+    as JSON mode, in which :class:`AboristGroup` also prints errors as JSON."""
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            json_errors(command)
+        for param in command.params:
+            if param.name == "as_json" and param.callback is None:
+                param.callback = _note_json
+
+
+def _error_kind(e: click.ClickException) -> str:
+    if isinstance(e, click.UsageError):
+        return "UsageError"
+    cause = e.__cause__
+    return type(cause).__name__ if cause is not None else "Error"
+
+
+class AboristGroup(click.Group):
+    """A command group whose commands' error lines are shown escaped
+    (:func:`cli.term.printable`), and, under ``--json``, also printed as one JSON object
+    ``{"error": <kind>, "detail": <message>}`` on stdout: a script reading stdout is not
+    left with nothing (docs/cli.md, "Errors")."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Each command's whole first sentence, wrapped, not cut at 45 characters."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=1000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        json_errors(self)  # here, so commands added after the group's module loads count
+        token = _JSON_MODE.set(False)
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as e:
+            # Every error line, whoever raised it; click declares the attribute Final but
+            # shows whatever it holds when the exception reaches its handler.
+            e.message = printable(e.message)  # type: ignore[misc]
+            if _JSON_MODE.get():
+                detail = e.format_message()
+                click.echo(json.dumps({"error": _error_kind(e), "detail": detail}))
+            raise
+        finally:
+            _JSON_MODE.reset(token)
+
+
+def embedded_ledger(settings: Settings) -> Settings:
+    """Ready the data home for a command that writes: create it (0700) on the first run,
+    saying where data is kept, and create and migrate the embedded SQLite ledger there
+    when it does not exist yet. A ledger named by ``--db`` / ``db_url`` (PostgreSQL, or
+    any file given explicitly) is left alone: ``aborist-ledger migrate`` creates and
+    upgrades those."""
+    if settings.db_url:
+        return settings
+    with clean_errors():
+        created = prepare_home(settings)
+    if created is not None:
+        click.echo(
+            printable(f"aborist: keeping data in {created} (first run; `aborist config` "
+                      "shows where every setting comes from)"),
+            err=True,
+        )  # fmt: skip
+    path = settings.data_home() / "ledger.db"
+    try:
+        fresh = not path.exists() or path.stat().st_size == 0
+        if fresh:  # created 0600 before SQLite opens it (its -wal/-shm files follow)
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, FILE_MODE))
+    except OSError as e:
+        raise click.ClickException(printable(f"cannot create {path}: {e.strerror or e}")) from e
+    if fresh:
+        from aborist.migrations import upgrade
+        from ledger.engine import ledger_engine
+        from ledger.store import translate_errors
+
+        with clean_errors():
+            engine = ledger_engine(settings.ledger_url())
+            try:
+                with translate_errors(str(path)):
+                    upgrade(engine)
+            finally:
+                engine.dispose()
+    return settings
 
 
 @contextmanager
-def pipeline_ledger(db_url: str | None) -> Iterator[Ledger]:
-    """The ledger named by ``--db`` / ``ABORIST_DB_URL`` / ``ABORIST_HOME``, opened with the
-    pipeline's projections; open errors become one line."""
+def pipeline_ledger(db_url: str | None, *, create: bool = False) -> Iterator[Ledger]:
+    """The ledger named by ``--db`` / ``ABORIST_DB_URL`` / the data home, opened with the
+    pipeline's projections; open errors become one line. ``create``: the embedded
+    ledger is created on first use (:func:`embedded_ledger`)."""
     from aborist.projections import open_ledger
 
+    settings = load_settings(db_url=db_url)
+    if create:
+        embedded_ledger(settings)
     with clean_errors():
-        lg = open_ledger(load_settings(db_url=db_url).ledger_url())
+        lg = open_ledger(settings.ledger_url())
     try:
         yield lg
     finally:

@@ -28,9 +28,12 @@ from aborist.corpus.shard import (
     validate_shard_name,
 )
 from aborist.errors import AboristError
-from aborist.retrieval.retriever import DEFAULT_BUDGET_BYTES, RetrievalResult
+from aborist.retrieval.records import RetrievalResult
+from aborist.retrieval.retriever import DEFAULT_BUDGET_BYTES
 from aborist.retrieval.retriever import retrieve as retrieve_context
 from aborist.settings import load_settings
+from cli.common import embedded_ledger
+from cli.term import printable
 from ledger.errors import LedgerError
 
 __all__ = ["COMMANDS", "delete_shard_cmd", "documents", "ingest", "retrieve", "shards"]
@@ -48,17 +51,17 @@ def _dump(data: Any) -> None:
 def _print_ingest(report: IngestReport) -> None:
     verb = "updated" if report.changed else "unchanged"
     click.echo(
-        f"shard {report.shard} {verb}: {len(report.documents)} documents, "
-        f"{report.n_chunks} chunks, {report.concepts} concept relations"
-    )
+        printable(f"shard {report.shard} {verb}: {len(report.documents)} documents, "
+                  f"{report.n_chunks} chunks, {report.concepts} concept relations")
+    )  # fmt: skip
     click.echo(f"  source_root {report.source_root}")
     click.echo(f"  versions    {report.canonicalization_version} / {report.chunking_version}")
-    click.echo(f"  file        {report.path}")
-    click.echo(f"  ingested    {len(report.ingested)} file(s) as {report.role}")
+    click.echo(printable(f"  file        {report.path}"))
+    click.echo(printable(f"  ingested    {len(report.ingested)} file(s) as {report.role}"))
     if report.pruned:
         click.echo(f"  pruned      {len(report.pruned)} document(s) whose file is gone:")
         for uri in report.pruned:
-            click.echo(f"    {uri}")
+            click.echo(printable(f"    {uri}"))
     if report.stale_temps_removed:
         click.echo(
             f"  removed     {report.stale_temps_removed} temporary file(s) left by an "
@@ -67,14 +70,14 @@ def _print_ingest(report: IngestReport) -> None:
     if report.notes:
         click.echo(f"notes on {len(report.notes)} file(s):")
         for n in report.notes:
-            click.echo(f"  {n.path}: {n.reason}")
+            click.echo(printable(f"  {n.path}: {n.reason}"))
     if report.skipped:
         kinds = Counter(reason_kind(s.reason) for s in report.skipped)
         summary = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=_by_count))
-        click.echo(f"skipped {len(report.skipped)} file(s): {summary}")
+        click.echo(printable(f"skipped {len(report.skipped)} file(s): {summary}"))
         if len(report.skipped) <= LISTED_SKIPS:
             for s in report.skipped:
-                click.echo(f"  {s.path}: {s.reason}")
+                click.echo(printable(f"  {s.path}: {s.reason}"))
         else:
             click.echo(f"  (the {len(report.skipped)} files are listed by --json)")
 
@@ -183,6 +186,8 @@ def ingest(
     try:
         if paths:
             check_paths(paths)
+        if not no_ledger:
+            embedded_ledger(settings)
         if no_ledger:
             report = ingest_documents(paths, shard, role, **options)
         else:
@@ -191,7 +196,7 @@ def ingest(
             with Ledger.open(settings.ledger_url()) as ledger:
                 report = ingest_documents(paths, shard, role, ledger=ledger, **options)
     except (AboristError, LedgerError) as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(printable(str(e))) from e
     finally:
         bar.close()
     if as_json:
@@ -211,19 +216,26 @@ def shards(as_json: bool) -> None:
     try:
         infos = list_shards(settings.shards_path())
     except AboristError as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(printable(str(e))) from e
     if as_json:
         _dump([i.to_dict() for i in infos])
         return
     if not infos:
-        click.echo(f"no shards in {settings.shards_path()}; run `aborist ingest PATH --shard NAME`")
+        click.echo(
+            printable(
+                f"no shards in {settings.shards_path()}; run `aborist ingest PATH --shard NAME`"
+            )
+        )
         return
     width = max(len(i.name) for i in infos)
     click.echo(f"{'shard':<{width}}  {'docs':>6}  {'chunks':>7}  versions           source_root")
     for i in infos:
         versions = f"{i.canonicalization_version}/{i.chunking_version}"
         click.echo(
-            f"{i.name:<{width}}  {i.documents:>6}  {i.chunks:>7}  {versions:<17}  {i.source_root}"
+            printable(
+                f"{i.name:<{width}}  {i.documents:>6}  {i.chunks:>7}  {versions:<17}  "
+                f"{i.source_root}"
+            )
         )
 
 
@@ -240,17 +252,17 @@ def documents(shard: str, as_json: bool) -> None:
         path = resolve_shard(shard, settings.shards_path())
         docs = read_documents(path)
     except AboristError as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(printable(str(e))) from e
     if as_json:
         _dump([d.to_dict() for d in docs])
         return
-    click.echo(f"shard {shard}: {len(docs)} document(s)")
+    click.echo(printable(f"shard {shard}: {len(docs)} document(s)"))
     width = max((len(d.format) for d in docs), default=6)
     for d in docs:
         click.echo(
-            f"  {d.format:<{width}}  {d.n_chunks:>5} chunks  {d.source_role:<10} "
-            f"{d.title}  ({d.source_uri})"
-        )
+            printable(f"  {d.format:<{width}}  {d.n_chunks:>5} chunks  {d.source_role:<10} "
+                      f"{d.title}  ({d.source_uri})")
+        )  # fmt: skip
 
 
 @click.command("delete-shard")
@@ -270,10 +282,12 @@ def delete_shard_cmd(name: str, yes: bool, no_ledger: bool) -> None:
         validate_shard_name(name)
         path = resolve_shard(name, settings.shards_path())
     except AboristError as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(printable(str(e))) from e
     if not yes and not click.confirm(f"delete shard {name} ({path})?", default=False):
         raise click.ClickException("not deleted")
     try:
+        if not no_ledger:
+            embedded_ledger(settings)
         info = delete_shard(path)
         root = info.source_root if info is not None else None
         if not no_ledger:
@@ -286,21 +300,21 @@ def delete_shard_cmd(name: str, yes: bool, no_ledger: bool) -> None:
                     shard_stream(name), [ShardDeleted(shard=name, source_root=root).to_event()]
                 )
     except (AboristError, LedgerError) as e:
-        raise click.ClickException(str(e)) from e
-    click.echo(f"deleted shard {name} ({path}); last source_root {root or 'unreadable'}")
+        raise click.ClickException(printable(str(e))) from e
+    click.echo(printable(f"deleted shard {name} ({path}); last source_root {root or 'unreadable'}"))
 
 
 def _print_ranking(result: RetrievalResult, limit: int) -> None:
-    click.echo(f"mode {result.mode}: {result.query or '(no searchable terms)'}")
+    click.echo(printable(f"mode {result.mode}: {result.query or '(no searchable terms)'}"))
     if result.mode == "OR":
-        click.echo(f"  AND found {result.and_hits}: {result.and_query}")
+        click.echo(printable(f"  AND found {result.and_hits}: {result.and_query}"))
     for s in result.synonyms:
-        click.echo(f"  synonyms injected for {s.matched!r}: {', '.join(s.added)}")
+        click.echo(printable(f"  synonyms injected for {s.matched!r}: {', '.join(s.added)}"))
     for r in result.rewrites:
-        click.echo(f"  rewrote {r.unit!r} ({r.rule}): {', '.join(r.to) or 'dropped'}")
+        click.echo(printable(f"  rewrote {r.unit!r} ({r.rule}): {', '.join(r.to) or 'dropped'}"))
     if result.rivals:
         pairs = ", ".join(f"{a} (rival {b})" for a, b in result.rivals)
-        click.echo(f"  rivalry exclusion on: {pairs}")
+        click.echo(printable(f"  rivalry exclusion on: {pairs}"))
     elif result.comparative:
         click.echo("  comparative question: rivalry exclusion off")
     click.echo(
@@ -314,9 +328,9 @@ def _print_ranking(result: RetrievalResult, limit: int) -> None:
         if c.section and c.section != c.title:
             where += f" > {c.section}"
         click.echo(
-            f"{n:>3}  {c.decision:<21} {rerank:>6} {c.bm25:>7.3f}  {c.accept_path or '-':<8}  "
-            f"{where} [{c.chunk_index}]"
-        )
+            printable(f"{n:>3}  {c.decision:<21} {rerank:>6} {c.bm25:>7.3f}  "
+                      f"{c.accept_path or '-':<8}  {where} [{c.chunk_index}]")
+        )  # fmt: skip
     if len(result.candidates) > limit:
         click.echo(f"  … {len(result.candidates) - limit} more (use --limit or --json)")
 
@@ -355,7 +369,7 @@ def retrieve(
             question, list(shards), shards_dir=settings.shards_path(), budget_bytes=budget
         )
     except AboristError as e:
-        raise click.ClickException(str(e)) from e
+        raise click.ClickException(printable(str(e))) from e
     if as_json:
         _dump(result.to_dict(include_text=True))
     else:

@@ -1,7 +1,7 @@
 """`aborist-ledger`: create, list, verify, checkpoint and prove the ledger.
 
-The database comes from ``--db URL``, else ``ABORIST_DB_URL``, else SQLite at
-``$ABORIST_HOME/ledger.db`` (``ABORIST_HOME`` defaults to ``./.aborist``).
+The database comes from ``--db URL``, else ``ABORIST_DB_URL`` (or ``db_url`` in the config
+file), else SQLite at ``ledger.db`` in the data home (:mod:`aborist.settings`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,15 @@ import click
 
 from aborist import __version__
 from aborist.settings import load_settings
-from cli.common import clean_errors, db_option, emit_json, json_option
+from cli.common import (
+    AboristGroup,
+    clean_errors,
+    db_option,
+    emit_json,
+    home_option,
+    json_option,
+)
+from cli.term import printable
 from ledger.engine import ledger_engine, parse_url, sqlite_path
 from ledger.store import Ledger
 
@@ -38,8 +46,9 @@ def open_ledger(db_url: str | None, *, with_projections: bool = False) -> Iterat
             lg.close()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=AboristGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="aborist-ledger")
+@home_option
 def cli() -> None:
     """Inspect and audit aborist's append-only, hash-chained ledger.
 
@@ -54,7 +63,7 @@ def migrate(db_url: str | None) -> None:
 
     Example: aborist-ledger migrate --db postgresql+psycopg://postgres@127.0.0.1/test
     """
-    from ledger.migrate import upgrade
+    from aborist.migrations import upgrade
 
     with clean_errors():
         url = parse_url(resolve_url(db_url))
@@ -73,10 +82,12 @@ def migrate(db_url: str | None) -> None:
         finally:
             engine.dispose()
     where = url.render_as_string(hide_password=True)
+    now = ", ".join(sorted(after))
     if before == after:
-        click.echo(f"{where}: schema already at {after}")
+        click.echo(printable(f"{where}: schema already at {now}"))
     else:
-        click.echo(f"{where}: schema upgraded from {before or 'empty'} to {after}")
+        was = ", ".join(sorted(before)) or "empty"
+        click.echo(printable(f"{where}: schema upgraded from {was} to {now}"))
 
 
 @cli.command()
@@ -105,9 +116,9 @@ def events(
         return
     for r in rows:
         click.echo(
-            f"{r.seq:>8}  {r.recorded_at}  {r.stream}#{r.stream_seq}  {r.type}"
-            f"  {r.hash[:16]}  {_abbrev(r.payload)}"
-        )
+            printable(f"{r.seq:>8}  {r.recorded_at}  {r.stream}#{r.stream_seq}  {r.type}"
+                      f"  {r.hash[:16]}  {_abbrev(r.payload)}")
+        )  # fmt: skip
     if not rows:
         click.echo("no events", err=True)
 
@@ -136,15 +147,15 @@ def verify(db_url: str | None, as_json: bool) -> None:
     else:
         c = report.chain
         if c.failure is not None:
-            click.echo(f"FAIL chain at {c.failure.message()}")
+            click.echo(printable(f"FAIL chain at {c.failure.message()}"))
         else:
             click.echo(f"ok   chain: {c.events_checked} events, head {c.head_seq} {c.head_hash}")
         if report.blob_failure:
             b = report.blob_failure
             if b["expected"] == "bytes":  # the row holds no bytes at all
-                click.echo(f"FAIL blob {b['blob']}: {b['found']}")
+                click.echo(printable(f"FAIL blob {b['blob']}: {b['found']}"))
             else:
-                click.echo(f"FAIL blob {b['blob']}: bytes hash to {b['found']}")
+                click.echo(printable(f"FAIL blob {b['blob']}: bytes hash to {b['found']}"))
         else:
             click.echo(f"ok   blobs: {report.blobs_checked} match their hashes")
         if report.checkpoint_failure:
@@ -221,10 +232,10 @@ def prove(
     for key, value in data.items():
         if key in ("proof", "proof_base64"):
             continue
-        click.echo(f"{key:<12} {value}")
+        click.echo(printable(f"{key:<12} {value}"))
     click.echo("proof")
     for p in data["proof"]:
-        click.echo(f"  {p}")
+        click.echo(printable(f"  {p}"))
     if not data["verified"]:
         raise click.ClickException("the proof does not verify against the root")
 

@@ -11,16 +11,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from sqlalchemy import text
 
 from aborist.clients.base import ChatClient
 from aborist.clients.select import MODEL_KINDS, llm_timeout, select_client
 from aborist.corpus.readers import describe_locator
 from aborist.pipeline.run import Governance, RunResult
 from aborist.settings import Settings, load_settings
-from aborist.verify.ladder import LADDER, ladder_rung
-from cli.common import clean_errors, pipeline_ledger
-from ledger.store import translate_errors
+from aborist.verify.ladder import AUDIT_MODES, LADDER, ladder_rung
+from cli.common import clean_errors, embedded_ledger, pipeline_ledger
+from cli.term import printable
 
 if TYPE_CHECKING:
     from aborist.pipeline.batch import BatchSummary
@@ -95,22 +94,61 @@ def _governance(opts: dict[str, Any]) -> Governance:
     )
 
 
+def _mark(unit: dict[str, Any]) -> str:
+    if unit["verified"] and unit["grade"] == "verbatim":
+        return "✓ verified"
+    return "~ supported" if unit["verified"] else "✗ unsupported"
+
+
+def claim_lines(verdict: dict[str, Any]) -> list[str]:
+    """One line per claim, marked as `aborist verify` marks them (✓ verified verbatim,
+    ~ supported but not verbatim, ✗ unsupported), with the pointers it cites and why."""
+    names: dict[str, str] = {}  # evidence id -> its first pointer (equal texts share an id)
+    for e in verdict.get("evidence", []):
+        names.setdefault(e["evidence_id"], e["pointer_id"])
+    lines = []
+    for u in verdict["units"]:
+        pointers = u.get("pointer_ids") or [names.get(e, e) for e in u["evidence_ids"]]
+        cited = list(dict.fromkeys(pointers))
+        shown = ",".join(cited[:3]) + (f",+{len(cited) - 3}" if len(cited) > 3 else "")
+        where = f" [{shown}]" if cited else ""
+        why = "; ".join(u["reasons"])
+        lines.append(printable(f"  {_mark(u)}{where}: {u['text']}"))
+        if why:
+            lines.append(printable(f"      - {why}"))
+    for v in verdict["violations"]:
+        if v["severity"] == "blocking" and v["unit"] is None:
+            lines.append(printable(f"  ✗ {v['code']}: {v['detail']}"))
+    return lines
+
+
 def print_result(result: RunResult, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
         return
-    click.echo(result.answer)
+    if result.answer.strip():
+        click.echo(printable(result.answer, multiline=True))
+    else:
+        click.echo("(no answer: the model returned no text)")
     if result.citations:
         click.echo("\nSources:")
         locators = {e["pointer_id"]: e.get("locator") for e in result.evidence}
         for c in result.citations:
             where = c["title"] or c["source_uri"]
             cited = source_line(where, c["source_uri"], locators.get(c["pointer_id"]))
-            click.echo(f"  [{c['pointer_id']}] {cited}  ({c['source_uri']})")
+            click.echo(printable(f"  [{c['pointer_id']}] {cited}  ({c['source_uri']})"))
             excerpt = " ".join(c["excerpt"].split())
             if len(excerpt) > 300:
                 excerpt = excerpt[:297] + "…"
-            click.echo(f"       “{excerpt}”")
+            click.echo(printable(f"       “{excerpt}”"))
+    _print_closest(result)
+    if result.verdict is not None and (result.verdict["units"] or result.verdict["violations"]):
+        click.echo("\nClaims:")
+        for line in claim_lines(result.verdict):
+            click.echo(line)
+    elif result.cache_hit:
+        click.echo(f"\nClaims: checked when run {result.served_from_run_id} answered "
+                   f"(aborist show {result.served_from_run_id})")  # fmt: skip
     rung = ladder_rung(result.audit_mode, _violations(result))
     _, name, meaning = LADDER[rung - 1]
     click.echo(f"\n{result.audit_mode} · rung {rung}/4 {name}: {meaning}")
@@ -125,6 +163,23 @@ def source_line(title: str, source_uri: str, locator: dict[str, Any] | None) -> 
     name = urllib.parse.unquote(source_uri.rstrip("/").rsplit("/", 1)[-1])
     where = describe_locator(locator)
     return " ".join(part for part in (f"{title} — {name}" if name else title, where) if part)
+
+
+def _print_closest(result: RunResult) -> None:
+    """A refusal that names its closest passages (the extractive answerer's): show them."""
+    from aborist.clients.extractive import closest_passages
+    from aborist.verify.evidence import spotlight
+
+    by_pointer = {e["pointer_id"]: e for e in result.evidence}
+    shown = [by_pointer[p] for p in closest_passages(result.answer) if p in by_pointer]
+    if not shown:
+        return
+    click.echo("\nClosest passages found (they do not answer the question):")
+    for e in shown:
+        where = e["title"] or e["source_uri"]
+        click.echo(printable(f"  [{e['pointer_id']}] {where}  ({e['source_uri']})"))
+        excerpt = " ".join(spotlight(e["text"], result.question, 300).split())
+        click.echo(printable(f"       “{excerpt}”"))
 
 
 def _violations(result: RunResult) -> list[Any]:
@@ -188,7 +243,7 @@ def _run_batch_command(
     with clean_errors():
         items, problems = read_questions(path)
     for problem in problems:
-        click.echo(f"{path}: {problem}", err=True)
+        click.echo(printable(f"{path}: {problem}"), err=True)
     with clean_errors():  # the variable is checked here, once, not in every worker
         timeout = opts["llm_timeout"] or llm_timeout(settings.llm_timeout)
     spec = ClientSpec(
@@ -208,7 +263,7 @@ def _run_batch_command(
     def emit(line: dict[str, Any]) -> None:
         if "error" in line and line["error_type"] != "NotAttempted":  # those: in the summary
             run = f" (run {line['run_id']})" if line["run_id"] else ""
-            click.echo(f"{line['id']}: failed: {line['error']}{run}", err=True)
+            click.echo(printable(f"{line['id']}: failed: {line['error']}{run}"), err=True)
         sink.write(json.dumps(line, ensure_ascii=False) + "\n")
         sink.flush()
 
@@ -276,19 +331,20 @@ def query(
         raise click.UsageError("give either QUESTION or --batch FILE (exactly one)")
     settings = load_settings(db_url=opts["db_url"])
     if batch_path is not None:
+        embedded_ledger(settings)
         _run_batch_command(
-            batch_path, settings=settings, shards=shards, workers=workers, output=output,
-            governance=_governance(opts), opts=opts,
+            batch_path, settings=settings, shards=shards or settings.shards,
+            workers=workers, output=output, governance=_governance(opts), opts=opts,
         )  # fmt: skip
         return
     if workers != 1 or output is not None:
         raise click.UsageError("--workers and --output need --batch")
     assert question is not None
     client = _client(settings, opts)
-    with client, pipeline_ledger(settings.db_url) as lg, clean_errors():
+    with client, pipeline_ledger(opts["db_url"], create=True) as lg, clean_errors():
         result = run_query(
             question, ledger=lg, client=client, shards_dir=settings.shards_path(),
-            shards=list(shards) or None, governance=_governance(opts),
+            shards=list(shards or settings.shards) or None, governance=_governance(opts),
             use_cache=not opts["no_cache"],
         )  # fmt: skip
     print_result(result, opts["as_json"])
@@ -307,7 +363,7 @@ def ask(path: Path, question: str, **opts: Any) -> None:
 
     settings = load_settings(db_url=opts["db_url"])
     client = _client(settings, opts)
-    with client, pipeline_ledger(settings.db_url) as lg, clean_errors():
+    with client, pipeline_ledger(opts["db_url"], create=True) as lg, clean_errors():
         result = run_ask(
             path, question, ledger=lg, client=client, governance=_governance(opts),
             use_cache=not opts["no_cache"],
@@ -315,42 +371,101 @@ def ask(path: Path, question: str, **opts: Any) -> None:
     print_result(result, opts["as_json"])
 
 
+def _sources(citations: list[dict[str, Any]] | None) -> str:
+    """A run's sources on one line: ``E1 title (uri, locator); E2 …``."""
+    out = []
+    for c in citations or []:
+        where = ", ".join(str(x) for x in (c.get("source_uri"), c.get("locator")) if x)
+        out.append(f"{c.get('pointer_id')} {c.get('title') or c.get('source_uri')} ({where})")
+    return "; ".join(out)
+
+
+_EXPORT_FIELDS = ("run_id", "started_at", "status", "audit_mode", "label", "question",
+                  "answer", "sources")  # fmt: skip
+
+
+def _export_row(r: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "run_id": r["run_id"], "started_at": r["started_at"], "status": r["status"],
+        "audit_mode": r["audit_mode"], "label": r["label"], "question": r["question"],
+        "answer": r["answer"], "sources": r["citations"] or [],
+    }  # fmt: skip
+
+
+def _write_export(items: list[dict[str, Any]], fmt: str) -> None:
+    if fmt == "jsonl":
+        for r in items:
+            click.echo(json.dumps(_export_row(r), ensure_ascii=False, sort_keys=True))
+        return
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(_EXPORT_FIELDS)
+    for r in items:
+        row = _export_row(r)
+        row["sources"] = _sources(r["citations"])
+        writer.writerow(["" if row[k] is None else row[k] for k in _EXPORT_FIELDS])
+    click.echo(buf.getvalue(), nl=False)
+
+
 @click.command()
 @click.option("--db", "db_url", metavar="URL", help="Ledger database URL.")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--label", type=click.Choice([name for _, name, _ in LADDER], case_sensitive=False),
+              help="Only runs with this label.")  # fmt: skip
+@click.option("--audit-mode", type=click.Choice(AUDIT_MODES, case_sensitive=False),
+              help="Only runs with this audit mode.")  # fmt: skip
+@click.option("--status", type=click.Choice(["completed", "failed", "incomplete"]),
+              help="Only completed, failed or incomplete (interrupted) runs.")  # fmt: skip
+@click.option("--since", metavar="WHEN",
+              help="Only runs started at or after this ISO date or time (UTC unless it "
+                   "says otherwise), e.g. 2026-03-01.")  # fmt: skip
+@click.option("--grep", metavar="TEXT", help="Only runs whose question contains TEXT (any case).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "jsonl"]),
+    help="Export question, answer, label and sources as CSV or JSON Lines.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def runs(db_url: str | None, limit: int, as_json: bool) -> None:
-    """List the most recent runs, newest first.
+def runs(
+    db_url: str | None,
+    limit: int,
+    label: str | None,
+    audit_mode: str | None,
+    status: str | None,
+    since: str | None,
+    grep: str | None,
+    fmt: str | None,
+    as_json: bool,
+) -> None:
+    """List the most recent runs, newest first; filter them, or export them.
 
-    Example: aborist runs --limit 5
+    --json prints every run with its answer and sources; --format csv or jsonl exports
+    question, answer, label and sources (with locators when the documents have them).
+
+    Example: aborist runs --label VERIFIED --since 2026-03-01 --format csv > answers.csv
     """
-    settings = load_settings(db_url=db_url)
-    cols = ("run_id", "kind", "status", "mode", "cache_hit", "audit_mode", "label",
-            "started_at", "question", "failed_stage", "error")  # fmt: skip
-    # An unfinished run's last stage is the last event of its own stream (the runs
-    # projection records only where a run ended: docs/pipeline.md, "Projections").
-    stopped_after = (
-        "CASE WHEN status = 'started' THEN (SELECT e.type FROM events e "
-        "WHERE e.stream = 'run:' || runs.run_id ORDER BY e.stream_seq DESC LIMIT 1) END"
-    )
-    sql = text(
-        f"SELECT {', '.join(cols)}, {stopped_after} FROM runs ORDER BY started_seq DESC LIMIT :n"
-    )
-    with (
-        pipeline_ledger(settings.db_url) as lg,
-        clean_errors(),
-        translate_errors(lg.where),
-        lg.reader.connect() as conn,
-    ):
-        rows = conn.execute(sql, {"n": limit}).all()
-    items = [dict(zip((*cols, "stopped_after"), r, strict=True)) for r in rows]
-    for item in items:  # SQLite hands a boolean column back as 0/1; PostgreSQL as a bool
-        item["cache_hit"] = bool(item["cache_hit"])
+    from aborist.projections import RunFilter, select_runs
+
+    if fmt and as_json:
+        raise click.UsageError("give --json or --format, not both")
+    wanted = RunFilter(
+        limit=limit, label=label, audit_mode=audit_mode,
+        status="started" if status == "incomplete" else status, since=since, grep=grep,
+    )  # fmt: skip
+    with pipeline_ledger(db_url) as lg, clean_errors():
+        items = select_runs(lg, wanted)
     if as_json:
         click.echo(json.dumps({"runs": items}, indent=2, ensure_ascii=False))
         return
+    if fmt:
+        _write_export(items, fmt)
+        return
     for r in items:
-        status = r["status"] if r["status"] != "started" else "incomplete"
+        shown = r["status"] if r["status"] != "started" else "incomplete"
         verdict = (
             r["audit_mode"]
             or (r["failed_stage"] and f"failed at {r['failed_stage']}")
@@ -358,10 +473,15 @@ def runs(db_url: str | None, limit: int, as_json: bool) -> None:
             or ""
         )
         hit = " (cached)" if r["cache_hit"] else ""
-        q = r["question"] if len(r["question"]) <= 60 else r["question"][:59] + "…"
-        click.echo(f"{r['run_id']}  {r['started_at']}  {status:<10} {verdict:<12}{hit}  {q}")
+        q = printable(r["question"])
+        q = q if len(q) <= 60 else q[:59] + "…"
+        click.echo(f"{r['run_id']}  {r['started_at']}  {shown:<10} {verdict:<12}{hit}  {q}")
     if not items:
-        click.echo("no runs yet", err=True)
+        click.echo("no runs match" if _filtered(wanted) else "no runs yet", err=True)
+
+
+def _filtered(f: Any) -> bool:
+    return any((f.label, f.audit_mode, f.status, f.since, f.grep))
 
 
 @click.command()
@@ -369,7 +489,8 @@ def runs(db_url: str | None, limit: int, as_json: bool) -> None:
 @click.option("--db", "db_url", metavar="URL", help="Ledger database URL.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def show(run_id: str, db_url: str | None, as_json: bool) -> None:
-    """Show every stage of a run with its event and hashes, and the run DAG.
+    """Show a run: its answer, each claim's verdict and the label first, then every stage
+    with its event and hashes, and the run DAG.
 
     Example: aborist show 3f2a9c1e
     """
@@ -387,12 +508,11 @@ def show(run_id: str, db_url: str | None, as_json: bool) -> None:
         }, indent=2, ensure_ascii=False))  # fmt: skip
         return
     click.echo(f"run {run.run_id}: {run.status}, {run.mode} mode")
-    click.echo(f"question: {run.question}")
+    click.echo(printable(f"question: {run.question}"))
+    _print_outcome(run)
+    click.echo("\nevents:")
     for e in run.events:
         click.echo(f"  {e.seq:>8}  {e.type:<24} payload {e.payload_hash[:16]}  event {e.hash[:16]}")
-    failed = run.payload("qa.run_failed")
-    if failed:
-        click.echo(f"failed at {failed['stage']}: {failed['error_type']}: {failed['message']}")
     if label:
         click.echo(
             f"run DAG ({len(label['run_dag']['nodes'])} stages), root {label['run_dag']['root']}"
@@ -401,6 +521,44 @@ def show(run_id: str, db_url: str | None, as_json: bool) -> None:
             click.echo(
                 f"  {n['stage']:<22} stage {n['stage_hash'][:16]}  node {n['node_hash'][:16]}"
             )
+
+
+def _print_outcome(run: Any) -> None:
+    """What a reader wants first: the answer, each claim's verdict, the label."""
+    rendered = run.payload("qa.answer_rendered")
+    completed = run.payload("qa.run_completed")
+    failed = run.payload("qa.run_failed")
+    if rendered is not None:
+        answer = rendered["answer"]
+        click.echo("answer:")
+        click.echo(printable(answer, multiline=True) if answer.strip()
+                   else "(no answer: the model returned no text)")  # fmt: skip
+        verified = run.payload("qa.answer_verified")
+        verdict = None if run.payload("qa.answer_repaired") else (verified or {}).get("verdict")
+        if verdict is not None and verdict.get("units"):
+            click.echo("claims:")
+            for line in claim_lines(verdict):
+                click.echo(line)
+        elif rendered["units"]:
+            click.echo("claims:")
+            for u in rendered["units"]:
+                click.echo(printable(f"  {_mark(u)}: {u['text']}"))
+    elif completed is not None and completed.get("served_from_run_id"):
+        served = completed["served_from_run_id"]
+        click.echo(f"answer: served from the cache, run {served} (aborist show {served})")
+    done = completed or run.payload("qa.answer_labelled")
+    if done is not None and done.get("audit_mode") in AUDIT_MODES:
+        violations = (
+            (run.payload("qa.answer_verified") or {}).get("verdict", {}).get("violations", [])
+        )
+        blocked = [{"severity": "blocking"}] if done.get("label") == "PARTIAL" else violations
+        rung = ladder_rung(done["audit_mode"], blocked)
+        _, name, meaning = LADDER[rung - 1]
+        click.echo(f"{done['audit_mode']} · rung {rung}/4 {name}: {meaning}")
+    if failed:
+        click.echo(printable(
+            f"failed at {failed['stage']}: {failed['error_type']}: {failed['message']}"
+        ))  # fmt: skip
 
 
 @click.command()
@@ -437,7 +595,7 @@ def inspect(run_id: str, db_url: str | None, as_json: bool) -> None:
     for d in data["diagnoses"]:
         fix = "mechanical" if d["mechanical"] else "needs a re-prompt"
         click.echo(f"  line {d['line_no']}: {d['kind']} → {d['repair']} ({fix})")
-        click.echo(f"      {d['span'][:160]}")
+        click.echo(printable(f"      {d['span'][:160]}"))
     deflection = data["deflection"]
     click.echo(f"deflection: {deflection['status']}")
 

@@ -16,6 +16,7 @@ import click
 from aborist.audit import ReplayReport
 from aborist.audit import replay as run_replay
 from cli.common import clean_errors, pipeline_ledger, read_json_object
+from cli.term import printable
 
 __all__ = ["replay"]
 
@@ -24,12 +25,12 @@ def _print_text(report: ReplayReport) -> None:
     def line(check: str, text: str) -> None:
         state = report.checks.get(check, "held")
         tag = {"held": "ok  ", "diverged": "FAIL", "skipped": "skip"}[state]
-        click.echo(f"{tag} {check:<11} {text}")
+        click.echo(printable(f"{tag} {check:<11} {text}"))
         d = report.first(check)
         if d is not None:
             more = report.counts.get(check, 1) - 1
             tail = f" (+{more} more)" if more else ""
-            click.echo(f"     first divergence: {d.message()}{tail}")
+            click.echo(printable(f"     first divergence: {d.message()}{tail}"))
 
     runs = ", ".join(f"{k} {v}" for k, v in sorted(report.runs.items())) or "none"
     line(
@@ -48,11 +49,11 @@ def _print_text(report: ReplayReport) -> None:
     if report.skew_count:
         click.echo(f"SKEW {report.skew_count} recorded by another version (not re-executed):")
         for s in report.version_skew:
-            click.echo(f"     {s.message()}")
+            click.echo(printable(f"     {s.message()}"))
     if report.not_reexecuted_count:
-        click.echo(f"note {report.not_reexecuted_count} stage(s) not re-executed:")
+        click.echo(printable(f"note {report.not_reexecuted_count} stage(s) not re-executed:"))
         for n in report.not_reexecuted:
-            click.echo(f"     run {n.run}, stage {n.stage}: {n.reason}")
+            click.echo(printable(f"     run {n.run}, stage {n.stage}: {n.reason}"))
     click.echo("replay: everything held" if report.ok else "replay: DIVERGED")
 
 

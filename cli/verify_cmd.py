@@ -17,6 +17,7 @@ from aborist.errors import AboristError, InputError
 from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.inspect import InspectReport, inspect_answer
 from aborist.verify.verify import MODES, Verdict, verify_answer
+from cli.term import printable
 
 __all__ = ["verify", "verify_batch_line"]
 
@@ -85,7 +86,7 @@ def _run_batch(path: Path, mode: str) -> None:
             out = verify_batch_line(line, mode)
         except AboristError as e:
             bad += 1
-            click.echo(f"line {line_no}: {e}", err=True)
+            click.echo(printable(f"line {line_no}: {e}"), err=True)
             continue
         click.echo(json.dumps(out, ensure_ascii=False, sort_keys=True))
     if bad:
@@ -106,23 +107,25 @@ def _print_human(verdict: Verdict, evidence: list[EvidenceObject]) -> None:
         )
         cited = ",".join(names.get(e, e) for e in unit.evidence_ids)
         where = f" [{cited}]" if cited else ""
-        click.echo(f"  {mark}{unit.index + 1}. {unit.strategy}/{unit.grade}{where}: {unit.text}")
+        click.echo(
+            printable(f"  {mark}{unit.index + 1}. {unit.strategy}/{unit.grade}{where}: {unit.text}")
+        )
         for reason in unit.reasons:
-            click.echo(f"       - {reason}")
+            click.echo(printable(f"       - {reason}"))
     blocking = [v for v in verdict.violations if v.severity == "blocking"]
     if blocking:
         click.echo("violations:")
         for v in blocking:
             where = "-" if v.unit is None else str(v.unit + 1)
-            click.echo(f"  {v.code} (unit {where}): {v.detail}")
+            click.echo(printable(f"  {v.code} (unit {where}): {v.detail}"))
 
 
 def _print_inspect(report: InspectReport) -> None:
     click.echo("inspect:")
     for d in report.diagnoses:
         how = "mechanical" if d.mechanical else "manual"
-        click.echo(f"  unit {d.unit + 1}: {d.kind} -> {d.repair} ({how}): {d.span}")
-    click.echo(f"  deflection: {report.deflection.status}")
+        click.echo(printable(f"  unit {d.unit + 1}: {d.kind} -> {d.repair} ({how}): {d.span}"))
+    click.echo(printable(f"  deflection: {report.deflection.status}"))
 
 
 @click.command("verify")

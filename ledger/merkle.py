@@ -2,7 +2,7 @@
 
 Checkpoints are ``(tree_size, root)``; inclusion proofs show that an event is under a
 checkpoint and consistency proofs show that a later checkpoint extends an earlier one, so
-history cannot be rewritten unnoticed (ARCHITECTURE.md, "Merkle tree and checkpoints").
+history cannot be rewritten unnoticed (docs/ledger-format.md, "Merkle tree, checkpoints, proofs").
 
 Every hash is a raw 32-byte SHA-256 digest. Leaves and interior nodes are hashed with
 distinct one-byte prefixes (RFC 9162 §2.1.1) so a leaf can never pass for a node. The

@@ -1,15 +1,27 @@
-"""Schema management: Alembic upgrade to head, and the check that refuses to work on a
-database that was never migrated (or is behind).
+"""Schema management: Alembic upgrades, and the check that refuses to work on a database
+that was never migrated (or is behind).
 
-Opening a ledger only *checks* the revision, which needs neither Alembic nor its script
-directory: :data:`HEAD_REVISION` names the newest migration (a test holds it equal to the
-head Alembic computes from ``migrations/versions``), and :func:`stored_revision` reads
-Alembic's ``alembic_version`` table directly. Alembic itself is imported only to upgrade,
-which keeps it (≈0.13 s of imports) out of every ``aborist`` command's start-up.
+The ledger has its own migration branch (label ``ledger``, in ``ledger/migrations``):
+its tables and triggers, nothing of any application. The label sits on 0004, the first
+revision after the base that an application's branch also grows from (Alembic gives a
+label to a revision and all its descendants), so ``ledger@head`` is the ledger's tip
+alone. An application that keeps read
+models in the same database adds its own branch by passing its revision directory to
+:func:`upgrade` (``version_locations``); the branches share one ``alembic_version``
+table, one row per branch head, so a change to an application's tables never moves the
+ledger's revision.
+
+Opening a ledger only *checks* the revisions, which needs neither Alembic nor its script
+directory: :data:`HEAD_REVISION` names the ledger branch's newest migration (a test holds
+it equal to the head Alembic computes), a projection may name the revision its tables
+need (:attr:`ledger.store.Projection.revision`), and :func:`stored_revisions` reads
+``alembic_version`` directly. Alembic is imported only to upgrade, which keeps it
+(≈0.13 s of imports) out of every command's start-up.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,73 +31,78 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 __all__ = [
+    "BRANCH",
     "HEAD_REVISION",
     "alembic_head",
-    "current_revision",
-    "head_revision",
+    "current_revisions",
     "script_location",
-    "stored_revision",
+    "stored_revisions",
     "upgrade",
 ]
 
-# The newest revision under migrations/versions; tests/ledger/test_migrate.py checks it.
+#: The ledger's branch label.
+BRANCH = "ledger"
+#: The newest revision of the ledger branch; tests/ledger/test_migrate.py checks it.
 HEAD_REVISION = "0004_insert_guards"
 
 
 def script_location() -> Path:
-    """The installed ``migrations`` package (shipped with aborist)."""
-    import migrations
-
-    return Path(migrations.__file__).resolve().parent
+    """The ledger's Alembic environment (``env.py`` and its branch's ``versions/``)."""
+    return Path(__file__).resolve().parent / "migrations"
 
 
-def _config(connection: Connection | None = None) -> Config:
+def _config(connection: Connection | None = None, version_locations: Sequence[Path] = ()) -> Config:
     from alembic.config import Config
 
     cfg = Config()
-    cfg.set_main_option("script_location", str(script_location()))
+    location = script_location()
+    cfg.set_main_option("script_location", str(location))
+    dirs = [location / "versions", *(Path(p) for p in version_locations)]
+    # Alembic splits this option on the path separator it is told to use.
+    cfg.set_main_option("path_separator", "newline")
+    cfg.set_main_option("version_locations", "\n".join(str(d) for d in dirs))
     if connection is not None:
         cfg.attributes["connection"] = connection
     return cfg
 
 
-def head_revision() -> str:
-    """The schema revision this version of aborist works on."""
-    return HEAD_REVISION
-
-
-def alembic_head() -> str:
-    """The head revision as Alembic computes it from the migration scripts."""
+def alembic_head(version_locations: Sequence[Path] = (), branch: str = BRANCH) -> str:
+    """The head of ``branch`` as Alembic computes it from the revision scripts."""
     from alembic.script import ScriptDirectory
 
-    head = ScriptDirectory.from_config(_config()).get_current_head()
+    script = ScriptDirectory.from_config(_config(None, version_locations))
+    head = script.get_revision(f"{branch}@head")
     assert head is not None
-    return head
+    return head.revision
 
 
-def stored_revision(connection: Connection) -> str | None:
-    """The revision recorded in the database (``None`` when it was never migrated),
+def stored_revisions(connection: Connection) -> frozenset[str]:
+    """The branch heads recorded in the database (empty when it was never migrated),
     without Alembic: one look at the catalogue, one SELECT."""
     if not connection.dialect.has_table(connection, "alembic_version"):
-        return None
+        return frozenset()
     rows = connection.exec_driver_sql("SELECT version_num FROM alembic_version").all()
-    return ",".join(sorted(str(r[0]) for r in rows)) or None
+    return frozenset(str(r[0]) for r in rows)
 
 
-def current_revision(connection: Connection) -> str | None:
-    """The revision recorded in the database, as Alembic reads it."""
+def current_revisions(connection: Connection) -> frozenset[str]:
+    """The branch heads recorded in the database, as Alembic reads them."""
     from alembic.runtime.migration import MigrationContext
 
-    return MigrationContext.configure(connection).get_current_revision()
+    return frozenset(MigrationContext.configure(connection).get_current_heads())
 
 
-def upgrade(engine: Engine) -> tuple[str | None, str]:
-    """Upgrade the schema to head; returns (revision before, revision after)."""
+def upgrade(
+    engine: Engine, *, version_locations: Sequence[Path] = ()
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Upgrade the ledger branch, and every branch in ``version_locations``, to its head;
+    returns the recorded heads before and after."""
     from alembic import command
 
     with engine.begin() as conn:
-        before = current_revision(conn)
-        command.upgrade(_config(conn), "head")
-        after = current_revision(conn)
-    assert after is not None
+        before = current_revisions(conn)
+        target = "heads" if version_locations else f"{BRANCH}@head"
+        command.upgrade(_config(conn, version_locations), target)
+        after = current_revisions(conn)
+    assert after
     return before, after

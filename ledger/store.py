@@ -35,7 +35,7 @@ from ledger.errors import (
     PayloadError,
     UnavailableError,
 )
-from ledger.migrate import head_revision, stored_revision
+from ledger.migrate import HEAD_REVISION, stored_revisions
 from ledger.writer import Tx, Writer
 
 __all__ = ["Checkpoint", "Ledger", "Projection", "stored_type", "translate_errors", "utc_now"]
@@ -63,7 +63,11 @@ class Projection(Protocol):
     last of them it folded: an append with none of them writes nothing of the
     projection's, not even its position (a filtered subscription, as an event store's
     tracking record for a process that follows some topics). Without the attribute, or
-    with ``None``, every event is offered."""
+    with ``None``, every event is offered.
+
+    A projection whose tables come from an application's migration branch names that
+    branch's revision in ``revision``: opening the ledger then also requires it
+    (:meth:`Ledger.check_schema`), so an unmigrated read model is refused up front."""
 
     name: str
 
@@ -186,18 +190,21 @@ class Ledger:
     # -- schema -------------------------------------------------------------------------
 
     def check_schema(self) -> None:
-        """Raise :class:`NotMigratedError` unless the schema is at the head revision."""
+        """Raise :class:`NotMigratedError` unless the ledger branch, and the branch of every
+        projection that names a ``revision``, are at the revisions this code needs."""
         with translate_errors(self.where), self.reader.connect() as conn:
-            found = stored_revision(conn)
-        head = head_revision()
-        if found is None:
+            found = stored_revisions(conn)
+        if not found:
             raise NotMigratedError(
                 f"{self.where} has no ledger schema; run `aborist-ledger migrate`"
             )
-        if found != head:
+        needed = {HEAD_REVISION} | {
+            r for p in self.projections if (r := getattr(p, "revision", None)) is not None
+        }
+        if not needed <= found:
             raise NotMigratedError(
-                f"{self.where} is at schema revision {found}, expected {head}; "
-                "run `aborist-ledger migrate`"
+                f"{self.where} is at schema revision {', '.join(sorted(found))}, expected "
+                f"{', '.join(sorted(needed))}; run `aborist-ledger migrate`"
             )
 
     # -- append -------------------------------------------------------------------------

@@ -16,6 +16,53 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+PREAMBLE = """
+## Conventions
+
+**Where data lives.** The ledger (`ledger.db`) and the shards (`shards/`) live in one data
+home: `--home DIR` (on either CLI, before the command), else `$ABORIST_HOME`, else the
+nearest `.aborist/` directory in the current directory or a parent (a project-local home,
+as git finds `.git`), else `home` in the config file, else the per-user data directory
+(`$XDG_DATA_HOME/aborist`, by default `~/.local/share/aborist` on Linux). The home is
+created 0700 on first use, and the console scripts create every file 0600. The first
+`aborist ingest`, `query` or `ask` creates and migrates the embedded SQLite ledger there;
+a ledger named by `--db` or `$ABORIST_DB_URL` (PostgreSQL) is created and upgraded with
+`aborist-ledger migrate`.
+
+**Settings.** Each value comes from the first of: a flag, an `ABORIST_*` environment
+variable, the TOML config file (`$ABORIST_CONFIG`, else `~/.config/aborist/config.toml`),
+the default. The file's keys are `home`, `db_url`, `shard_dir`, `llm_base_url`,
+`llm_model`, `llm_api_key`, `llm_timeout`, `shards` (a list: the shards `aborist query`
+searches when no `--shard` is given) and `log_origin`; an unknown key or bad value is one
+error line. `aborist config` shows every value and where it came from.
+
+```toml
+db_url = "postgresql+psycopg://aborist@db.internal/aborist"
+llm_base_url = "http://127.0.0.1:8000/v1"
+llm_model = "NousResearch/Hermes-3-Llama-3.1-8B"
+shards = ["handbook"]
+```
+
+**Output.** Human-readable output shows control characters escaped (`\\x1b`, `\\r`,
+`\\u202e`): a question, a model answer or a file name cannot move the cursor, rewrite
+a line or plant a hyperlink. `--json` output is exact.
+
+**Errors.** Bad input is one line on stderr (`Error: ...`) and exit 1 (2 for usage
+errors). With `--json`, stdout also gets one JSON object, `{"error": KIND, "detail":
+MESSAGE}`: KIND is the error's class (`InputError`, `ModelError`, `NotMigratedError`,
+`UsageError`, ...), MESSAGE the line stderr shows.
+
+**Questions** are refused before anything is recorded when they are empty, longer than
+10,000 characters, not valid text (bytes that are not UTF-8), or have nothing to search
+for (only punctuation, or only common words such as "what is the"; write a keyword as
+code, `` `with` ``, to ask about it).
+
+**Shell completion** (click's): `eval "$(_ABORIST_COMPLETE=bash_source aborist)"` in
+`~/.bashrc` (`zsh_source` for `~/.zshrc`, `fish_source` for fish), and the same with
+`_ABORIST_LEDGER_COMPLETE` for `aborist-ledger`.
+"""
+
+
 def render() -> str:
     from cli.ledger_cli import cli as ledger_cli
     from cli.main import cli as main_cli
@@ -23,6 +70,7 @@ def render() -> str:
     parts = [
         "# CLI reference\n",
         "Generated from each command's `--help` by `scripts/gen_cli_docs.py`; do not edit.\n",
+        PREAMBLE,
     ]
     runner = CliRunner()
     for prog, group in (("aborist", main_cli), ("aborist-ledger", ledger_cli)):

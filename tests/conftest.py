@@ -21,15 +21,33 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from aborist.corpus.ingest import ingest
+from aborist.migrations import upgrade
 from aborist.projections import open_ledger
 from ledger.engine import ledger_engine
-from ledger.migrate import upgrade
 from ledger.store import Ledger
 from tests.eldoria import BEES_TXT, RIVERS_MD
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = (REPO_ROOT / ".." / "shared" / "data").resolve()
 PG_URL = os.environ.get("ABORIST_TEST_PG_URL")
+
+
+@pytest.fixture(autouse=True)
+def _private_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test reads or writes the real per-user home (CI runs as root): the data home,
+    the XDG data and config directories and the config file all point under a fresh
+    temporary directory, and no ``--home`` flag lingers from another test."""
+    from aborist.settings import use_flags
+
+    base = tmp_path_factory.mktemp("user", numbered=True)
+    monkeypatch.setenv("ABORIST_HOME", str(base / "aborist-home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache"))
+    monkeypatch.setenv("ABORIST_CONFIG", str(base / "config" / "aborist" / "config.toml"))
+    use_flags()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

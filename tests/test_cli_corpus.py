@@ -11,9 +11,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from aborist.migrations import upgrade
 from cli.corpus_cmd import COMMANDS, _IngestBar, reason_kind
 from ledger.engine import ledger_engine
-from ledger.migrate import upgrade
 from ledger.store import Ledger
 
 
@@ -88,7 +88,24 @@ def test_ingest_records_the_ledger_event_and_lists_skips(docs: Path, migrated: s
     assert report["source_root"] == payload["source_root"]
 
 
-def test_ingest_without_a_migrated_ledger_is_one_clean_line(docs: Path, home: Path) -> None:
+def test_the_first_ingest_creates_the_embedded_ledger(docs: Path, home: Path) -> None:
+    """No migrate step: the first ingest makes the home (0700) and its SQLite ledger
+    (0600), and says on stderr where data is kept; the next one says nothing of it."""
+    code, _, err = run("ingest", str(docs), "--shard", "py")
+    assert code == 0, err
+    assert f"keeping data in {home}" in err
+    assert (home.stat().st_mode & 0o777) == 0o700
+    assert ((home / "ledger.db").stat().st_mode & 0o777) == 0o600
+    assert (home / "shards" / "py.shard.sqlite").exists()
+    code, _, err = run("ingest", str(docs), "--shard", "py")
+    assert code == 0 and "keeping data" not in err
+
+
+def test_ingest_into_an_unmigrated_named_ledger_is_one_clean_line(
+    docs: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ledger named by ABORIST_DB_URL is not created behind the user's back."""
+    monkeypatch.setenv("ABORIST_DB_URL", f"sqlite:///{tmp_path / 'elsewhere.db'}")
     code, _, err = run("ingest", str(docs), "--shard", "py")
     assert code == 1 and "aborist-ledger migrate" in err and "Traceback" not in err
     assert not (home / "shards" / "py.shard.sqlite").exists()

@@ -11,6 +11,7 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -280,9 +281,15 @@ def test_unmigrated_database_fails_cleanly(home: Path, empty_url: str) -> None:
 
 
 def test_default_sqlite_ledger_under_aborist_home(home: Path, tmp_path: Path) -> None:
-    """Without --db the ledger is ABORIST_HOME/ledger.db; before migration: one line."""
-    fails_cleanly(invoke("query", Q), "migrate")
-    assert not (tmp_path / "home" / "ledger.db").exists()
+    """Without --db the ledger is ABORIST_HOME/ledger.db, created and migrated by the first
+    query (no migrate step), 0600; the second query finds the same ledger."""
+    db = tmp_path / "home" / "ledger.db"
+    assert not db.exists()
+    first = run_id_of(ok(invoke("query", Q)))
+    assert db.is_file() and (db.stat().st_mode & 0o777) == 0o600
+    ok(invoke("query", Q))
+    listed = ok(invoke("runs", "--json"))
+    assert first in {r["run_id"] for r in json.loads(listed.stdout)["runs"]}
 
 
 def test_runs_on_an_empty_ledger(home: Path, ledger_url: str) -> None:
@@ -325,3 +332,117 @@ def test_failed_and_interrupted_runs_are_listed_and_shown(home: Path, ledger_url
     assert shown.startswith(f"run {failed}: failed, claim-lattice mode")
     assert "failed at cache: CorpusError: no shard named 'nosuch'" in shown
     fails_cleanly(invoke("inspect", interrupted, "--db", ledger_url), "no model answer")
+
+
+# -- a newcomer's first hour ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "needle"),
+    [
+        ("???", "only punctuation"),
+        ("what is the", "only common words"),
+        ("x" * 10_001, "the limit is 10,000"),
+        ("caf\udcc3", "not valid text: character 4 is the byte 0xC3, which is not UTF-8"),
+    ],
+)
+def test_questions_that_cannot_be_answered_are_refused_clearly(
+    home: Path, question: str, needle: str
+) -> None:
+    fails_cleanly(invoke("query", question), needle)
+    assert "no runs yet" in invoke("runs").stderr  # refused before any event
+
+
+def test_json_errors_are_a_json_object_on_stdout_too(home: Path) -> None:
+    result = invoke("query", "???", "--json")
+    line = fails_cleanly(result, "only punctuation")
+    assert json.loads(result.stdout) == {"error": "InputError", "detail": line[len("Error: ") :]}
+    bad = invoke("show", "nosuchrun", "--json")
+    assert set(json.loads(bad.stdout)) == {"error", "detail"} and bad.exit_code == 1
+    usage = invoke("runs", "--json", "--format", "csv")
+    assert usage.exit_code == 2
+    assert json.loads(usage.stdout)["error"] == "UsageError"
+    plain = invoke("query", "???")
+    assert plain.stdout == ""  # without --json, nothing on stdout
+
+
+def test_query_marks_each_claim_and_show_puts_the_answer_first(home: Path) -> None:
+    out = ok(invoke("query", Q)).stdout
+    assert f"Claims:\n  ✓ verified [E1]: {FACT}\n      - " in out  # and the reason
+    shown = ok(invoke("show", run_id_of(ok(invoke("query", "Who founded Brackwater?")))))
+    text = shown.stdout
+    assert text.index("answer:") < text.index("events:") < text.index("run DAG")
+    assert "rung" in text[: text.index("events:")]
+
+
+def _three_runs() -> dict[str, str]:
+    ids = {
+        "verified": run_id_of(ok(invoke("query", Q))),
+        "unsupported": run_id_of(ok(invoke("query", "What colour is the moon of Mars?"))),
+    }
+    fails_cleanly(invoke("query", Q, "--shard", "nosuch"))
+    return ids
+
+
+def test_runs_filters(home: Path) -> None:
+    ids = _three_runs()
+
+    def listed(*args: str) -> list[dict[str, Any]]:
+        return list(json.loads(ok(invoke("runs", "--json", *args)).stdout)["runs"])
+
+    assert [r["run_id"] for r in listed("--label", "verified")] == [ids["verified"]]
+    assert [r["run_id"] for r in listed("--audit-mode", "UNGROUNDED")] == [ids["unsupported"]]
+    assert [r["status"] for r in listed("--status", "failed")] == ["failed"]
+    assert {r["run_id"] for r in listed("--grep", "SILVERRUN")} >= {ids["verified"]}
+    assert all("silverrun" in r["question"].lower() for r in listed("--grep", "silverrun"))
+    assert listed("--grep", "100%_") == []  # LIKE wildcards are matched literally
+    assert len(listed("--since", "2000-01-01")) == 3
+    assert listed("--since", "2999-01-01T00:00") == []
+    fails_cleanly(invoke("runs", "--since", "yesterday"), "ISO date")
+    assert ok(invoke("runs", "--label", "PARTIAL")).stderr.strip() == "no runs match"
+
+
+def test_runs_json_and_exports_carry_the_answer_and_sources(home: Path) -> None:
+    import csv
+    import io
+
+    ids = _three_runs()
+    ok(invoke("query", Q))  # a cache hit: its answer is the served run's
+    runs = json.loads(ok(invoke("runs", "--json")).stdout)["runs"]
+    by_id = {r["run_id"]: r for r in runs}
+    assert FACT in by_id[ids["verified"]]["answer"]
+    hit = runs[0]
+    assert hit["cache_hit"] and hit["answer"] == by_id[ids["verified"]]["answer"]
+    assert hit["citations"][0]["source_uri"].endswith("rivers.md")
+    lines = ok(invoke("runs", "--format", "jsonl")).stdout.splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == 4 and set(rows[0]) == {
+        "run_id", "started_at", "status", "audit_mode", "label", "question", "answer", "sources",
+    }  # fmt: skip
+    assert rows[0]["sources"][0]["pointer_id"] == "E1"
+    table = list(csv.DictReader(io.StringIO(ok(invoke("runs", "--format", "csv")).stdout)))
+    assert len(table) == 4
+    assert table[0]["label"] == "VERIFIED" and FACT in table[0]["answer"]
+    assert "E1 Rivers of Eldoria (file://" in table[0]["sources"]
+    failed = next(r for r in table if r["status"] == "failed")
+    assert failed["answer"] == "" and failed["sources"] == ""
+
+
+def test_an_empty_model_reply_says_so(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aborist.clients.base import ChatClient, ChatResult
+
+    class Silent(ChatClient):
+        kind = "silent"
+
+        def _complete(self, messages: Any, *, temperature: float, max_tokens: Any) -> Any:
+            return ChatResult(text="", model="silent")
+
+        def _profile(self) -> dict[str, Any]:
+            return {"model": "silent"}
+
+    import cli.query_cmd
+
+    monkeypatch.setattr(cli.query_cmd, "select_client", lambda *a, **k: Silent())
+    out = ok(invoke("query", Q)).stdout
+    assert "(no answer: the model returned no text)" in out
+    assert "✗ NO_UNITS: the answer has no checkable text" in out and "UNGROUNDED" in out

@@ -6,12 +6,14 @@ a dependency. ``TYPE_CHECKING`` blocks count too (they are part of the public su
 from __future__ import annotations
 
 import ast
+import importlib.util
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+GRAPH_SCRIPT = ROOT / "scripts" / "gen_import_graph.py"
 
 
 def _imports(path: Path) -> set[str]:
@@ -98,3 +100,16 @@ def test_the_rule_bites(tmp_path: Path) -> None:
         "ledger/probe.py imports aborist.errors",
         "ledger/probe.py imports httpx",
     ]
+
+
+def test_the_documented_import_graph_is_current() -> None:
+    """docs/architecture.md embeds the room-to-room import graph read from the code."""
+    spec = importlib.util.spec_from_file_location("gen_import_graph", GRAPH_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert gen.embedded(doc) == gen.render(), (
+        "docs/architecture.md's import graph is stale: run "
+        "`python scripts/gen_import_graph.py --write`"
+    )

@@ -63,8 +63,8 @@ def test_error_roots() -> None:
 def test_every_module_declares_all() -> None:
     missing = []
     for path in sorted([*ROOT.glob("ledger/*.py"), *ROOT.glob("aborist/**/*.py")]):
-        if path.name == "__init__.py":
-            continue
+        if path.name == "__init__.py" or "migrations" in path.parts:
+            continue  # revision scripts and env.py are Alembic's format
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if not any(
             isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets)

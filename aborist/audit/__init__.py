@@ -1,5 +1,5 @@
 """The audit: ``aborist-ledger replay`` confirms every transition of the ledger from its
-own bytes (ARCHITECTURE.md, "Replay"). See docs/replay.md."""
+own bytes. See docs/replay.md."""
 
 from aborist.audit.findings import Divergence, NotReexecuted, ReplayReport, VersionSkew
 from aborist.audit.replay import parse_checkpoint, replay

@@ -1,5 +1,5 @@
 """The blobs a run references, and the check that each exists and hashes to its address
-(ARCHITECTURE.md, "Blobs": a run stays replayable only while its blobs are intact).
+(docs/ledger-format.md, "Blobs": a run stays replayable only while its blobs are intact).
 
 A blob is content-addressed, so its hash *is* its name: bytes that no longer hash to the
 name were changed after the fact, and a name with no bytes was deleted. A row that holds

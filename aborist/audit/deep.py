@@ -289,7 +289,9 @@ class _RunReplay:
         for ref in refs:
             if ref.blob in out:
                 continue
-            self.report.blobs_checked += 1
+            if ref.blob not in self.report.blobs_seen:  # another run's reference counted it
+                self.report.blobs_seen.add(ref.blob)
+                self.report.blobs_checked += 1
             data, failure = check_blob(source, ref)
             if failure is not None:
                 self.report.diverge(failure)

@@ -1,5 +1,5 @@
 """The link between a run's retrieval record and its evidence: each evidence text must be
-the chunk that retrieval selected (ARCHITECTURE.md, "Replay"; docs/replay.md, check 2).
+the chunk that retrieval selected (docs/replay.md, check 2).
 
 The pipeline builds the evidence of a run (``qa.evidence_mapped`` in claim-lattice mode,
 ``qa.context_assembled`` in quote mode, for ``query`` and ``ask`` alike: ``ask`` retrieves

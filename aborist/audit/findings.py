@@ -123,6 +123,8 @@ class ReplayReport:
     dags_checked: int = 0
     stages_checked: int = 0
     blobs_checked: int = 0
+    #: The addresses ``--deep`` checked: a blob several runs reference counts once.
+    blobs_seen: set[str] = field(default_factory=set, repr=False)
     checkpoints_checked: int = 0
     deep_runs: int = 0
     deep_stages: int = 0
@@ -171,7 +173,8 @@ class ReplayReport:
             self.runs[kind] = self.runs.get(kind, 0) + n
         self.dags_checked += part.dags_checked
         self.stages_checked += part.stages_checked
-        self.blobs_checked += part.blobs_checked
+        self.blobs_checked += part.blobs_checked - len(part.blobs_seen & self.blobs_seen)
+        self.blobs_seen |= part.blobs_seen
         self.checkpoints_checked += part.checkpoints_checked
         self.deep_runs += part.deep_runs
         self.deep_stages += part.deep_stages

@@ -24,9 +24,9 @@ from sqlalchemy import Connection, create_engine
 from sqlalchemy.pool import StaticPool
 
 from aborist.audit.findings import Divergence, ReplayReport, clip
+from aborist.migrations import upgrade
 from aborist.projections import RunProjection
 from ledger.envelope import GENESIS_HASH, RecordedEvent
-from ledger.migrate import upgrade
 from ledger.store import Ledger, translate_errors
 from ledger.writer import Writer
 
@@ -42,7 +42,8 @@ __all__ = [
     "read_tables",
 ]
 
-#: Every column of each projection table (migrations/0002, 0003), in the order rows are read.
+#: Every column of each projection table (aborist/migrations/versions/0002, 0003), in the
+#: order rows are read.
 COLUMNS: dict[str, tuple[str, ...]] = {
     "providence_cache": (
         "cache_key", "answer", "audit_mode", "label", "run_id", "run_dag_root", "run_dag_blob",

@@ -1,5 +1,4 @@
-"""The Anthropic Messages API client (seed 000, `qa.client`: "(Future) AnthropicClient —
-Claude API direct"; ARCHITECTURE.md: "An AnthropicClient is welcome").
+"""The Anthropic Messages API client (``--model anthropic``).
 
 ``POST {base_url}/messages`` with ``x-api-key`` and ``anthropic-version`` headers. The Messages
 API takes the system prompt as a top-level ``system`` field rather than a message, requires

@@ -1,4 +1,4 @@
-"""LLM transport (seed 000, section `qa.client`; issue 5, "Clients").
+"""LLM transport: the client interface every answerer implements (docs/pipeline.md).
 
 Every client takes chat messages and returns a :class:`ChatResult`; every failure it
 reports is one :class:`aborist.errors.ModelError` with a one-line message. Each client also
@@ -166,7 +166,7 @@ Responder = Callable[[Messages], str | None]
 
 
 class StubClient(ChatClient):
-    """Canned answers, for tests (seed 000: "deterministic test fixture").
+    """Canned answers, for tests: a deterministic test fixture.
 
     ``responses`` is a mapping or a callable. A mapping is looked up first by the content of
     the last user message, then by :func:`messages_sha256` of all messages; a callable gets

@@ -2,23 +2,41 @@
 
 With no model server configured, ``aborist query`` still answers: the
 :class:`ExtractiveClient` reads the question and the tagged evidence back out of the
-prompt (:func:`aborist.prompts.parse_messages`), scores every evidence sentence by how
-much of the question's content it covers, and answers with the best sentences verbatim,
-each tagged with its evidence pointer:
+prompt (:func:`aborist.prompts.parse_messages`), scores every whole evidence sentence, and
+answers with the best sentences verbatim, each tagged with its evidence pointer:
 
 - claim-lattice mode: ``<sentence> [E2]`` per line;
 - quote mode: ``"<sentence>" [E2]`` per line (bare when the sentence holds ``"`` itself).
 
-Coverage is IDF-weighted over the evidence sentences themselves: a sentence sharing the
-question's rarest terms covers more than one sharing only common ones; ties go to the
-sentence holding more of the question's adjacent word pairs (pairs of two stopwords aside),
-then to the one where such a pair comes first, then to the one sharing more of the
-question's words (stopwords included, each weighted by the same IDF, so "else" outweighs
-"of"), then to evidence order. When no sentence
-covers at least :data:`MIN_COVERAGE` of the question, the answer is
-:data:`~aborist.prompts.CANNOT_ANSWER`, which the verifier labels ``UNGROUNDED``: the
-extractive answerer says plainly that the evidence does not answer the question rather
-than offer its nearest sentence as an answer.
+**Whole sentences.** A paragraph (a line) is cut after ``.``, ``!`` or ``?`` only where a
+new sentence can start, never after an abbreviation (:data:`ABBREVIATIONS`: ``Gen.``,
+``e.g.``, ``i.e.``, ``Dr.`` …) or a one-letter initial (``Robert E. Lee``), and never
+inside an open quotation or bracket; closing quotes stay with their sentence.
+
+**The question's relation** (:func:`question_relation`). The question's shape names what
+an answer must say about its *anchor* (the words after the question frame): a definition
+for "what is X" / "what does X do" (X is the sentence's subject before a defining verb, or
+"… called X"), a count for "how many" (a number), a cause for "why" (because, since, so
+that …), an expansion for "what does X stand for", a comparison for "difference between
+X and Y" (both sides and a contrast cue, or a definition of either). For "what are the X"
+a *list* stands in the relation too: a lead-in ending with ``:`` whose heading or own
+words hold X, followed by one-sentence item lines; the answer is then the items. An
+"It …" sentence is answered with the sentence before it. The table, with examples, is in
+docs/pipeline.md ("Extractive answerer").
+
+**Order.** Every candidate covering at least :data:`MIN_COVERAGE` of the question's
+IDF-weighted content keys (question-frame words such as "many" or "difference" left out)
+is ranked: those in the question's relation first; then by coverage; ties go to the
+sentence holding more of the question's adjacent word pairs (pairs of two stopwords
+aside), then to the one where such a pair comes first, then to the one sharing more of the
+question's words (each weighted by its IDF among the evidence sentences), then to evidence
+order.
+
+**Refusal.** When no sentence covers :data:`MIN_COVERAGE`, the answer is
+:data:`~aborist.prompts.CANNOT_ANSWER` followed by one line naming the closest passages
+(the pointers of the best-covering sentences, at most :data:`MAX_SENTENCES`):
+``Closest passages: [E2] [E5]``. The verifier labels it ``UNGROUNDED`` (neither line is a
+supported claim), and ``aborist query`` prints those passages (:func:`closest_passages`).
 
 Everything here is pure and deterministic (ties are broken by evidence order, then
 position), so the same prompt always gives the same bytes.
@@ -34,59 +52,359 @@ from itertools import pairwise
 from typing import Any
 
 from aborist.clients.base import ChatClient, ChatResult, Messages
-from aborist.corpus.lexicon import STOPWORDS, content_keys, light_stem, sentences
+from aborist.corpus.lexicon import STOPWORDS, content_keys, light_stem
 from aborist.prompts import CANNOT_ANSWER, MODE_QUOTE, parse_messages
 
-__all__ = ["EXTRACTIVE_VERSION", "MAX_SENTENCES", "MIN_COVERAGE", "ExtractiveClient", "extract"]
+__all__ = [
+    "ABBREVIATIONS",
+    "CLOSEST_PREFIX",
+    "EXTRACTIVE_VERSION",
+    "MAX_SENTENCES",
+    "MIN_COVERAGE",
+    "ExtractiveClient",
+    "closest_passages",
+    "extract",
+    "question_relation",
+    "whole_sentences",
+]
 
-EXTRACTIVE_VERSION = "extractive/2"
+EXTRACTIVE_VERSION = "extractive/3"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 MIN_SENTENCE_CHARS = 20
 MAX_SENTENCE_CHARS = 600
+CLOSEST_PREFIX = "Closest passages:"
 _DECORATION = re.compile(r"([*=#~^_-])\1{3,}")
 _WORD = re.compile(r"[^\W_]+")
 _ENDS = re.compile(r"[.!?][\"'’”)\]]*$")  # a whole sentence, not a heading or a lead-in
 
+# ---------------------------------------------------------------------------------------
+# Whole sentences
+
+#: Lower-cased, without the final full stop; a full stop after one never ends a sentence
+#: ("etc." often does, so it is not here).
+ABBREVIATIONS = frozenset(
+    {
+        "e.g", "i.e", "cf", "vs", "viz", "approx", "ca", "al",
+        "mr", "mrs", "ms", "dr", "prof", "rev", "hon", "st", "mt", "ft", "jr", "sr",
+        "gen", "col", "lt", "sgt", "capt", "cmdr", "adm", "maj", "gov", "sen", "rep", "pres",
+        "no", "nos", "fig", "figs", "vol", "vols", "ch", "sec", "pp", "ed", "eds",
+        "inc", "ltd", "co", "corp", "dept", "univ", "assn", "bros",
+        "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    }
+)  # fmt: skip
+_BOUNDARY = re.compile(r"[.!?][\"'’”)\]]*(?=\s+[\"'“‘(\[`*_]*[A-Z0-9])")
+_LAST_WORD = re.compile(r"([^\s(\[\"'“‘]+)$")
+_INITIAL = re.compile(r"^(?:[A-Z]\.)*[A-Z]$")
+_PAIRS = (("“", "”"), ("(", ")"), ("[", "]"))
+
+
+def _balanced(text: str) -> bool:
+    return text.count('"') % 2 == 0 and all(text.count(o) <= text.count(c) for o, c in _PAIRS)
+
+
+def _ends_sentence(head: str) -> bool:
+    """Whether the full stop that closes ``head`` ends a sentence (not an abbreviation)."""
+    m = _LAST_WORD.search(head[:-1]) if head.endswith(".") else None
+    if m is None:
+        return True
+    word = m.group(1)
+    return word.lower() not in ABBREVIATIONS and not _INITIAL.match(word)
+
+
+def whole_sentences(paragraph: str) -> list[str]:
+    """The sentences of one paragraph (no line break inside), closing quotes kept."""
+    out: list[str] = []
+    start = 0
+    for m in _BOUNDARY.finditer(paragraph):
+        if _ends_sentence(paragraph[start : m.start() + 1]) and _balanced(
+            paragraph[start : m.end()]
+        ):
+            out.append(paragraph[start : m.end()].strip())
+            start = m.end()
+    out.append(paragraph[start:].strip())
+    return [s for s in out if s]
+
+
+# ---------------------------------------------------------------------------------------
+# The question's relation
+
+_USED_FOR = re.compile(
+    r"^(?:what\s+(?:is|are)|how\s+(?:is|are))\s+(?:an?\s+|the\s+)?(?P<x>.+?)\s+used(?:\s+for)?$",
+    re.IGNORECASE,
+)
+_STANDS_FOR = re.compile(
+    r"^what\s+(?:does|do|is)\s+(?P<x>.+?)\s+(?:stand\s+for|short\s+for|an\s+abbreviation\s+for)$",
+    re.IGNORECASE,
+)
+_DEFINITION = re.compile(
+    r"^(?:what|who)\s+(?:is|are|was|were)\s+(?!the\s+difference\b)(?:an?\s+|the\s+)?(?P<x>.+)$"
+    r"|^what\s+(?:does|do)\s+(?P<y>.+?)\s+(?:mean|do)$"
+    r"|^(?:define|what\s+is\s+meant\s+by)\s+(?P<z>.+)$",
+    re.IGNORECASE,
+)
+_COUNT = re.compile(r"^how\s+(?:many|much|long|big|large|old|often)\s+(?P<x>.+)$", re.I)
+_CAUSE = re.compile(r"^why\s+(?P<x>.+)$", re.IGNORECASE)
+_COMPARISON = re.compile(
+    r"(?:difference|differences)\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$"
+    r"|^how\s+(?:does|do|is|are)\s+(?P<c>.+?)\s+differ\s+from\s+(?P<d>.+)$"
+    r"|^(?P<e>.+?)\s+(?:vs\.?|versus)\s+(?P<f>.+)$",
+    re.IGNORECASE,
+)
+_FRAME_WORDS = frozenset(
+    light_stem(w)
+    for w in ("many", "number", "mean", "meant", "difference", "differ", "versus", "stand")
+)
+_DEFINING_VERBS = frozenset(
+    light_stem(w)
+    for w in (
+        "is", "are", "was", "were", "means", "refers", "denotes", "describes",
+        "represents", "lets", "allows", "enables", "provides", "consists", "stands",
+        "defines",
+    )
+)  # fmt: skip
+_CATEGORY = frozenset(
+    light_stem(w)
+    for w in (
+        "statement", "expression", "keyword", "type", "function", "method", "operator",
+        "clause", "object", "construct", "syntax",
+    )
+)  # fmt: skip
+_ARTICLES = frozenset({"the", "a", "an"})
+_DETERMINERS = frozenset({"the", "a", "an", "s", "rust", "python", "in", "this", "these", "its"})
+_AUXILIARIES = frozenset({"is", "are", "was", "were", "can", "may", "must", "will", "has", "have"})
+_ASIDE = re.compile(r"\([^()]*\)|,\s[^,]{1,40},\s")
+_PRONOUN = re.compile(r"^(?:It|They|This)\s+([a-z]+)\b")
+_NUMBER_WORDS = frozenset(
+    (
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand",
+        "million", "billion", "dozen", "single",
+    )
+)  # fmt: skip
+_CAUSE_CUE = re.compile(
+    r"\b(?:because|since|so\s+that|due\s+to|the\s+reason|reasons?\s+(?:is|are|why)|in\s+order"
+    r"\s+to|that['’]s\s+why|this\s+is\s+why|therefore|thus|as\s+a\s+result|as\s+such|to\s+"
+    r"(?:prevent|avoid|ensure|guarantee|make\s+sure)|which\s+means|otherwise|so\s+we)\b",
+    re.IGNORECASE,
+)
+_CONTRAST_CUE = re.compile(
+    r"\b(?:unlike|whereas|while|but|differ\w*|instead|rather\s+than|than|same|both|however|"
+    r"contrast|compared?|similar\w*|versus|vs)\b",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True, slots=True)
-class _Sentence:
+class Relation:
+    """What the question asks of its anchor: ``kind`` is one of definition, count, cause,
+    comparison, or ``None``; ``anchor`` the anchor's word sequences (two for a comparison)."""
+
+    kind: str | None
+    anchor: tuple[tuple[str, ...], ...] = ()
+    plural: bool = False
+    action: bool = False  # "what does X do": any verb after X states it
+    frame: frozenset[str] = frozenset()  # question words an answer need not repeat
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower()))
+
+
+def question_relation(question: str) -> Relation:
+    """The relation the question asks for and its anchor (the table in the module doc)."""
+    q = " ".join(question.split()).rstrip("?.! ")
+    if m := _COMPARISON.search(q):
+        a, b = (g for g in m.groups() if g is not None)
+        return Relation("comparison", (_words(a), _words(b)))
+    if m := _COUNT.match(q):
+        # "how many X does Y contain": the closing verb asks for the count, it is not a
+        # word the answer must hold ("… a sequence counting 30,847 nucleotides")
+        verb = re.search(r"\s(?:does|do|did|can|will)\s.+\s([a-z]+)$", m.group("x"), re.I)
+        frame = frozenset({light_stem(verb.group(1).lower())} if verb else ())
+        return Relation("count", (_words(m.group("x")),), frame=frame)
+    if m := _CAUSE.match(q):
+        return Relation("cause", (_words(m.group("x")),))
+    if m := _STANDS_FOR.match(q):
+        return Relation("abbreviation", (_words(m.group("x")),))
+    if m := _USED_FOR.match(q):  # "what is the if statement used for": "X is used for …"
+        return Relation("definition", (_words(m.group("x")),), action=True)
+    if m := _DEFINITION.match(q):
+        x = next(g for g in m.groups() if g is not None)
+        plural = bool(re.match(r"(?i)^what\s+are\b", q))
+        action = bool(re.search(r"(?i)\sdoe?s?\s.+\sdo$", q))
+        return Relation("definition", (_words(x),), plural=plural, action=action)
+    return Relation(None)
+
+
+def _stems(text: str) -> list[str]:
+    return [light_stem(w) for w in _words(text)]
+
+
+def _in_relation(rel: Relation, c: _Candidate) -> bool:
+    """Whether candidate ``c`` states the question's relation; the coverage gate has
+    already checked that it holds most of the question."""
+    if c.kind == "list":
+        return rel.kind == "definition" and rel.plural and _holds_anchor(rel, c.context)
+    if c.kind == "continued":  # "X may …. It terminates …": X is the subject of both
+        return rel.kind == "definition" and _defines(rel, c.context, verbish=True)
+    sentence = c.text
+    if rel.kind == "definition":
+        return _defines(rel, sentence, verbish=rel.action)
+    if rel.kind == "abbreviation":  # "X stands for", "X, which is an abbreviation for"
+        phrase = r"\W+".join(re.escape(w) for w in rel.anchor[0])
+        expands = r"\W+(?:\w+\W+){0,3}?(?:stands\s+for|abbreviation\s+(?:for|of)|short\s+for)"
+        return re.search(rf"(?i)\b{phrase}{expands}", sentence) is not None
+    if rel.kind == "count":
+        return any(w.isdigit() or w in _NUMBER_WORDS for w in _words(sentence))
+    if rel.kind == "cause":
+        return bool(_CAUSE_CUE.search(sentence))
+    if rel.kind == "comparison":
+        a, b = ({light_stem(w) for w in part if w not in STOPWORDS} for part in rel.anchor)
+        if bool(a & c.keys) and bool(b & c.keys) and bool(_CONTRAST_CUE.search(sentence)):
+            return True
+        # defining either side answers "the difference between X and Y" too
+        return any(_defines(Relation("definition", (part,)), sentence) for part in rel.anchor)
+    return False
+
+
+def _core(anchor: tuple[str, ...]) -> list[str]:
+    """The anchor's distinctive stems: no article or count ("the three rules"), and no
+    category noun ("statement", "type") unless nothing else is left."""
+    want = [light_stem(w) for w in anchor if w not in _ARTICLES and w not in _NUMBER_WORDS]
+    want = [w for w in want if not w.isdigit()]
+    return (
+        [w for w in want if w not in _CATEGORY and w not in STOPWORDS]
+        or [w for w in want if w not in _CATEGORY]  # "the with statement"
+        or want
+    )
+
+
+def _holds_anchor(rel: Relation, text: str) -> bool:
+    core = _core(rel.anchor[0])
+    return bool(core) and set(core) <= {light_stem(w) for w in _words(text)}
+
+
+def _verb(word: str, verbish: bool) -> bool:
+    if not verbish:
+        return light_stem(word) in _DEFINING_VERBS
+    return word in _AUXILIARIES or (len(word) > 3 and word.endswith("s") and word[-2] != "s")
+
+
+def _defines(rel: Relation, sentence: str, *, verbish: bool = False) -> bool:
+    """ "X is …" with X as the subject — only articles before it, a category noun such as
+    "statement" may follow it ("The nonlocal statement causes …"), asides in brackets or
+    commas skipped ("Smart pointers, on the other hand, are …") — or "… X, which is …",
+    "… X that compares …", or "… called X". With ``verbish`` ("what does X do") any verb
+    after X will do, else a defining one (is, are, means, lets, allows …)."""
+    core = _core(rel.anchor[0])
+    words = list(_words(_ASIDE.sub(" ", sentence)))
+    stems = [light_stem(w) for w in words]
+    if not core or not set(core) <= set(stems):
+        return False
+    anchor = set(core) | _CATEGORY
+    for i, s in enumerate(stems):
+        if s != core[-1]:
+            continue
+        j = i + 1
+        while j < len(stems) and (stems[j] in _CATEGORY or len(words[j]) == 1):
+            j += 1  # "Rust’s char type is", "The pass statement does", "Box<T> allows"
+        related = j < len(words) and words[j] in ("which", "that", "who")
+        j += related
+        subject = all(w in _DETERMINERS or light_stem(w) in anchor for w in words[:i])
+        negated = words[j + 1 : j + 2] in (["t"], ["not"], ["never"])
+        if (subject or related) and j < len(words) and _verb(words[j], verbish) and not negated:
+            return True  # a definition says what X is or does, not what it cannot do
+    phrase = r"\W+".join(re.escape(w) for w in rel.anchor[0])
+    named = rf"(?i)\b(?:called|named|termed|known\s+as)\W+{phrase}s?(?![^\W_]|\s+[a-z])"
+    return re.search(named, sentence) is not None
+
+
+# ---------------------------------------------------------------------------------------
+# Candidates and scoring
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
     pointer_id: str
     order: int
-    text: str
+    kind: str  # sentence | lead (ends with ":") | list | continued ("It …" after X)
+    text: str  # what is scored against the question
+    context: str  # what the relation is looked for in (a list's heading and lead-in)
     keys: frozenset[str]
+    lines: tuple[str, ...]  # what the answer says
 
 
-def _candidates(evidence: tuple[tuple[str, str], ...], mode: str) -> list[_Sentence]:
-    out: list[_Sentence] = []
-    order = 0
-    for pointer_id, text in evidence:
-        for raw in sentences(text):
-            sentence = " ".join(raw.split())
-            if not MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS:
+_HEADING = re.compile(r"^[^\W\d_][\w\s'’“”\"`,&/?—–-]{0,79}$")  # a title, not code or a lead-in
+_ITEM_MAX_CHARS = 300
+
+
+def _usable(sentence: str, ends: re.Pattern[str] = _ENDS) -> bool:
+    return (
+        MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS
+        and "[E" not in sentence
+        and not _DECORATION.search(sentence)
+        and bool(ends.search(sentence))
+        and any(c.isalpha() for c in sentence)
+    )
+
+
+def _lists(lines: list[str], i: int) -> tuple[str, ...]:
+    """The item lines after lead-in line ``i``: one short whole sentence each."""
+    items: list[str] = []
+    for item in lines[i + 1 :]:
+        if len(item) > _ITEM_MAX_CHARS or len(whole_sentences(item)) != 1 or not _usable(item):
+            break
+        items.append(item)
+    return tuple(items) if len(items) >= 2 else ()
+
+
+_LEAD = re.compile(r":$")
+
+
+def _candidates(evidence: tuple[tuple[str, str], ...], lists: bool) -> list[_Candidate]:
+    out: list[_Candidate] = []
+
+    def add(pid: str, kind: str, text: str, context: str, lines: tuple[str, ...]) -> None:
+        keys = frozenset(content_keys(f"{context} {' '.join(lines)}" if kind == "list" else text))
+        out.append(_Candidate(pid, len(out), kind, text, context, keys, lines))
+
+    for pid, text in evidence:
+        lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+        heading, prev = "", ""
+        for i, line in enumerate(lines):
+            parts = whole_sentences(line)
+            if _HEADING.match(line) and not _ENDS.search(line):
+                heading, prev = line, ""
                 continue
-            if "[E" in sentence or _DECORATION.search(sentence) or not _ENDS.search(sentence):
-                continue  # a pointer look-alike, a heading underline, or not a whole sentence
-            if not any(c.isalpha() for c in sentence):
-                continue
-            out.append(_Sentence(pointer_id, order, sentence, frozenset(content_keys(sentence))))
-            order += 1
+            if lists and line.endswith(":") and (items := _lists(lines, i)):
+                add(pid, "list", parts[-1], f"{heading} {parts[-1]}", items)
+            for sentence in parts:
+                if _usable(sentence):
+                    add(pid, "sentence", sentence, sentence, (sentence,))
+                    m = _PRONOUN.match(sentence)
+                    if prev and m and _verb(m.group(1), True):
+                        # "It terminates …" continues the sentence before it, across a
+                        # paragraph break too: the two are answered together
+                        add(pid, "continued", f"{heading} {prev} {sentence}", prev,
+                            (prev, sentence))  # fmt: skip
+                elif _usable(sentence, _LEAD):  # "The if statement is used for …:"
+                    add(pid, "lead", sentence, sentence, (sentence,))
+                prev = sentence if _usable(sentence) else ""
     return out
 
 
-def extract(
-    question: str,
-    evidence: tuple[tuple[str, str], ...],
-    mode: str,
-    *,
-    max_sentences: int = MAX_SENTENCES,
-    min_coverage: float = MIN_COVERAGE,
-) -> str:
-    """The extractive answer for ``question`` over ``(pointer_id, text)`` evidence."""
-    wanted = content_keys(question)
-    pool = _candidates(evidence, mode)
+def _ranked(
+    question: str, pool: list[_Candidate], min_coverage: float
+) -> tuple[list[_Candidate], list[tuple[float, _Candidate]]]:
+    """The candidates at or above ``min_coverage``, best first, and every candidate with
+    its coverage (for a refusal's closest passages)."""
+    rel = question_relation(question)
+    wanted = content_keys(question) - _FRAME_WORDS - rel.frame
+    if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
+        wanted -= {light_stem(w) for w in _NUMBER_WORDS}
     if not wanted or not pool:
-        return CANNOT_ANSWER
+        return [], []
     df = Counter(k for s in pool for k in s.keys & wanted)
     n = len(pool)
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
@@ -103,36 +421,84 @@ def extract(
     wdf = Counter(w for shared in shared_words for w in shared)
     widf = {w: math.log((n + 1) / (wdf.get(w, 0) + 0.5)) for w in words}
     scored = []
+    every = []
     for s, tokens, shared in zip(pool, pool_words, shared_words, strict=True):
         covered = sum(idf[k] for k in s.keys & wanted) / total
-        if covered >= min_coverage:
-            # Ties on content coverage go first to the sentence holding more of the
-            # question's word pairs ("else clause", "with statement": a stopword that
-            # names a Python statement is only told apart from its everyday use by its
-            # neighbour), then to the one where such a pair comes first (a sentence that
-            # opens with its subject, "The with statement is used to ...", defines it),
-            # then to the one sharing more of the question's words, stopwords included,
-            # each weighted by its rarity among the evidence sentences.
-            hits = [(i, p) for i, p in enumerate(pairwise(map(light_stem, tokens))) if p in pairs]
-            adjacent = len({p for _, p in hits})
-            first = hits[0][0] if hits else len(tokens)
-            weight = round(sum(widf[w] for w in shared), 9)
-            scored.append((-covered, -adjacent, first, -weight, s.order, s))
-    scored.sort(key=lambda t: t[:5])
+        every.append((covered, s))
+        if covered < min_coverage and not (
+            # "the difference between X and Y": defining one side holds half the question
+            rel.kind == "comparison" and covered >= min_coverage / 2 and _in_relation(rel, s)
+        ):
+            continue
+        # a list that spells out "the X" outranks a sentence in relation, which outranks
+        # any other sentence; a list, a lead-in or an "It …" sentence is only ever an
+        # answer in relation
+        related = int(_in_relation(rel, s))
+        if not related and s.kind != "sentence":
+            continue
+        related += related and s.kind == "list"
+        hits = [(i, p) for i, p in enumerate(pairwise(map(light_stem, tokens))) if p in pairs]
+        adjacent = len({p for _, p in hits})
+        first = hits[0][0] if hits else len(tokens)
+        weight = round(sum(widf[w] for w in shared), 9)
+        scored.append((-related, -covered, -adjacent, first, -weight, s.order, s))
+    scored.sort(key=lambda t: t[:6])
+    if scored and scored[0][0] < 0:  # something states the relation: answer with that only
+        scored = [t for t in scored if t[0] < 0]
+    return [t[-1] for t in scored], every
+
+
+def extract(
+    question: str,
+    evidence: tuple[tuple[str, str], ...],
+    mode: str,
+    *,
+    max_sentences: int = MAX_SENTENCES,
+    min_coverage: float = MIN_COVERAGE,
+) -> str:
+    """The extractive answer for ``question`` over ``(pointer_id, text)`` evidence."""
+    rel = question_relation(question)
+    pool = _candidates(evidence, lists=rel.kind == "definition" and rel.plural)
+    ranked, every = _ranked(question, pool, min_coverage)
     lines: list[str] = []
     seen: set[str] = set()
-    for *_, s in scored:
-        if s.text.casefold() in seen:
-            continue
-        seen.add(s.text.casefold())
-        # A sentence that holds double quotes itself cannot be wrapped in them; quote
-        # mode then gives it bare, and the verifier's span strategy checks it verbatim.
-        quote = mode == MODE_QUOTE and '"' not in s.text
-        body = f'"{s.text}"' if quote else s.text
-        lines.append(f"{body} [{s.pointer_id}]")
+    for s in ranked:
+        for text in s.lines:
+            if text.casefold() in seen or len(lines) == max_sentences:
+                continue
+            seen.add(text.casefold())
+            # A sentence that holds double quotes itself cannot be wrapped in them; quote
+            # mode then gives it bare, and the verifier's span strategy checks it verbatim.
+            body = f'"{text}"' if mode == MODE_QUOTE and '"' not in text else text
+            lines.append(f"{body} [{s.pointer_id}]")
         if len(lines) == max_sentences:
             break
-    return "\n".join(lines) if lines else CANNOT_ANSWER
+    if lines:
+        return "\n".join(lines)
+    return _refusal(every, max_sentences)
+
+
+def _refusal(every: list[tuple[float, _Candidate]], max_sentences: int) -> str:
+    closest: list[str] = []
+    for covered, s in sorted(every, key=lambda t: (-t[0], t[1].order)):
+        if covered > 0 and s.pointer_id not in closest:
+            closest.append(s.pointer_id)
+        if len(closest) == max_sentences:
+            break
+    if not closest:
+        return CANNOT_ANSWER
+    return f"{CANNOT_ANSWER}\n{CLOSEST_PREFIX} " + " ".join(f"[{p}]" for p in closest)
+
+
+_CLOSEST = re.compile(rf"^{re.escape(CLOSEST_PREFIX)}((?:\s*\[E\d+\])+)\s*$", re.MULTILINE)
+
+
+def closest_passages(answer: str) -> list[str]:
+    """The pointers a refusal names as its closest passages (``[]`` for any other answer)."""
+    if not answer.startswith(CANNOT_ANSWER):
+        return []
+    m = _CLOSEST.search(answer)
+    return re.findall(r"E\d+", m.group(1)) if m else []
 
 
 class ExtractiveClient(ChatClient):

@@ -9,8 +9,10 @@ and dropped connections. Up to ``max_attempts`` (3) attempts, waiting
 bodies without the answer text fail at once: repeating the request would not change them.
 
 Every failure is one :class:`aborist.errors.ModelError`: ``model server <endpoint>: <what
-happened>``, with credentials removed from the URL and the API key replaced by ``***``
-wherever the server echoed it.
+happened>``, with the URL cut to scheme, host, port and path (no user, password, query
+string or fragment: a ``?token=…`` would otherwise be kept forever in ``qa.run_failed``)
+and the API key replaced by ``***`` wherever the server echoed it. The model profile
+recorded in ``qa.run_started`` holds the same cut URL (:func:`public_url`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = [
     "MAX_RETRY_AFTER",
     "HTTPChatClient",
     "Reply",
+    "public_url",
     "seconds_timeout",
 ]
 
@@ -60,6 +63,23 @@ DEFAULT_BACKOFF_BASE = 0.5
 MAX_RETRY_AFTER = 30.0
 
 _DETAIL_CHARS = 160
+
+
+def public_url(url: httpx.URL) -> httpx.URL:
+    """``url`` with only scheme, host, port and path: what may be recorded or shown.
+    User info, the query string and the fragment can carry credentials."""
+    return httpx.URL(scheme=url.scheme, host=url.host, port=url.port, path=url.path)
+
+
+_URL_SECRETS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?:[^/?#@\s]*@)?(?P<rest>[^?#\s]*)"
+                          r"(?:[?#][^\s'\")]*)?", re.IGNORECASE)  # fmt: skip
+
+
+def redact_urls(text: str) -> str:
+    """Every URL in ``text`` without user info, query string or fragment."""
+    return _URL_SECRETS.sub(lambda m: m["scheme"] + m["rest"], text)
+
+
 _NUMERIC = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -137,9 +157,9 @@ class HTTPChatClient(ChatClient):
         if max_attempts < 1:
             raise ModelError(f"max_attempts must be at least 1; found {max_attempts}")
         self.model = model.strip()
-        self.base_url = str(base.copy_with(username=None, password=None))
+        self.base_url = str(public_url(base))
         self.endpoint = base.copy_with(path=base.path.rstrip("/") + self.endpoint_path)
-        self.endpoint_display = str(self.endpoint.copy_with(username=None, password=None))
+        self.endpoint_display = str(public_url(self.endpoint))
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else seconds_timeout(timeout)
         self.max_attempts = max_attempts
         self.backoff_base = backoff_base
@@ -183,9 +203,10 @@ class HTTPChatClient(ChatClient):
         try:
             url = httpx.URL(base_url.strip().rstrip("/"))
         except (httpx.InvalidURL, TypeError, AttributeError) as e:
-            raise ModelError(f"{self.env_base_url} is not a URL ({e}): {base_url!r}") from e
+            shown = redact_urls(str(base_url))
+            raise ModelError(f"{self.env_base_url} is not a URL ({e}): {shown!r}") from e
         if url.scheme not in ("http", "https") or not url.host:
-            shown = str(url.copy_with(username=None, password=None)) if url.host else base_url
+            shown = str(public_url(url)) if url.host else redact_urls(base_url)
             raise ModelError(f"{self.env_base_url} must be an http(s) URL; found {shown!r}")
         return url
 
@@ -196,7 +217,7 @@ class HTTPChatClient(ChatClient):
         self._http.close()
 
     def _error(self, what: str) -> ModelError:
-        message = f"model server {self.endpoint_display}: {what}"
+        message = redact_urls(f"model server {self.endpoint_display}: {what}")
         if self._api_key:
             message = message.replace(self._api_key, "***")
         return ModelError(message)

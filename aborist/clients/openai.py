@@ -20,6 +20,7 @@ from aborist.clients.http import (
     MAX_RETRY_AFTER,
     HTTPChatClient,
     Reply,
+    redact_urls,
 )
 from aborist.errors import ModelError
 from aborist.settings import Settings, load_settings
@@ -80,7 +81,7 @@ class OpenAICompatibleClient(HTTPChatClient):
         if not model:
             raise ModelError(
                 f"no model name configured: set {ENV_MODEL} to a model the server at "
-                f"{base_url} serves"
+                f"{redact_urls(base_url)} serves"
             )
         return cls(base_url, model, api_key or None, **given)
 

@@ -1,4 +1,4 @@
-"""Corpus-derived synonym and rivalry relations (seed map 000, ``qa.concepts``).
+"""Corpus-derived synonym and rivalry relations (docs/retrieval.md, "Concepts").
 
 Extracted from each shard's text at ingest (:mod:`.extract`), stored in the shard's
 ``concepts`` table (:mod:`.store`), and merged across the shards of a query into one

@@ -1,6 +1,6 @@
 """Corpus-derived concept relations, extracted from canonical chunk text at ingest.
 
-Seed map 000, ``qa.concepts``: synonyms and rivalries used to live as hand-curated
+Synonyms and rivalries used to live as hand-curated
 frozensets; here they are read from the user's own documents, so every relation used at
 retrieval time can be traced to the sentence that taught it (``evidence``). The patterns
 are lexical and conservative (a missed relation costs a little recall; a wrong one

@@ -1,5 +1,5 @@
 """The corpus layer: read, canonicalize, chunk and store documents as versioned shards
-(ARCHITECTURE.md, "Corpus and shards"; docs/corpus.md)."""
+(docs/corpus.md)."""
 
 from aborist.corpus.canonicalize import CANONICALIZATION_VERSION
 from aborist.corpus.chunking import CHUNKING_VERSION

@@ -1,4 +1,4 @@
-"""The per-run Merkle DAG of stage hashes (seed map, ``qa.dag``).
+"""The per-run Merkle DAG of stage hashes (docs/pipeline.md, "The run DAG").
 
 Seven stages in quote mode, nine in claim-lattice mode, plus ``repair`` when it ran.
 Each node commits to one stage's output (its *stage hash*) and to the node hashes of the

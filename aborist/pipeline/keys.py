@@ -1,4 +1,4 @@
-"""The cache key: eight dimensions plus the verifier policy (seed map, ``qa.keys``).
+"""The cache key: eight dimensions plus the verifier policy (docs/pipeline.md).
 
 ::
 

@@ -14,7 +14,8 @@ from aborist.clients.base import ChatClient
 from aborist.corpus.shard import SHARD_SUFFIX, ShardInfo, read_shard_info, resolve_shard
 from aborist.errors import CorpusError
 from aborist.pipeline.run import Governance, RepairHook, RunResult, execute_run
-from aborist.retrieval.retriever import RetrievalResult, Retriever
+from aborist.retrieval.records import RetrievalResult
+from aborist.retrieval.retriever import Retriever
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy
 from ledger.store import Ledger
 

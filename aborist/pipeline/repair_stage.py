@@ -1,4 +1,4 @@
-"""The repair stage in a run (seed 001, and the re-prompt fallback past its TODO).
+"""The repair stage in a run: mechanical repair, then the re-prompt fallback (docs/repair.md).
 
 Called by :func:`aborist.pipeline.run.execute_run` after the first verification when
 ``policy["repair_enabled"]`` is on and the answer is not STRICT:

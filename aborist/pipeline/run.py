@@ -50,7 +50,7 @@ from aborist.pipeline.keys import (
 )
 from aborist.pipeline.render import render_answer
 from aborist.prompts import TEMPLATES, build_messages
-from aborist.retrieval.retriever import RetrievalResult
+from aborist.retrieval.records import RetrievalResult
 from aborist.verify.claims import parse_claims
 from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy, policy_hash
@@ -60,7 +60,15 @@ from ledger.envelope import RecordedEvent
 from ledger.errors import LedgerError
 from ledger.store import Ledger
 
-__all__ = ["CorpusSource", "Governance", "RunResult", "execute_run", "label_stage_hash"]
+__all__ = [
+    "MAX_QUESTION_CHARS",
+    "CorpusSource",
+    "Governance",
+    "RunResult",
+    "check_question",
+    "execute_run",
+    "label_stage_hash",
+]
 
 MODES = ("claim-lattice", "quote")
 _RUN_ID = re.compile(r"[0-9a-z_-]{8,64}")
@@ -242,6 +250,54 @@ def _public_evidence(evidence: Sequence[EvidenceObject]) -> list[dict[str, Any]]
 
 RepairHook = Callable[..., Any]
 
+#: The longest question answered, in characters: longer is a document, not a question.
+MAX_QUESTION_CHARS = 10_000
+
+
+def check_question(question: object) -> str:
+    """``question`` stripped, or an :class:`InputError` saying in plain words why it
+    cannot be answered: empty, too long, not valid text, or nothing to search for (only
+    punctuation, or only common words such as "what is the"). Runs before any event."""
+    if not isinstance(question, str) or not question.strip():
+        raise InputError("the question is empty")
+    question = question.strip()
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InputError(
+            f"the question is {len(question):,} characters long; the limit is "
+            f"{MAX_QUESTION_CHARS:,} (ask about the document instead of pasting it)"
+        )
+    if "\x00" in question:
+        raise InputError("the question contains a NUL character")
+    if not question.isascii():
+        try:
+            question.encode("utf-8")
+        except UnicodeEncodeError as e:
+            code = ord(question[e.start])
+            what = (
+                f"the byte 0x{code - 0xDC00:02X}, which is not UTF-8"
+                if 0xDC80 <= code <= 0xDCFF  # how Python carries an undecodable argv byte
+                else f"half of a character (the lone surrogate U+{code:04X})"
+            )
+            raise InputError(
+                f"the question is not valid text: character {e.start + 1} is {what}; "
+                "check the encoding of your terminal or file"
+            ) from None
+    from aborist.corpus.lexicon import STOPWORDS, tokens
+    from aborist.retrieval.fts import query_terms
+
+    words = tokens(question)
+    if not words:
+        raise InputError(
+            f"the question {question[:40]!r} has no words to search for, only punctuation"
+        )
+    if all(w in STOPWORDS for w in words) and not query_terms(question).kept:
+        raise InputError(
+            f"the question {question[:60]!r} has only common words (such as 'what', 'is', "
+            "'the') and nothing to search for; name what you are asking about (write a "
+            "keyword as code, e.g. `with`)"
+        )
+    return question
+
 
 def execute_run(
     question: str,
@@ -257,19 +313,7 @@ def execute_run(
 ) -> RunResult:
     """Answer ``question`` from ``source``, recording every stage in ``ledger``."""
     gov = governance or Governance()
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("the question is empty")
-    if "\x00" in question:
-        raise InputError("the question contains a NUL character")
-    if not question.isascii():
-        try:
-            question.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise InputError(
-                f"the question is not valid Unicode text: a lone surrogate "
-                f"U+{ord(question[e.start]):04X} at character {e.start + 1}"
-            ) from None
-    question = question.strip()
+    question = check_question(question)
     rid = run_id or uuid.uuid4().hex
     if not _RUN_ID.fullmatch(rid):
         raise InputError(f"run id {rid!r} must be 8-64 characters of [0-9a-z_-]")

@@ -24,12 +24,13 @@ from aborist.errors import InputError
 from aborist.prompts import MODE_QUOTE
 from aborist.verify.claims import parse_claims
 from aborist.verify.evidence import EvidenceObject
-from aborist.verify.inspect import SpanDiagnosis
+from aborist.verify.inspect import CONTRADICTION_KINDS, SpanDiagnosis
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy
 from aborist.verify.textcanon import canonicalize
 from aborist.verify.units import extract_quotes, segment_prose, verbatim_in
 
 __all__ = [
+    "DROP_KINDS",
     "MECHANICAL_KINDS",
     "RepairChange",
     "RepairResult",
@@ -38,7 +39,15 @@ __all__ = [
     "mechanical_repair",
 ]
 
-MECHANICAL_KINDS = ("synthetic_elision_inside_quote", "trailing_artifact", "no_overlap")
+MECHANICAL_KINDS = (
+    "synthetic_elision_inside_quote",
+    "trailing_artifact",
+    "no_overlap",
+    "contradicted_polarity",
+    "mismatched_quantity",
+)
+#: Kinds whose unit is removed whole: nothing of it is kept (docs/repair.md §3).
+DROP_KINDS = ("no_overlap", *CONTRADICTION_KINDS)
 
 # Same pairing rule as verify_units.extract_quotes, applied to a canonical line.
 _QUOTE = re.compile(r'"([^"]+)"')
@@ -234,8 +243,11 @@ def _tail_edit(
     # run into the next one (which would merge two units into one unverifiable unit)
     dropped = span[cut_from:].rstrip()
     stop = dropped[-1] if cut_from and dropped[-1:] in (".", "!", "?") else ""
-    if span[:cut_from].rstrip().endswith((".", "!", "?")):
+    kept = span[:cut_from].rstrip()
+    if kept.endswith((".", "!", "?")):
         stop = ""
+    elif stop and kept.endswith((",", ";", ":")):
+        a = pos + len(kept) - 1  # the full stop replaces the clause mark: never ",."
     return _Edit(starts[a], ends[b - 1], stop, d)
 
 
@@ -266,6 +278,10 @@ def mechanical_repair(
     units = _units_by_index(answer, mode)
     lines = answer.splitlines(keepends=True)
     unverified = {d.unit for d in unverified_quotes if d.unit_status == "unverified"}
+    # A unit that contradicts its evidence goes even when the verifier let it through at
+    # partial grade: it is a claim to drop, not a quotation to trim.
+    contradicted = {d.unit for d in unverified_quotes if d.kind in CONTRADICTION_KINDS}
+    droppable = unverified | contradicted
     edits: dict[int, list[_Edit]] = {}
     drops: dict[int, SpanDiagnosis] = {}
     seen: set[tuple[int, int, str, str, bool]] = set()
@@ -295,12 +311,12 @@ def mechanical_repair(
         if mapped is None:
             skip(d, "span_not_located")
             continue
-        if d.kind == "no_overlap":
-            if d.unit not in unverified:
+        if d.kind in DROP_KINDS:
+            if d.unit not in droppable:
                 skip(d, "unit_is_verified")
                 continue
             on_line = [i for i, (ln, _t) in enumerate(units) if ln == d.line_no]
-            if all(i in unverified for i in on_line):
+            if all(i in droppable for i in on_line):
                 drops[d.line_no] = d
                 continue
             sentence = _tail_edit(mapped, canonicalize(unit_text), 0, d)
@@ -308,6 +324,9 @@ def mechanical_repair(
                 skip(d, "line_holds_verified_units")
             else:
                 edits.setdefault(d.line_no, []).append(sentence)
+            continue
+        if d.unit in contradicted:
+            skip(d, "unit_is_dropped")  # a quotation of a unit that goes whole
             continue
         if d.is_quote:
             found = _quote_edits(line, mapped, d, evidence)

@@ -11,13 +11,17 @@ Three pure pieces the pipeline calls (no I/O, no clock, no randomness, so
   - ``trailing_artifact`` (``drop_trailing_artifact``): ``"prose. (Source: ...)"`` →
     ``"prose."`` — the verbatim prefix stays, the appended tail goes;
   - ``no_overlap`` (``drop_line``): the line holding the bad span goes (only the failing
-    sentence, when the line also holds a verified unit).
+    sentence, when the line also holds a verified unit);
+  - ``contradicted_polarity`` / ``mismatched_quantity`` (``drop_claim``): the claim that
+    says the opposite of its evidence, or another number, goes whole, the same way — it is
+    never trimmed into a fragment.
 
   Every other kind (``include_aside_for_verbatim``, ``paraphrase``, ``partial_paraphrase``,
   and the citation kinds) is left for the re-prompt and listed in ``skipped``.
 * :func:`repair_answer` is the seed's decision rule: not STRICT → inspect → mechanical
   repair → re-verify → accept only when the number of verified units did not fall
-  (:func:`not_worse`).
+  (:func:`not_worse`), a contradicted unit that was dropped not counting as a verified
+  one (the verifier may have let it through at partial grade; it was never support).
 * :func:`build_reprompt_messages` / :func:`accept_reprompt`: the fallback for what mechanics
   cannot fix — ask the model once more with the diagnoses and spotlight excerpts.
 
@@ -61,14 +65,15 @@ __all__ = [
     "accept_reprompt",
     "apply_changes",
     "build_reprompt_messages",
+    "dropped_contradicted",
     "mechanical_repair",
     "not_worse",
     "repair_answer",
     "reprompt_template_sha256",
 ]
 
-REPAIR_VERSION = "aborist-repair/1"
-REPROMPT_VERSION = "reprompt/1"
+REPAIR_VERSION = "aborist-repair/2"
+REPROMPT_VERSION = "reprompt/2"
 
 
 # ---------------------------------------------------------------------------------------
@@ -81,16 +86,29 @@ def _counts(verdict: Verdict | Mapping[str, Any]) -> tuple[int, int]:
     return int(verdict["n_units"]), int(verdict["n_verified"])
 
 
-def not_worse(pre: Verdict | Mapping[str, Any], post: Verdict | Mapping[str, Any]) -> bool:
+def not_worse(
+    pre: Verdict | Mapping[str, Any], post: Verdict | Mapping[str, Any], *, discounted: int = 0
+) -> bool:
     """Seed 001's accept rule: the number of verified units did not fall.
 
-    Also refuses a candidate with no unit at all (an empty reply is never an answer).
-    Takes verdicts or their ``to_dict()`` form, so a replay can decide from the events.
+    ``discounted`` verified units of ``pre`` do not count: the contradicted units the
+    repair dropped (:func:`repair_answer`). Also refuses a candidate with no unit at all
+    (an empty reply is never an answer). Takes verdicts or their ``to_dict()`` form, so a
+    replay can decide from the events.
     """
     pre_units, pre_verified = _counts(pre)
     post_units, post_verified = _counts(post)
     del pre_units
-    return post_units > 0 and post_verified >= pre_verified
+    return post_units > 0 and post_verified >= pre_verified - discounted
+
+
+def dropped_contradicted(
+    verdict: Verdict, result: RepairResult, diagnoses: Sequence[SpanDiagnosis]
+) -> int:
+    """How many units the verifier verified that the repair dropped as contradicted."""
+    done = {(c.kind, c.line_no, c.span) for c in result.changes if c.action == "drop_claim"}
+    units = {d.unit for d in diagnoses if (d.kind, d.line_no, d.span) in done}
+    return sum(1 for u in verdict.units if u.index in units and u.verified)
 
 
 @dataclass(frozen=True)
@@ -181,7 +199,9 @@ def repair_answer(
     if not result.changes:
         return outcome("no_mechanical_change", result, report.diagnoses)
     post = verify_answer(result.text, evidence, pol, question=question, mode=mode)
-    ok = not_worse(verdict, post)
+    ok = not_worse(
+        verdict, post, discounted=dropped_contradicted(verdict, result, report.diagnoses)
+    )
     return outcome("accepted" if ok else "rejected_worse", result, report.diagnoses, post, ok)
 
 
@@ -202,6 +222,11 @@ _KIND_HELP: dict[str, str] = {
     "paraphrase": "the quotation rewords the evidence instead of copying it",
     "partial_paraphrase": "only some of the quotation's words are in the evidence",
     "no_overlap": "the evidence does not contain these words",
+    "contradicted_polarity": (
+        "the evidence says the opposite: its sentence is negated where this is not, or the "
+        "other way round"
+    ),
+    "mismatched_quantity": "the evidence gives another number, count or ordinal",
 }
 
 _MODE_FORMAT: dict[str, str] = {

@@ -1,4 +1,4 @@
-"""The retrieval half of ``qa.query`` (seed map 000; ARCHITECTURE.md, "Retrieval").
+"""The retrieval half of a query (docs/retrieval.md).
 
 ``retrieve(question, shards)`` walks the shards and returns a :class:`RetrievalResult`
 that records every decision, so the retrieval event can carry it and an auditor can see
@@ -35,16 +35,11 @@ documented, with their reasons, in docs/retrieval.md.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aborist.concepts.table import (
     ConceptTable,
-    RivalryHit,
-    SynonymInjection,
     has_compare_phrasing,
     phrase_tokens,
 )
@@ -55,12 +50,16 @@ from aborist.retrieval.fts import (
     MAX_PAIRS,
     NEAR_DISTANCE,
     PAIR_GAP,
-    ProximityPair,
     fts_and,
     fts_or,
-    fts_string,
     proximity_pairs,
     query_terms,
+)
+from aborist.retrieval.records import (
+    Candidate,
+    RetrievalResult,
+    RetrievedChunk,
+    chunk_identity,
 )
 from aborist.retrieval.relevance import (
     Heading,
@@ -69,6 +68,14 @@ from aborist.retrieval.relevance import (
     contains_phrase,
     heading_of,
     title_features,
+)
+from aborist.retrieval.rewrite import (
+    SPELLING_MIN_LETTERS,
+    SPELLING_WIDE_LETTERS,
+    SURFACE_COUNT_LIMIT,
+    count_hits,
+    repair_units,
+    unit_keys,
 )
 
 __all__ = [
@@ -79,13 +86,7 @@ __all__ = [
     "RANK_ACCEPT",
     "RERANK_WEIGHTS",
     "ROLE_WEIGHTS",
-    "SPELLING_MIN_LETTERS",
-    "Candidate",
-    "QueryRewrite",
-    "RetrievalResult",
-    "RetrievedChunk",
     "Retriever",
-    "ShardRef",
     "retrieve",
 ]
 
@@ -104,192 +105,8 @@ RERANK_WEIGHTS = {
     "role": 0.1,
     "purity": 0.1,
 }
-#: Only words of at least this many letters are spelling-corrected; at least
-#: SPELLING_WIDE_LETTERS letters allow two edits instead of one.
-SPELLING_MIN_LETTERS = 8
-SPELLING_WIDE_LETTERS = 12
-#: A corrected key's surface forms are compared by FTS5 hits counted up to this many.
-SURFACE_COUNT_LIMIT = 1000
 ROLE_WEIGHTS = {"primary": 1.0, "secondary": 0.6, "commentary": 0.3}
 OTHER_ROLE_WEIGHT = 0.5
-_ROUND = 6
-
-
-def _number(value: float) -> float | int:
-    """``value`` rounded to :data:`_ROUND` decimals, integral values as ints: the same JSON
-    (RFC 8785 writes ``1.0`` as ``1``), without the canonicalizer copying the record to
-    convert them on every append."""
-    rounded = round(value, _ROUND)
-    return int(rounded) if rounded.is_integer() else rounded
-
-
-def _numbers(value: Any) -> Any:
-    """``value`` (constants: dicts, lists, numbers) with integral floats as ints."""
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else value
-    if isinstance(value, dict):
-        return {k: _numbers(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_numbers(v) for v in value]
-    return value
-
-
-_IDENTITY = ("shard", "doc_id", "source_uri", "title", "section", "source_role",
-             "chunk_index", "chunk_hash")  # fmt: skip
-
-
-def _locator_field(locator: dict[str, Any] | None) -> dict[str, Any]:
-    """``{"locator": …}`` when the shard gave one (every shard since schema 4)."""
-    return {} if locator is None else {"locator": locator}
-
-
-def _chunk_identity(chunk: Candidate | RetrievedChunk) -> dict[str, Any]:
-    """Which chunk of which document of which shard: the fields every record names."""
-    return {name: getattr(chunk, name) for name in _IDENTITY}
-
-
-@dataclass(slots=True)
-class Candidate:
-    """One chunk FTS5 returned, and what every later stage decided about it."""
-
-    shard: str
-    rowid: int
-    bm25: float
-    found_by: str
-    doc_id: str = ""
-    source_uri: str = ""
-    title: str = ""
-    section: str = ""
-    source_role: str = ""
-    chunk_index: int = 0
-    chunk_hash: str = ""
-    text: str = ""
-    sentence_keys: str = ""
-    n_bytes: int = 0
-    bm25_rank: int = 0
-    accept_path: str | None = None
-    features: dict[str, float] = field(default_factory=dict)
-    rerank: float | None = None
-    rivalry: RivalryHit | None = None
-    in_budget: bool = False
-    decision: str = "pending"
-    locator: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **_chunk_identity(self),
-            **_locator_field(self.locator),
-            "bytes": self.n_bytes,
-            "found_by": self.found_by,
-            "bm25": _number(self.bm25),
-            "bm25_rank": self.bm25_rank,
-            "accept_path": self.accept_path,
-            "features": {k: _number(v) for k, v in sorted(self.features.items())},
-            "rerank": None if self.rerank is None else _number(self.rerank),
-            "rivalry": None if self.rivalry is None else self.rivalry.to_dict(),
-            "in_budget": self.in_budget,
-            "decision": self.decision,
-        }
-
-
-@dataclass(frozen=True)
-class RetrievedChunk:
-    """A chunk that made the context, with everything the prompt and the ledger need."""
-
-    shard: str
-    doc_id: str
-    source_uri: str
-    title: str
-    section: str
-    source_role: str
-    chunk_index: int
-    chunk_hash: str
-    text: str
-    score: float
-    accept_path: str
-    locator: dict[str, Any] | None = None
-    """Where the chunk starts in its source (docs/corpus.md, "Locators")."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **_chunk_identity(self),
-            **_locator_field(self.locator),
-            "text": self.text,
-            "score": _number(self.score),
-            "accept_path": self.accept_path,
-        }
-
-
-@dataclass(frozen=True)
-class QueryRewrite:
-    """A question unit no chunk of the requested shards holds, and what replaced it:
-    ``split`` (letters and digits written together, ``covid19`` → ``covid 19``),
-    ``relax`` (a phrase that never occurs, searched as its words), ``spelling`` (the
-    nearest word of the shards' vocabulary) or ``unmatched`` (dropped)."""
-
-    unit: str
-    rule: str
-    to: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"unit": self.unit, "rule": self.rule, "to": list(self.to)}
-
-
-@dataclass
-class RetrievalResult:
-    question: str
-    shards: list[ShardRef]
-    units: list[str]
-    mode: str
-    and_query: str
-    or_query: str | None
-    and_hits: int
-    synonyms: list[SynonymInjection]
-    comparative: bool
-    rivals: list[tuple[str, str]]
-    candidates: list[Candidate]
-    chunks: list[RetrievedChunk]
-    budget_bytes: int
-    used_bytes: int
-    constants: dict[str, Any] = field(default_factory=dict)
-    rewrites: list[QueryRewrite] = field(default_factory=list)
-    kept_keywords: list[str] = field(default_factory=list)
-    proximity: list[ProximityPair] = field(default_factory=list)
-
-    @property
-    def query(self) -> str:
-        """The FTS5 expression that produced the candidates."""
-        return self.or_query if self.mode == "OR" and self.or_query else self.and_query
-
-    def to_dict(self, *, include_text: bool = False) -> dict[str, Any]:
-        """Every decision, JSON-safe (floats rounded): what the ledger records. The chunks
-        that made the context are the candidates whose ``decision`` is ``selected``, in
-        order, and their hashes identify the texts, which go to the blob store; with
-        ``include_text`` a ``selected`` list of those chunks with their texts is added
-        (the ``aborist retrieve --json`` view)."""
-        record = {
-            "question": self.question,
-            "shards": [s.to_dict() for s in self.shards],
-            "units": list(self.units),
-            "kept_keywords": list(self.kept_keywords),
-            "rewrites": [r.to_dict() for r in self.rewrites],
-            "proximity": [p.to_dict() for p in self.proximity],
-            "mode": self.mode,
-            "query": self.query,
-            "and_query": self.and_query,
-            "or_query": self.or_query,
-            "and_hits": self.and_hits,
-            "synonyms": [s.to_dict() for s in self.synonyms],
-            "comparative": self.comparative,
-            "rivals": [list(r) for r in self.rivals],
-            "constants": _numbers(self.constants),
-            "candidates": [c.to_dict() for c in self.candidates],
-            "budget_bytes": self.budget_bytes,
-            "used_bytes": self.used_bytes,
-        }
-        if include_text:
-            record["selected"] = [c.to_dict() for c in self.chunks]
-        return record
 
 
 def _search(readers: list[ShardReader], expr: str, found_by: str, limit: int) -> list[Candidate]:
@@ -302,15 +119,6 @@ def _search(readers: list[ShardReader], expr: str, found_by: str, limit: int) ->
     for rank, cand in enumerate(out, start=1):
         cand.bm25_rank = rank
     return out
-
-
-def _count_hits(readers: list[ShardReader], expr: str, enough: int) -> int:
-    found = 0
-    for r in readers:
-        found += r.count(expr, enough - found)
-        if found >= enough:
-            break
-    return found
 
 
 def _by_shard(candidates: Sequence[Candidate]) -> dict[str, dict[int, Candidate]]:
@@ -440,104 +248,6 @@ def retrieve(
         )
 
 
-def _has_match(readers: list[ShardReader], unit: str) -> bool:
-    return _count_hits(readers, fts_string(unit), 1) > 0
-
-
-def _spelling(readers: list[ShardReader], token: str) -> str | None:
-    """The nearest word of the shards' vocabulary to ``token`` (module doc, step 1):
-    fewest edits, then most chunks holding it, then alphabetical; only for alphabetic
-    words of at least :data:`SPELLING_MIN_LETTERS` letters, one edit (two from
-    :data:`SPELLING_WIDE_LETTERS`), same first letter. The vocabulary holds light-stemmed
-    keys; the word returned is the key's surface form FTS5 finds most (:func:`_surface`)."""
-    if len(token) < SPELLING_MIN_LETTERS or not token.isalpha():
-        return None
-    key = light_stem(token)
-    limit = 2 if len(token) >= SPELLING_WIDE_LETTERS else 1
-    found: dict[str, tuple[int, int]] = {}
-    for r in readers:
-        for other, distance, df in r.near_keys(key, limit):
-            d0, df0 = found.get(other, (distance, 0))
-            found[other] = (min(d0, distance), df0 + df)
-    for other, _ in sorted(found.items(), key=lambda kv: (kv[1][0], -kv[1][1], kv[0])):
-        word = _surface(readers, other)
-        if word is not None:
-            return word
-    return None
-
-
-def _surface(readers: list[ShardReader], key: str) -> str | None:
-    """The inflection of ``key`` (``key``, ``key`` + e, s, es, ed, ing; y → ies) whose
-    light stem is ``key`` and that FTS5 (Porter-stemmed) finds in the most chunks, counted
-    up to :data:`SURFACE_COUNT_LIMIT`; None when none is found."""
-    forms = [key, key + "e", key + "s", key + "es", key + "ed", key + "ing"]
-    if key.endswith("y"):
-        forms.append(key[:-1] + "ies")
-    best, best_hits = None, 0
-    for form in dict.fromkeys(f for f in forms if light_stem(f) == key):
-        hits = _count_hits(readers, fts_string(form), SURFACE_COUNT_LIMIT)
-        if hits > best_hits:
-            best, best_hits = form, hits
-    return best
-
-
-def _repair_unit(readers: list[ShardReader], unit: str, subject: bool) -> QueryRewrite:
-    """What replaces a unit no chunk holds (:class:`QueryRewrite`); a relaxed phrase
-    keeps its stopwords only if it is a kept keyword subject (``subject``)."""
-    toks = unit.split()
-    if len(toks) == 1 and any(c.isdigit() for c in unit) and not unit.isdigit():
-        split = " ".join(re.findall(r"[^\W\d_]+|\d+", unit))
-        if split != unit and _has_match(readers, split):
-            return QueryRewrite(unit, "split", (split,))
-    if len(toks) > 1:
-        parts: list[str] = []
-        for t in toks:
-            if (t in STOPWORDS and not subject) or t in parts:
-                continue
-            if _has_match(readers, t):
-                parts.append(t)
-            elif (fixed := _spelling(readers, t)) is not None:
-                parts.append(fixed)
-        if parts:
-            return QueryRewrite(unit, "relax", tuple(parts))
-    elif (fixed := _spelling(readers, unit)) is not None:
-        return QueryRewrite(unit, "spelling", (fixed,))
-    return QueryRewrite(unit, "unmatched", ())
-
-
-def _unit_keys(units: Sequence[str]) -> set[str]:
-    return {light_stem(t) for u in units for t in u.split()}
-
-
-def _repair(
-    readers: list[ShardReader],
-    units: Sequence[str],
-    positions: Sequence[int],
-    known: set[str],
-    kept: Sequence[str] = (),
-) -> tuple[list[str], list[int], list[QueryRewrite]]:
-    """Units no chunk holds are rewritten (module doc, step 1). A one-word unit whose key
-    is ``known`` (some shard's ``key_stats`` holds it) is taken to match without asking
-    FTS5."""
-    out: list[str] = []
-    out_pos: list[int] = []
-    rewrites: list[QueryRewrite] = []
-    for unit, pos in zip(units, positions, strict=True):
-        if (" " not in unit and light_stem(unit) in known) or _has_match(readers, unit):
-            replaced: tuple[str, ...] = (unit,)
-        else:
-            rewrite = _repair_unit(readers, unit, unit in kept)
-            rewrites.append(rewrite)
-            replaced = rewrite.to
-        for u in replaced:
-            if u not in out:
-                out.append(u)
-                out_pos.append(pos)
-    if not out:  # nothing matches at all: search what was asked, find nothing, say so
-        return list(units), list(positions), rewrites
-    return out, out_pos, rewrites
-
-
 def _anchor(units: Sequence[str], idf: dict[str, float]) -> str:
     """The unit the most chunks hold (lowest IDF): ``fts_and``'s neutral alternative."""
 
@@ -591,18 +301,18 @@ def _retrieve(
     )
     if not terms.units:
         return result
-    idf = {shard.ref.name: shard.key_weights(_unit_keys(terms.units)) for shard in opened}
-    units, positions, result.rewrites = _repair(
+    idf = {shard.ref.name: shard.key_weights(unit_keys(terms.units)) for shard in opened}
+    units, positions, result.rewrites = repair_units(
         opened, terms.units, terms.positions, {k for w in idf.values() for k in w}, terms.kept
     )
     if result.rewrites:
         for shard in opened:
-            idf[shard.ref.name].update(shard.key_weights(_unit_keys(units)))
+            idf[shard.ref.name].update(shard.key_weights(unit_keys(units)))
     result.units = units
     kept = set(terms.kept) | {t for r in result.rewrites if r.unit in terms.kept for t in r.to}
     question_keys = {
         light_stem(t) for u in units for t in u.split() if t not in STOPWORDS or u in kept
-    } or _unit_keys(units)
+    } or unit_keys(units)
     weights: dict[str, list[WeightedKey]] = {}
     totals: dict[str, float] = {}
     merged_idf: dict[str, float] = {}
@@ -616,7 +326,7 @@ def _retrieve(
     result.proximity = proximity_pairs(units, positions, terms.words)
     boost = [group for pair in result.proximity for group in pair.boost()]
     result.and_query = fts_and(units, boost, _anchor(units, merged_idf))
-    result.and_hits = _count_hits(opened, fts_and(units), min_and_hits)
+    result.and_hits = count_hits(opened, fts_and(units), min_and_hits)
     result.mode = "AND"
     candidates: list[Candidate] = []
     if result.and_hits >= min_and_hits:
@@ -672,7 +382,7 @@ def _retrieve(
         selected.append(cand)
     result.chunks = [
         RetrievedChunk(
-            **_chunk_identity(c),
+            **chunk_identity(c),
             text=c.text,
             score=c.rerank or 0.0,
             accept_path=c.accept_path or "",

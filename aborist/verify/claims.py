@@ -1,4 +1,4 @@
-"""The pointer-line parser (seed 000, section `qa.parse_claims`).
+"""The pointer-line parser (docs/verifier.md, §9).
 
 A claim-lattice answer is either
 

@@ -1,4 +1,4 @@
-"""Text canonicalization shared by both sides of the verifier (issue 4, seed 000 `qa.verify`).
+"""Text canonicalization shared by both sides of the verifier (docs/verifier.md).
 
 The verifier compares an answer with evidence *lexically*. Two texts that a reader would
 call "the same words" must compare equal, so both sides go through the same steps:

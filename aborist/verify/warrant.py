@@ -1,4 +1,4 @@
-"""Anchor-class warrants (seed 000, section `qa.warrant`): hard check 7 of the claim lattice.
+"""Anchor-class warrants (docs/verifier.md): hard check 7 of the claim lattice.
 
 A warrant asks one lexical question: do the *anchors* of a claim (the words a reader would
 check first) appear in the evidence the claim cites? Six classes, each switched on by the

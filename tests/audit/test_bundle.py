@@ -1,4 +1,4 @@
-"""Export bundles and offline verification (issue 7, "Export and offline verification"),
+"""Export bundles and offline verification (docs/replay.md, "Bundles"),
 on SQLite and PostgreSQL: a bundle exported from a real ledger verifies with no database
 (and with the database deleted); every tampering an insider could do to a bundle is named
 by its check; a trusted checkpoint must be linked to the bundle's.

@@ -260,3 +260,23 @@ def test_run_cut_off_after_verify_is_incomplete_not_divergent(
     assert report.ok, [d.to_dict() for d in report.divergences.values()]
     skipped = {(n.stage, n.reason) for n in report.not_reexecuted}
     assert ("render", "the run ended before this stage") in skipped
+
+
+def test_deep_counts_each_blob_once(built: Built) -> None:
+    """Runs share blobs (the same evidence chunk, prompt and reply): --deep checks each
+    run's blobs but counts an address once, so a second run of the same question adds
+    nothing to the count, and it never exceeds the blob table `aborist-ledger verify`
+    counts."""
+    from ledger.verify import verify_ledger
+    from tests.audit.builders import Q_LENGTH
+
+    before = replay(built.ledger, deep=True, parallel=False).blobs_checked
+    again = query(Q_LENGTH, ledger=built.ledger, client=ExtractiveClient(),
+                  shards_dir=built.shards, use_cache=False)  # fmt: skip
+    assert not again.cache_hit  # a second run referencing the first one's blobs
+    stored = verify_ledger(built.ledger).blobs_checked
+    assert replay(built.ledger).blobs_checked == stored
+    for parallel in (False, True):
+        report = replay(built.ledger, deep=True, parallel=parallel)
+        assert report.ok and report.deep_runs == 3
+        assert report.blobs_checked == before <= stored

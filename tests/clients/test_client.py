@@ -1,5 +1,5 @@
 """ChatClient, StubClient, the model profile, and OpenAICompatibleClient over
-``httpx.MockTransport`` and settings (issue 5, "Clients"; seed 000 `qa.client`)."""
+``httpx.MockTransport`` and settings."""
 
 from __future__ import annotations
 

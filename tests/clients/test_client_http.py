@@ -560,3 +560,48 @@ def test_cli_llm_timeout_ends_a_stalled_answer(
     assert bad.stderr.strip() == (
         "Error: ABORIST_LLM_TIMEOUT must be a positive number of seconds, not 'soon'"
     )
+
+
+def test_a_url_secret_is_neither_recorded_nor_shown(
+    server: ScriptedServer, ledger_url: str, tmp_path: Any
+) -> None:
+    """A base URL carrying a token in its query string (and user info) still reaches the
+    server whole, but the model profile in qa.run_started, the qa.run_failed message and
+    the error line name only scheme, host, port and path."""
+    from click.testing import CliRunner
+
+    from cli.main import cli
+    from ledger.store import Ledger
+
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Rivers\n\nThe Silverrun River is 412 kilometres long.\n", encoding="utf-8")
+    secret = "s3cr3t-t0ken"
+    port = server.base_url.split(":")[2].split("/")[0]
+    url = f"http://bob:pw-{secret}@127.0.0.1:{port}/v1?token={secret}#frag-{secret}"
+    refused = Reply(400, {"error": {"message": "bad request"}})
+    server.then(refused, refused)
+    args = ["ask", str(doc), "How long is the Silverrun River?", "--db", ledger_url,
+            "--model", "openai", "--base-url", url, "--llm-model", "m"]  # fmt: skip
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert secret not in result.output and f"127.0.0.1:{port}/v1/chat/completions" in result.stderr
+    assert f"token={secret}" in server.seen[0].path  # the request itself keeps the query
+    with Ledger.open(ledger_url) as lg:
+        events = lg.read()
+    started = [e for e in events if e.type == "qa.run_started"]
+    failed = [e for e in events if e.type == "qa.run_failed"]
+    assert started and failed
+    assert started[0].data["model_profile"]["base_url"] == f"http://127.0.0.1:{port}/v1"
+    assert all(secret not in e.payload for e in events)
+    assert "bob" not in failed[0].payload
+
+
+def test_public_url_and_redaction() -> None:
+    from aborist.clients.http import public_url, redact_urls
+
+    assert str(public_url(httpx.URL("https://u:p@h.example:8443/v1/?k=1#f"))) == (
+        "https://h.example:8443/v1/"
+    )
+    assert redact_urls("failed (ConnectError: https://u:p@h:1/v1?token=x) at once") == (
+        "failed (ConnectError: https://h:1/v1) at once"
+    )

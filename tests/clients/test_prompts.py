@@ -1,4 +1,4 @@
-"""Versioned prompt templates (issue 5, "Clients": prompt templates are part of the profile)."""
+"""Versioned prompt templates (prompt templates are part of the model profile)."""
 
 from __future__ import annotations
 

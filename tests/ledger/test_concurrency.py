@@ -1,5 +1,5 @@
 """Several processes appending at once keep one gapless order and one unforked chain
-(issue 2: at least 4 processes x 500 events, on each backend)."""
+(at least 4 processes x 500 events, on each backend)."""
 
 from __future__ import annotations
 

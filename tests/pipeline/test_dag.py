@@ -1,4 +1,4 @@
-"""Run DAG shape and hashing (issue 5, qa.dag)."""
+"""Run DAG shape and hashing (docs/pipeline.md, "The run DAG")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cache key properties (issue 5, qa.keys)."""
+"""Cache key properties (docs/pipeline.md)."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from aborist.repair.repair import (
     accept_reprompt,
     apply_changes,
     build_reprompt_messages,
+    dropped_contradicted,
     mechanical_repair,
     not_worse,
     repair_answer,
@@ -269,8 +270,12 @@ def test_repair_is_pure_deterministic_and_idempotent(lines: list[str], mode: str
     first = repair_answer(answer, EV, pre, mode=mode)
     second = repair_answer(answer, EV, pre, mode=mode)
     assert canonical_json(first.to_dict()) == canonical_json(second.to_dict())
-    assert first.verdict.n_verified >= pre.n_verified
-    assert first.accepted == (first.post_verdict is not None and not_worse(pre, first.post_verdict))
+    # a unit dropped as contradicted was never support: it does not count as a loss
+    discounted = dropped_contradicted(pre, first.result, first.diagnoses)
+    assert first.verdict.n_verified >= pre.n_verified - discounted
+    assert first.accepted == (
+        first.post_verdict is not None and not_worse(pre, first.post_verdict, discounted=discounted)
+    )
     record = json.loads(canonical_json(first.to_dict()))
     assert apply_changes(record["original_text"], record["changes"]) == record["repaired_text"]
     if first.accepted:
@@ -302,7 +307,7 @@ def test_reprompt_messages_carry_each_failing_quote_and_its_spotlight() -> None:
     assert CANNOT_ANSWER in request and "verbatim quotation" in request
     again = build_reprompt_messages(QUESTION, answer, diagnoses, EV, "quote")
     assert again == messages
-    assert REPROMPT_VERSION == "reprompt/1" and len(reprompt_template_sha256()) == 64
+    assert REPROMPT_VERSION == "reprompt/2" and len(reprompt_template_sha256()) == 64
     lattice = build_reprompt_messages(QUESTION, answer, diagnoses, EV, "claim-lattice")
     assert "one claim per line" in lattice[3]["content"]
 
@@ -354,7 +359,8 @@ def test_doc_example(body: str) -> None:
     for line in body.strip().splitlines():
         key, _, value = line.partition(": ")
         fields.setdefault(key, []).append(value)
-    evidence = build_evidence(fields["evidence E1"])
+    names = sorted((k for k in fields if k.startswith("evidence E")), key=lambda k: int(k[10:]))
+    evidence = build_evidence([text for k in names for text in fields[k]])
     mode = fields.get("mode", ["quote"])[0]
     answer = "\n".join(fields["answer"])
     pre = verify_answer(answer, evidence, mode=mode)

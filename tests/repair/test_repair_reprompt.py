@@ -1,4 +1,4 @@
-"""The re-prompt fallback in a run (issue 6), driven by the extractive client: what the
+"""The re-prompt fallback in a run (docs/repair.md), driven by the extractive client: what the
 mechanical repair cannot fix, a second ask of the model can, and both attempts are on
 the record."""
 

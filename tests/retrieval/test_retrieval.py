@@ -1,4 +1,4 @@
-"""Retrieval (issue 3; docs/retrieval.md): query escaping, AND→OR with synonym injection,
+"""Retrieval (docs/retrieval.md): query escaping, AND→OR with synonym injection,
 the four accept paths, rerank, rivalry exclusion, the context budget, the decision record."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import aborist.retrieval.retriever as retrieval_module
 from aborist.corpus.ingest import ingest
 from aborist.errors import CorpusError, InputError
 from aborist.retrieval.fts import fts_and, fts_or, fts_string, query_units
-from aborist.retrieval.retriever import RetrievalResult, Retriever, retrieve
+from aborist.retrieval.records import RetrievalResult
+from aborist.retrieval.retriever import Retriever, retrieve
 from ledger.canonical import canonical_json
 
 DOCS = {

@@ -25,7 +25,8 @@ from aborist.retrieval.fts import (
     query_terms,
     query_units,
 )
-from aborist.retrieval.retriever import QueryRewrite, RetrievalResult, Retriever
+from aborist.retrieval.records import QueryRewrite, RetrievalResult
+from aborist.retrieval.retriever import Retriever
 
 # A small language reference: "with", "else", "for" are ordinary words in most chunks
 # and the subject of a few.

@@ -1,4 +1,4 @@
-"""The inspect sidecar: each of the eight diagnoses, its repair action, and deflection."""
+"""The inspect sidecar: each of the ten diagnoses, its repair action, and deflection."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
 from aborist.verify.inspect import (
+    CONTRADICTION_KINDS,
     DIAGNOSIS_KINDS,
     REPAIR_ACTIONS,
     classify_span,
+    contradiction,
     detect_deflection,
     inspect_answer,
 )
@@ -25,19 +27,29 @@ SOURCE = (
 EV = build_evidence([SOURCE])
 
 
-def test_eight_kinds_each_with_a_repair_action() -> None:
+def test_ten_kinds_each_with_a_repair_action() -> None:
     assert set(DIAGNOSIS_KINDS) == {
         "verbatim_in_base",
         "verbatim_in_raw_only",
         "trailing_artifact",
         "synthetic_elision_inside_quote",
+        "contradicted_polarity",
+        "mismatched_quantity",
         "include_aside_for_verbatim",
         "paraphrase",
         "partial_paraphrase",
         "no_overlap",
     }
     mechanical = {k for k, (_action, mech) in REPAIR_ACTIONS.items() if mech}
-    assert mechanical == {"synthetic_elision_inside_quote", "trailing_artifact", "no_overlap"}
+    assert mechanical == {
+        "synthetic_elision_inside_quote",
+        "trailing_artifact",
+        "no_overlap",
+        "contradicted_polarity",
+        "mismatched_quantity",
+    }
+    assert REPAIR_ACTIONS["contradicted_polarity"] == ("drop_claim", True)
+    assert REPAIR_ACTIONS["mismatched_quantity"] == ("drop_claim", True)
 
 
 @pytest.mark.parametrize(
@@ -170,8 +182,111 @@ def test_mechanical_repairs_from_the_details_reverify_as_strict() -> None:
     span=st.text(alphabet=st.sampled_from(list("abcdef TheRvnu.()[],-…")), max_size=60),
     quote=st.booleans(),
 )
-def test_every_span_gets_one_of_the_eight_kinds(span: str, quote: bool) -> None:
+def test_every_span_gets_one_of_the_ten_kinds(span: str, quote: bool) -> None:
     kind, details = classify_span(span, EV, is_quote=quote)
     assert kind in DIAGNOSIS_KINDS
     assert isinstance(details, dict)
     assert (kind == "verbatim_in_base") == bool(verbatim_in(span, EV))
+
+
+RUST = build_evidence(
+    [
+        "Memory is managed through a system of ownership with a set of rules that the "
+        "compiler checks. If any of the rules are violated, the program won't compile. None "
+        "of the features of ownership will slow down your program while it's running.",
+        "Rust also has two data types for characters. Rust's char type is four bytes in size "
+        "and represents a Unicode Scalar Value. Python has no goto, but the for "
+        "statement is used to iterate over the elements of a sequence.",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("span", "kind"),
+    [
+        # a dropped negation (the case that trailing_artifact used to cut to "violated,")
+        ("If any of the rules are violated, the program will compile.", "contradicted_polarity"),
+        # an added one, with each spelling of a negation cue
+        ("The compiler does not check a set of rules of ownership.", "contradicted_polarity"),
+        ("The compiler never checks the set of rules.", "contradicted_polarity"),
+        ("Some of the features of ownership will slow down your program.", "contradicted_polarity"),
+        ("Memory is managed without a system of ownership.", "contradicted_polarity"),
+        ("If the rules are violated, the program fails to compile at all.", None),
+        # numbers, counts and ordinals, digits and words alike
+        ("Rust's char type is eight bytes in size.", "mismatched_quantity"),
+        ("Rust's char type is 8 bytes in size.", "mismatched_quantity"),
+        ("Rust also has three data types for characters.", "mismatched_quantity"),
+        ("Rust's char type is 4 bytes in size.", None),
+        ("Rust also has 2 data types for characters.", None),
+    ],
+)
+def test_contradiction(span: str, kind: str | None) -> None:
+    found = contradiction(span, RUST)
+    assert (found[0] if found else None) == kind
+    if kind is not None:
+        assert classify_span(span, RUST)[0] == kind
+        assert classify_span(span, RUST, is_quote=True)[0] == kind
+
+
+def test_contradiction_details_name_the_sentence_and_what_differs() -> None:
+    kind, details = classify_span(
+        "If any of the rules are violated, the program will compile.", RUST
+    )
+    assert kind == "contradicted_polarity"
+    assert details["sentence"] == "If any of the rules are violated, the program won't compile."
+    assert details["pointer_id"] == "E1"
+    assert (details["claim_negated"], details["evidence_negated"]) == (False, True)
+    kind, details = classify_span("Rust's char type is eight bytes in size.", RUST)
+    assert kind == "mismatched_quantity"
+    assert details["claim_quantities"] == ["8"] and details["evidence_quantities"] == ["4"]
+    kind, details = classify_span("Revenue grew by ten percent in 1999.", EV)
+    assert kind == "mismatched_quantity" and details["claim_quantities"] == ["1999"]
+    ordinal = build_evidence(["The fifth amendment was ratified in the autumn of that year."])
+    kind, details = classify_span("The first amendment was ratified in the autumn.", ordinal)
+    assert kind == "mismatched_quantity" and details["claim_quantities"] == ["ordinal 1"]
+
+
+def test_contradiction_near_misses() -> None:
+    # a negation that governs none of the shared words is not the claim's polarity
+    assert contradiction("The for statement is used to iterate over a sequence.", RUST) is None
+    # too little of the span in any one sentence: not "the same claim" at all
+    assert contradiction("The program will compile quickly on every platform.", RUST) is None
+    # one sentence holding the span faithfully is enough, whatever another one says
+    both = build_evidence(["The door is not locked at night.", "The door is locked at night."])
+    assert contradiction("The door is locked at night.", both) is None
+    assert contradiction("The door is locked.", both) is None  # fewer than two words
+    # a paraphrase with digits for words is a paraphrase, not a mismatch
+    assert contradiction("Revenue in 2020 grew by 10 percent.", EV) is None
+    assert classify_span("Revenue in 2020 grew by 10 percent.", EV)[0] not in CONTRADICTION_KINDS
+
+
+def test_a_contradicted_claim_is_never_a_trailing_artifact() -> None:
+    answer = "If any of the rules are violated, the program will compile. [E1]"
+    verdict = verify_answer(answer, RUST, mode="claim-lattice")
+    kinds = [d.kind for d in inspect_answer(answer, RUST, verdict).diagnoses]
+    assert kinds == ["contradicted_polarity"]
+    quoted = 'The book says "If any of the rules are violated, the program will compile."'
+    verdict = verify_answer(quoted, RUST)
+    diagnoses = inspect_answer(quoted, RUST, verdict).diagnoses
+    assert [(d.kind, d.is_quote, d.repair) for d in diagnoses] == [
+        ("contradicted_polarity", True, "drop_claim")
+    ]
+
+
+_WORD = st.from_regex(r"[bcdfghjklmpqrstvwxz]{2}[aeiou][bcdfghjklmnpqrstvwxz]{2}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(words=st.lists(_WORD, min_size=4, max_size=4, unique=True), n=st.integers(2, 9999))
+def test_one_negation_or_one_number_away_is_a_contradiction(words: list[str], n: int) -> None:
+    a, b, c, d = words
+    sentence = f"The {a} {b} will {c} {n} {d}."
+    ev = build_evidence([f"Some {d} were counted. {sentence} Nothing else was said."])
+    assert classify_span(sentence, ev)[0] == "verbatim_in_base"
+    negated = f"The {a} {b} will not {c} {n} {d}."
+    assert classify_span(negated, ev)[0] == "contradicted_polarity"
+    other = f"The {a} {b} will {c} {n + 1} {d}."
+    assert classify_span(other, ev)[0] == "mismatched_quantity"
+    for span in (negated, other):
+        assert contradiction(span, ev) is not None
+        assert classify_span(span, ev)[0] in CONTRADICTION_KINDS

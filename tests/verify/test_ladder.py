@@ -1,4 +1,4 @@
-"""The four-rung display ladder (seed 000: display maps (audit_mode, violations) to rungs)."""
+"""The four-rung display ladder: (audit_mode, violations) mapped to rungs (docs/verifier.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pointer-line parser (seed 000, `qa.parse_claims`)."""
+"""The pointer-line parser (docs/verifier.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Canonicalization on both sides of the verifier (issue 4: NFC, whitespace, quotes, dashes)."""
+"""Canonicalization on both sides of the verifier: NFC, whitespace, quotes, dashes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Anchor-class warrants: one pass, one fail and the near misses per class (seed 000)."""
+"""Anchor-class warrants: one pass, one fail and the near misses per class."""
 
 from __future__ import annotations
 

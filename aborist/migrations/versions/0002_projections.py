@@ -14,7 +14,7 @@ from alembic import op
 
 revision = "0002_projections"
 down_revision = "0001_ledger"
-branch_labels = None
+branch_labels = ("aborist",)
 depends_on = None
 
 

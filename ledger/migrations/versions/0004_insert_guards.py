@@ -15,7 +15,7 @@ PostgreSQL has no replacing insert: a duplicate key is a unique violation, and
 refuses it. Nothing is added there; tests hold every conflict clause on both backends.
 
 Revision ID: 0004_insert_guards
-Revises: 0003_runs_finished_seq
+Revises: 0001_ledger
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0004_insert_guards"
-down_revision = "0003_runs_finished_seq"
-branch_labels = None
+down_revision = "0001_ledger"
+branch_labels = ("ledger",)
 depends_on = None
 
 _REFUSE = "SELECT RAISE(ABORT, 'ledger: INSERT over an existing {key} of {table} refused: the table is append-only')"  # noqa: E501

@@ -1,0 +1,1 @@
+"""The ``aborist`` branch's revision scripts (the pipeline's read models)."""

@@ -1,0 +1,1 @@
+"""The ledger branch's revision scripts."""

@@ -1,1 +1,0 @@
-"""Alembic environment and versions, shipped with the package for `aborist-ledger migrate`."""

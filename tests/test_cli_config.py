@@ -1,0 +1,119 @@
+"""`aborist config` shows each value and its origin; `--home` on both CLIs; the same home
+from every directory; a broken config file is one line."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from cli.ledger_cli import cli as ledger_cli
+from cli.main import cli
+
+DOC = "# Rivers\n\nThe Silverrun River is 412 kilometres long.\n"
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+@pytest.fixture
+def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No ABORIST_* variable but the config file's path; XDG under tmp (autouse)."""
+    for name in ("ABORIST_HOME", "ABORIST_DB_URL", "ABORIST_SHARD_DIR", "ABORIST_LLM_BASE_URL",
+                 "ABORIST_LLM_MODEL", "ABORIST_LLM_API_KEY", "ABORIST_SHARDS"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    cfg = tmp_path / "config.toml"
+    monkeypatch.setenv("ABORIST_CONFIG", str(cfg))
+    monkeypatch.chdir(tmp_path)
+    return cfg
+
+
+def settings_of(result: Result) -> dict[str, dict[str, object]]:
+    assert result.exit_code == 0, result.output
+    return dict(json.loads(result.stdout)["settings"])
+
+
+def test_config_shows_values_and_origins(clean: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clean.write_text(
+        'llm_model = "from-file"\nllm_api_key = "sk-file-secret"\nshards = ["geo"]\n'
+        'db_url = "postgresql+psycopg://u:pw@db.example/aborist"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("ABORIST_LLM_MODEL", "from-env")
+    result = invoke("config")
+    assert result.exit_code == 0, result.output
+    assert "sk-file-secret" not in result.output and ":pw@" not in result.output
+    assert "from-env  [environment (ABORIST_LLM_MODEL)]" in result.stdout
+    assert f"[config file ({clean})]" in result.stdout
+    s = settings_of(invoke("config", "--json"))
+    assert s["llm_model"] == {"value": "from-env", "origin": "environment (ABORIST_LLM_MODEL)"}
+    assert s["llm_api_key"]["value"] == "***" and s["shards"]["value"] == ["geo"]
+    assert s["llm_base_url"] == {"value": None, "origin": "default"}
+    assert s["home"]["origin"].startswith("default")
+    flagged = settings_of(invoke("--home", "/somewhere/else", "config", "--json"))
+    assert flagged["home"] == {"value": "/somewhere/else", "origin": "flag (--home)"}
+
+
+def test_one_home_wherever_you_stand(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ingest in one directory, list shards and query from another: the same data (the
+    per-user directory), and the first run says where it is."""
+    doc = tmp_path / "doc.md"
+    doc.write_text(DOC, encoding="utf-8")
+    first = tmp_path / "one"
+    first.mkdir()
+    monkeypatch.chdir(first)
+    ingested = invoke("ingest", str(doc), "--shard", "geo")
+    assert ingested.exit_code == 0, ingested.output
+    home = Path(os.environ["XDG_DATA_HOME"]) / "aborist"  # pointed under tmp (autouse)
+    assert f"keeping data in {home}" in ingested.stderr
+    other = tmp_path / "two" / "deeper"
+    other.mkdir(parents=True)
+    monkeypatch.chdir(other)
+    listed = invoke("shards", "--json")
+    assert [s["name"] for s in json.loads(listed.stdout)] == ["geo"]
+    answered = invoke("query", "How long is the Silverrun River?")
+    assert answered.exit_code == 0 and "412 kilometres" in answered.stdout
+    assert not (first / ".aborist").exists() and not (other / ".aborist").exists()
+    assert (home / "ledger.db").is_file() and (home / "shards" / "geo.shard.sqlite").is_file()
+
+
+def test_a_project_home_is_used_below_it(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / ".aborist").mkdir(parents=True)
+    (project / "docs").mkdir()
+    (project / "docs" / "doc.md").write_text(DOC, encoding="utf-8")
+    monkeypatch.chdir(project / "docs")
+    assert invoke("ingest", "doc.md", "--shard", "geo").exit_code == 0
+    assert (project / ".aborist" / "ledger.db").is_file()
+    assert (project / ".aborist" / "shards" / "geo.shard.sqlite").is_file()
+    s = settings_of(invoke("config", "--json"))
+    assert s["home"]["origin"] == f"project ({(project / '.aborist').resolve()})"
+
+
+def test_home_flag_on_both_clis(clean: Path, tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text(DOC, encoding="utf-8")
+    home = tmp_path / "flag-home"
+    assert invoke("--home", str(home), "ingest", str(doc), "--shard", "geo").exit_code == 0
+    assert (home / "ledger.db").is_file()
+    verified = CliRunner().invoke(ledger_cli, ["--home", str(home), "verify", "--json"])
+    assert verified.exit_code == 0, verified.output
+    assert json.loads(verified.stdout)["chain"]["events_checked"] == 1
+
+
+def test_a_broken_config_file_is_one_line_before_anything_runs(clean: Path) -> None:
+    clean.write_text("home = [unclosed\n", encoding="utf-8")
+    for group in (cli, ledger_cli):
+        result = CliRunner().invoke(group, ["verify", "--json"] if group is ledger_cli
+                                    else ["shards"])  # fmt: skip
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "is not valid TOML" in lines[0] and str(clean) in lines[0]
