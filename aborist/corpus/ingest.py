@@ -1,13 +1,14 @@
 """``ingest()``: files and directories → one shard, recorded as ``corpus.shard_ingested``.
 
-ARCHITECTURE.md, "Corpus and shards"; issue 3, "Ingest". Semantics (docs/corpus.md):
+Semantics (docs/corpus.md, "What is read", "Re-ingest semantics"):
 
 * Paths are files or directories (walked recursively, sorted; dot-files and
   dot-directories skipped). A missing path or a symlink loop is an error before
   anything is read.
 * Supported files are read (:func:`.readers.read_source_bytes`: regular files only, at
-  most ``MAX_FILE_BYTES``), decoded (:mod:`.canonicalize`), parsed (:mod:`.readers`) and
-  chunked (:mod:`.chunking`). Unsupported types, non-regular files, symlink loops,
+  most ``MAX_FILE_BYTES``), decoded (:mod:`.canonicalize`) or, for PDF and DOCX,
+  extracted (:func:`.readers.extract_source`), parsed (:mod:`.readers`) and chunked
+  (:mod:`.chunking`). Unsupported types, non-regular files, symlink loops,
   oversized, unreadable, binary, non-UTF-8 and empty files and unreadable directories
   are *skipped* and listed in the report by their path as given (bytes of a file name
   that are not UTF-8 shown as ``\\xff``); if nothing is left, nothing is written and
@@ -22,7 +23,9 @@ ARCHITECTURE.md, "Corpus and shards"; issue 3, "Ingest". Semantics (docs/corpus.
   the new file swapped in. A failure at any step leaves the previous shard as it was.
   Reading the old shard, building, appending and swapping happen under the shard's
   lock (:func:`.shard.shard_lock`), so concurrent ingests into one shard take turns and
-  none loses the other's documents.
+  none loses the other's documents. Under that lock the temporary files an interrupted
+  ingest of the shard left are removed first, and ``prune`` drops the documents whose
+  files are gone (listed as ``pruned`` in the event).
 """
 
 from __future__ import annotations
