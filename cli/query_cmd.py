@@ -176,7 +176,7 @@ def _print_closest(result: RunResult) -> None:
         return
     click.echo("\nClosest passages found (they do not answer the question):")
     for e in shown:
-        where = e["title"] or e["source_uri"]
+        where = source_line(e["title"] or e["source_uri"], e["source_uri"], e.get("locator"))
         click.echo(printable(f"  [{e['pointer_id']}] {where}  ({e['source_uri']})"))
         excerpt = " ".join(spotlight(e["text"], result.question, 300).split())
         click.echo(printable(f"       “{excerpt}”"))
