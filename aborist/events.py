@@ -41,6 +41,7 @@ __all__ = [
     "RunCompleted",
     "RunFailed",
     "RunStarted",
+    "ShardDeleted",
     "ShardIngested",
     "run_stream",
 ]
@@ -74,6 +75,15 @@ class ShardIngested(EventPayload):
     skipped: list[dict[str, Any]] = []
     #: sha256 of the chunk-hash list blob (docs/corpus.md); absent from older ingests.
     chunk_hashes_blob: str | None = None
+    pruned: list[str] = []  # source_uri of documents `ingest --prune` dropped (when any)
+
+
+class ShardDeleted(EventPayload):
+    """`aborist delete-shard`: the shard file is gone; its events stay."""
+
+    TYPE = "corpus.shard_deleted"
+    shard: str
+    source_root: str | None  # None: the file could not be read before it was deleted
 
 
 class RunStarted(EventPayload):
@@ -233,7 +243,7 @@ class RunFailed(EventPayload):
 EVENT_TYPES: dict[str, type[EventPayload]] = {
     cls.TYPE: cls
     for cls in (
-        ShardIngested, RunStarted, CacheChecked, RetrievalCompleted, EvidenceMapped,
+        ShardIngested, ShardDeleted, RunStarted, CacheChecked, RetrievalCompleted, EvidenceMapped,
         ContextAssembled, PromptBuilt, ModelAnswered, ClaimsParsed, AnswerVerified,
         RepromptAttempted, AnswerRepaired, AnswerRendered, AnswerLabelled, CacheWritten,
         RunCompleted, RunFailed,

@@ -1,4 +1,5 @@
-"""`aborist ingest`, `aborist shards`, `aborist retrieve` (issue 3).
+"""`aborist ingest`, `aborist shards`, `aborist documents`, `aborist delete-shard`,
+`aborist retrieve`.
 
 Thin click layer over :func:`aborist.corpus.ingest`, :func:`aborist.corpus.list_shards`
 and :func:`aborist.retrieval.retriever.retrieve`: parse arguments, call one service function,
@@ -8,14 +9,24 @@ print, map domain and ledger errors to one line on stderr and exit 1.
 from __future__ import annotations
 
 import json
+import re
+import sys
+import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import click
 
-from aborist.corpus.ingest import DEFAULT_ROLE, IngestReport, check_paths
+from aborist.corpus.ingest import DEFAULT_ROLE, IngestProgress, IngestReport, check_paths
 from aborist.corpus.ingest import ingest as ingest_documents
-from aborist.corpus.shard import list_shards
+from aborist.corpus.shard import (
+    delete_shard,
+    list_shards,
+    read_documents,
+    resolve_shard,
+    validate_shard_name,
+)
 from aborist.errors import AboristError
 from aborist.retrieval.records import RetrievalResult
 from aborist.retrieval.retriever import DEFAULT_BUDGET_BYTES
@@ -25,7 +36,12 @@ from cli.common import embedded_ledger
 from cli.term import printable
 from ledger.errors import LedgerError
 
-__all__ = ["ingest", "retrieve", "shards"]
+__all__ = ["COMMANDS", "delete_shard_cmd", "documents", "ingest", "retrieve", "shards"]
+
+LISTED_SKIPS = 20
+"""An ingest lists every skipped file up to this many; beyond, only the summary by reason
+(``--json`` always has them all)."""
+_REASON_END = re.compile(r" \(|;|: ")
 
 
 def _dump(data: Any) -> None:
@@ -42,14 +58,77 @@ def _print_ingest(report: IngestReport) -> None:
     click.echo(f"  versions    {report.canonicalization_version} / {report.chunking_version}")
     click.echo(printable(f"  file        {report.path}"))
     click.echo(printable(f"  ingested    {len(report.ingested)} file(s) as {report.role}"))
+    if report.pruned:
+        click.echo(f"  pruned      {len(report.pruned)} document(s) whose file is gone:")
+        for uri in report.pruned:
+            click.echo(printable(f"    {uri}"))
+    if report.stale_temps_removed:
+        click.echo(
+            f"  removed     {report.stale_temps_removed} temporary file(s) left by an "
+            "interrupted ingest"
+        )
+    if report.notes:
+        click.echo(f"notes on {len(report.notes)} file(s):")
+        for n in report.notes:
+            click.echo(printable(f"  {n.path}: {n.reason}"))
     if report.skipped:
-        click.echo(f"skipped {len(report.skipped)} file(s):")
-        for s in report.skipped:
-            click.echo(printable(f"  {s.path}: {s.reason}"))
+        kinds = Counter(reason_kind(s.reason) for s in report.skipped)
+        summary = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=_by_count))
+        click.echo(printable(f"skipped {len(report.skipped)} file(s): {summary}"))
+        if len(report.skipped) <= LISTED_SKIPS:
+            for s in report.skipped:
+                click.echo(printable(f"  {s.path}: {s.reason}"))
+        else:
+            click.echo(f"  (the {len(report.skipped)} files are listed by --json)")
+
+
+def reason_kind(reason: str) -> str:
+    """A skip reason without its particulars, for the summary: ``malformed PDF (…)`` →
+    ``malformed PDF``, ``unsupported file type .png; supported: …`` → ``unsupported file
+    type .png``."""
+    m = _REASON_END.search(reason)
+    return reason[: m.start()] if m else reason
+
+
+def _by_count(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
+
+
+class _IngestBar:
+    """A self-overwriting progress line on stderr (files, MB, ETA), on a terminal only
+    and at most five times a second; piped or redirected output gets none."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, p: IngestProgress) -> None:
+        now = time.monotonic()
+        if not self.enabled or (now - self.last < 0.2 and p.files < p.total_files):
+            return
+        self.last = now
+        elapsed = max(now - self.started, 1e-9)
+        rate = p.bytes / elapsed
+        left = max(p.total_bytes - p.bytes, 0)
+        eta = f"{int(left / rate) // 60}:{int(left / rate) % 60:02d}" if rate > 0 else "?"
+        width = 24
+        filled = width * p.files // max(p.total_files, 1)
+        line = (
+            f"[{'#' * filled}{'.' * (width - filled)}] {p.files}/{p.total_files} files  "
+            f"{p.bytes / 1e6:.1f}/{p.total_bytes / 1e6:.1f} MB  ETA {eta}"
+        )
+        click.echo("\r" + line.ljust(78), err=True, nl=False)
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            click.echo("\r" + " " * 78 + "\r", err=True, nl=False)
 
 
 @click.command("ingest")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--shard", required=True, help="Shard name (letters, digits, '.', '_', '-').")
 @click.option(
     "--role",
@@ -59,6 +138,11 @@ def _print_ingest(report: IngestReport) -> None:
 )
 @click.option("--replace", is_flag=True, help="Drop documents of the shard that are not in PATHS.")
 @click.option(
+    "--prune",
+    is_flag=True,
+    help="Drop documents of the shard whose files no longer exist (PATHS may be omitted).",
+)
+@click.option(
     "--no-ledger",
     is_flag=True,
     help="Do not record corpus.shard_ingested (aborist query then refuses the shard unless "
@@ -66,41 +150,56 @@ def _print_ingest(report: IngestReport) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the ingest report as JSON.")
 def ingest(
-    paths: tuple[Path, ...], shard: str, role: str, replace: bool, no_ledger: bool, as_json: bool
+    paths: tuple[Path, ...],
+    shard: str,
+    role: str,
+    replace: bool,
+    prune: bool,
+    no_ledger: bool,
+    as_json: bool,
 ) -> None:
-    """Ingest .txt, .md, .rst and .html files (directories recursively) into a shard.
+    """Ingest .txt, .md, .rst, .html, .pdf and .docx files (directories recursively).
 
     Files already in the shard are replaced by their new version; others are kept
     (unless --replace). Unsupported, binary or non-UTF-8 files, anything that is not a
-    regular file (pipes, devices), files over 64 MiB, symlink loops and unreadable
-    directories are skipped and listed. Two ingests into one shard take turns. The
-    shard's Merkle source root is recorded in the ledger as corpus.shard_ingested.
+    regular file (pipes, devices), files over 64 MiB, symlink loops, unreadable
+    directories, PDFs that need a password or have no text layer (OCR is not offered)
+    and malformed PDF or DOCX files are skipped and listed, one line each. Two ingests
+    into one shard take turns. The shard's Merkle source root is recorded in the
+    ledger as corpus.shard_ingested.
+
+    --prune drops the documents whose files are gone (the event lists them). On a
+    terminal a progress line (files, MB, ETA) is drawn on stderr; piped, nothing is.
+    An interrupted ingest's temporary files are removed by the next ingest of the shard.
 
     Example: aborist ingest docs/ handbook.md --shard handbook --role primary
     """
+    if not paths and not prune:
+        raise click.UsageError("give at least one PATH (or --prune to only drop gone files)")
     settings = load_settings()
+    bar = _IngestBar(sys.stderr.isatty() and not as_json)
+    options: dict[str, Any] = {
+        "shards_dir": settings.shards_path(),
+        "replace": replace,
+        "prune": prune,
+        "progress": bar,
+    }
     try:
-        check_paths(paths)
+        if paths:
+            check_paths(paths)
         if not no_ledger:
             embedded_ledger(settings)
         if no_ledger:
-            report = ingest_documents(
-                paths, shard, role, shards_dir=settings.shards_path(), replace=replace
-            )
+            report = ingest_documents(paths, shard, role, **options)
         else:
             from ledger.store import Ledger
 
             with Ledger.open(settings.ledger_url()) as ledger:
-                report = ingest_documents(
-                    paths,
-                    shard,
-                    role,
-                    shards_dir=settings.shards_path(),
-                    ledger=ledger,
-                    replace=replace,
-                )
+                report = ingest_documents(paths, shard, role, ledger=ledger, **options)
     except (AboristError, LedgerError) as e:
         raise click.ClickException(printable(str(e))) from e
+    finally:
+        bar.close()
     if as_json:
         _dump(report.to_dict())
     else:
@@ -139,6 +238,71 @@ def shards(as_json: bool) -> None:
                 f"{i.source_root}"
             )
         )
+
+
+@click.command("documents")
+@click.option("--shard", required=True, help="Shard name (or path to its file).")
+@click.option("--json", "as_json", is_flag=True, help="Print the documents as JSON.")
+def documents(shard: str, as_json: bool) -> None:
+    """List what a shard holds: each document's title, file, format, role and chunks.
+
+    Example: aborist documents --shard handbook
+    """
+    settings = load_settings()
+    try:
+        path = resolve_shard(shard, settings.shards_path())
+        docs = read_documents(path)
+    except AboristError as e:
+        raise click.ClickException(printable(str(e))) from e
+    if as_json:
+        _dump([d.to_dict() for d in docs])
+        return
+    click.echo(printable(f"shard {shard}: {len(docs)} document(s)"))
+    width = max((len(d.format) for d in docs), default=6)
+    for d in docs:
+        click.echo(
+            printable(f"  {d.format:<{width}}  {d.n_chunks:>5} chunks  {d.source_role:<10} "
+                      f"{d.title}  ({d.source_uri})")
+        )  # fmt: skip
+
+
+@click.command("delete-shard")
+@click.argument("name")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--no-ledger", is_flag=True, help="Do not record corpus.shard_deleted in the ledger.")
+def delete_shard_cmd(name: str, yes: bool, no_ledger: bool) -> None:
+    """Delete the shard NAME (its file; waits for an ingest of it to finish).
+
+    The ledger keeps every event about the shard, so runs that used it stay auditable;
+    the deletion itself is recorded as corpus.shard_deleted with the last source root.
+
+    Example: aborist delete-shard old-handbook --yes
+    """
+    settings = load_settings()
+    try:
+        validate_shard_name(name)
+        path = resolve_shard(name, settings.shards_path())
+    except AboristError as e:
+        raise click.ClickException(printable(str(e))) from e
+    if not yes and not click.confirm(f"delete shard {name} ({path})?", default=False):
+        raise click.ClickException("not deleted")
+    try:
+        if not no_ledger:
+            embedded_ledger(settings)
+        info = delete_shard(path)
+        root = info.source_root if info is not None else None
+        if not no_ledger:
+            from aborist.corpus.ingest import shard_stream
+            from aborist.events import ShardDeleted
+            from ledger.store import Ledger
+
+            with Ledger.open(settings.ledger_url()) as ledger:
+                ledger.append(
+                    shard_stream(name), [ShardDeleted(shard=name, source_root=root).to_event()]
+                )
+    except (AboristError, LedgerError) as e:
+        raise click.ClickException(printable(str(e))) from e
+    click.echo(printable(f"deleted shard {name} ({path}); last source_root {root or 'unreadable'}"))
 
 
 def _print_ranking(result: RetrievalResult, limit: int) -> None:
@@ -211,3 +375,6 @@ def retrieve(
         _dump(result.to_dict(include_text=True))
     else:
         _print_ranking(result, limit)
+
+
+COMMANDS = [ingest, shards, documents, delete_shard_cmd, retrieve]

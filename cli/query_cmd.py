@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -13,6 +14,7 @@ import click
 
 from aborist.clients.base import ChatClient
 from aborist.clients.select import MODEL_KINDS, llm_timeout, select_client
+from aborist.corpus.readers import describe_locator
 from aborist.pipeline.run import Governance, RunResult
 from aborist.settings import Settings, load_settings
 from aborist.verify.ladder import AUDIT_MODES, LADDER, ladder_rung
@@ -130,9 +132,11 @@ def print_result(result: RunResult, as_json: bool) -> None:
         click.echo("(no answer: the model returned no text)")
     if result.citations:
         click.echo("\nSources:")
+        locators = {e["pointer_id"]: e.get("locator") for e in result.evidence}
         for c in result.citations:
             where = c["title"] or c["source_uri"]
-            click.echo(printable(f"  [{c['pointer_id']}] {where}  ({c['source_uri']})"))
+            cited = source_line(where, c["source_uri"], locators.get(c["pointer_id"]))
+            click.echo(printable(f"  [{c['pointer_id']}] {cited}  ({c['source_uri']})"))
             excerpt = " ".join(c["excerpt"].split())
             if len(excerpt) > 300:
                 excerpt = excerpt[:297] + "…"
@@ -154,6 +158,13 @@ def print_result(result: RunResult, as_json: bool) -> None:
     click.echo(f"run {result.run_id}{served}")
 
 
+def source_line(title: str, source_uri: str, locator: dict[str, Any] | None) -> str:
+    """``Tracing — tracemonkey.pdf p. 6``: the title, the file's name and where in it."""
+    name = urllib.parse.unquote(source_uri.rstrip("/").rsplit("/", 1)[-1])
+    where = describe_locator(locator)
+    return " ".join(part for part in (f"{title} — {name}" if name else title, where) if part)
+
+
 def _print_closest(result: RunResult) -> None:
     """A refusal that names its closest passages (the extractive answerer's): show them."""
     from aborist.clients.extractive import closest_passages
@@ -165,7 +176,7 @@ def _print_closest(result: RunResult) -> None:
         return
     click.echo("\nClosest passages found (they do not answer the question):")
     for e in shown:
-        where = e["title"] or e["source_uri"]
+        where = source_line(e["title"] or e["source_uri"], e["source_uri"], e.get("locator"))
         click.echo(printable(f"  [{e['pointer_id']}] {where}  ({e['source_uri']})"))
         excerpt = " ".join(spotlight(e["text"], result.question, 300).split())
         click.echo(printable(f"       “{excerpt}”"))

@@ -1,4 +1,5 @@
-"""`aborist ingest`, `aborist shards`, `aborist retrieve` through click's CliRunner."""
+"""`aborist ingest`, `shards`, `documents`, `delete-shard`, `retrieve` through click's
+CliRunner."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from aborist.migrations import upgrade
-from cli.corpus_cmd import ingest, retrieve, shards
+from cli.corpus_cmd import COMMANDS, _IngestBar, reason_kind
 from ledger.engine import ledger_engine
 from ledger.store import Ledger
 
@@ -21,7 +22,7 @@ def group() -> None:
     """Test group holding the corpus commands."""
 
 
-for command in (ingest, shards, retrieve):
+for command in COMMANDS:
     group.add_command(command)
 
 
@@ -54,7 +55,7 @@ def docs(tmp_path: Path) -> Path:
         "# Threads\n\nThe Global Interpreter Lock (GIL) lets one thread run bytecode.\n"
     )
     (root / "lock.md").write_text("# Locks\n\nA global interpreter lock is a mutex.\n")
-    (root / "notes.pdf").write_bytes(b"%PDF")
+    (root / "notes.odt").write_bytes(b"PK")
     return root
 
 
@@ -64,7 +65,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_every_command_has_help_with_an_example() -> None:
-    for command in (ingest, shards, retrieve):
+    for command in COMMANDS:
         code, out, _ = run(command.name or "", "--help")
         assert code == 0 and "Example: aborist " in out
 
@@ -73,7 +74,7 @@ def test_ingest_records_the_ledger_event_and_lists_skips(docs: Path, migrated: s
     code, out, err = run("ingest", str(docs), "--shard", "py", "--role", "secondary")
     assert code == 0, err
     assert "shard py updated: 2 documents" in out
-    assert "notes.pdf: unsupported file type .pdf" in out
+    assert "notes.odt: unsupported file type .odt" in out
     with Ledger.open(migrated) as ledger:
         (event,) = ledger.read_stream("shard:py")
     payload = json.loads(event.payload)
@@ -146,10 +147,16 @@ def test_ingest_lists_special_files_and_odd_names_one_line_each(docs: Path, home
         pytest.skip(f"cannot create a non-UTF-8 file name here: {e}")
     code, out, err = run("ingest", str(docs), "--shard", "py", "--no-ledger")
     assert code == 0, err
-    listed = out.split("skipped 5 file(s):\n")[1].splitlines()
+    _, _, rest = out.partition("skipped 5 file(s): ")
+    summary, _, rest = rest.partition("\n")
+    assert summary == (
+        "2 symlink loop, 1 no text after canonicalization, 1 not a regular file, "
+        "1 unsupported file type .odt"
+    )
+    listed = rest.splitlines()
     assert listed == [
-        f"  {docs}/notes.pdf: unsupported file type .pdf; supported: .htm, .html, .markdown, "
-        ".md, .rst, .txt",
+        f"  {docs}/notes.odt: unsupported file type .odt; supported: .docx, .htm, .html, "
+        ".markdown, .md, .pdf, .rst, .txt",
         f"  {docs}/a.md: symlink loop",
         f"  {docs}/b.md: symlink loop",
         f"  {docs}/pipe.txt: not a regular file (named pipe)",
@@ -197,3 +204,104 @@ def test_retrieve_errors_are_clean(docs: Path, home: Path) -> None:
     assert code == 1 and "the question is empty" in err
     code, _, err = run("retrieve", "x", "--shard", "nope")
     assert code == 1 and "no shard named 'nope'" in err
+
+
+# --- ingest as users expect: documents, prune, delete, stale temps, summary, progress ---
+
+
+def test_documents_lists_what_a_shard_holds(docs: Path, home: Path) -> None:
+    assert run("ingest", str(docs), "--shard", "py", "--no-ledger")[0] == 0
+    code, out, err = run("documents", "--shard", "py")
+    assert code == 0, err
+    assert out.splitlines()[0] == "shard py: 2 document(s)"
+    assert "Threads" in out and "Locks" in out and "markdown" in out
+    code, out, _ = run("documents", "--shard", "py", "--json")
+    listed = json.loads(out)
+    assert [d["title"] for d in listed] == ["Threads", "Locks"]
+    assert {d["chunks"] for d in listed} == {1}
+    code, _, err = run("documents", "--shard", "nope")
+    assert code == 1 and "no shard named 'nope'" in err
+
+
+def test_prune_drops_gone_files_and_records_them(docs: Path, migrated: str) -> None:
+    assert run("ingest", str(docs), "--shard", "py")[0] == 0
+    (docs / "lock.md").unlink()
+    code, out, err = run("ingest", "--prune", "--shard", "py")
+    assert code == 0, err
+    assert "pruned      1 document(s) whose file is gone:" in out
+    assert "lock.md" in out
+    with Ledger.open(migrated) as ledger:
+        events = list(ledger.read_stream("shard:py"))
+    first, last = json.loads(events[0].payload), json.loads(events[-1].payload)
+    assert "pruned" not in first
+    assert [u.rsplit("/", 1)[1] for u in last["pruned"]] == ["lock.md"]
+    assert [d["title"] for d in last["documents"]] == ["Threads"]
+    (docs / "gil.md").unlink()
+    code, _, err = run("ingest", "--prune", "--shard", "py")
+    assert code == 1 and "would be left empty" in err and "delete-shard py" in err
+    code, _, err = run("ingest", "--shard", "py")
+    assert code == 2 and "give at least one PATH" in err
+
+
+def test_delete_shard_removes_the_file_and_records_it(docs: Path, migrated: str) -> None:
+    assert run("ingest", str(docs), "--shard", "py")[0] == 0
+    shard_file = Path(migrated.removeprefix("sqlite:///")).parent / "shards" / "py.shard.sqlite"
+    assert shard_file.is_file()
+    code, _, err = run("delete-shard", "py")  # no --yes and no answer: nothing deleted
+    assert code == 1 and shard_file.is_file()
+    code, out, err = run("delete-shard", "py", "--yes")
+    assert code == 0, err
+    assert out.startswith("deleted shard py") and not shard_file.exists()
+    with Ledger.open(migrated) as ledger:
+        last = list(ledger.read_stream("shard:py"))[-1]
+    assert last.type == "corpus.shard_deleted" and json.loads(last.payload)["shard"] == "py"
+    assert run("delete-shard", "py", "--yes")[0] == 1
+
+
+def test_temp_files_of_a_killed_ingest_are_removed_by_the_next(docs: Path, home: Path) -> None:
+    assert run("ingest", str(docs), "--shard", "py", "--no-ledger")[0] == 0
+    shards_dir = home / "shards"
+    stale = [shards_dir / ".py.shard.sqlite.4242.tmp", shards_dir / ".py.shard.sqlite.77.tmp"]
+    for f in stale:
+        f.write_bytes(b"half-written shard")  # what a kill -9 during a build leaves
+    other = shards_dir / ".other.shard.sqlite.4242.tmp"
+    other.write_bytes(b"another shard's")
+    code, out, err = run("ingest", str(docs), "--shard", "py", "--no-ledger")
+    assert code == 0, err
+    assert "removed     2 temporary file(s) left by an interrupted ingest" in out
+    assert not any(f.exists() for f in stale) and other.exists()
+
+
+def test_skipped_files_are_summarized_by_reason(docs: Path, home: Path) -> None:
+    for i in range(25):
+        (docs / f"image{i}.png").write_bytes(b"x")
+    (docs / "bad.pdf").write_bytes(b"%PDF-1.4 broken")
+    code, out, err = run("ingest", str(docs), "--shard", "py", "--no-ledger")
+    assert code == 0, err
+    assert (
+        "skipped 27 file(s): 25 unsupported file type .png, 1 malformed PDF, "
+        "1 unsupported file type .odt" in out
+    )
+    assert "(the 27 files are listed by --json)" in out and "image3.png" not in out
+    code, out, _ = run("ingest", str(docs), "--shard", "py", "--no-ledger", "--json")
+    assert len(json.loads(out)["skipped"]) == 27
+
+
+def test_reason_kind_drops_the_particulars() -> None:
+    assert reason_kind("malformed PDF (PdfReadError: EOF)") == "malformed PDF"
+    assert reason_kind("unsupported file type .png; supported: .md") == "unsupported file type .png"
+    assert reason_kind("not UTF-8 (byte 0xe9 at offset 3); re-save") == "not UTF-8"
+    assert reason_kind("symlink loop") == "symlink loop"
+
+
+def test_progress_line_only_on_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    from aborist.corpus.ingest import IngestProgress
+
+    _IngestBar(False)(IngestProgress(1, 2, 10, 20))
+    assert capsys.readouterr().err == ""
+    bar = _IngestBar(True)
+    bar(IngestProgress(2, 4, 3_000_000, 6_000_000))
+    drawn = capsys.readouterr().err
+    assert drawn.startswith("\r[############............] 2/4 files  3.0/6.0 MB  ETA ")
+    bar.close()
+    assert capsys.readouterr().err.strip() == ""

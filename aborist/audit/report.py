@@ -4,7 +4,8 @@
 file: inline CSS and SVG, no script, no network, no external asset, so it can be mailed,
 archived, and opened offline years later. It shows the question; the answer with each
 unit coloured by its verdict and linked (``#ev-…``) to its evidence; each evidence excerpt
-with the claim's words highlighted (``<mark>``) inside the spotlight; the audit mode and
+with the claim's words highlighted (``<mark>``) inside the spotlight and where it sits in
+its source (its locator: PDF page, heading path and paragraph, line); the audit mode and
 the display ladder's rung (:mod:`aborist.verify.ladder`); the repair transition when there was
 one; the run DAG as an SVG (one box per stage, edges to its parents, each node's hash
 abbreviated with the full hashes in a ``<title>``); and the run's chain position and the
@@ -23,6 +24,7 @@ from html import escape
 from typing import Any
 
 from aborist.audit.dags import check_run
+from aborist.corpus.readers.model import describe_locator
 from aborist.pipeline.recorded import RecordedRun, load_run
 from aborist.verify.ladder import LADDER, ladder_rung
 from ledger import merkle
@@ -254,9 +256,12 @@ class _Page:
                 note = "spotlight excerpt; the supported claim's words are marked"
             else:
                 body, note = "", "not cited by a verified claim"
+            locator = r.get("locator")
+            where = describe_locator(locator) if isinstance(locator, Mapping) else ""
+            at = f' <span class="locator">{_e(where)}</span>' if where else ""
             self.add(
                 f'<div class="evidence" id="{_anchor(eid)}"><b>{_e(r.get("pointer_id"))}'
-                f"</b> <code>{_e(eid)}</code> — {_e(r.get('title'))} "
+                f"</b> <code>{_e(eid)}</code> — {_e(r.get('title'))}{at} "
                 f'<span class="meta">{_e(r.get("source_uri"))} · {_e(note)}</span>'
                 f'<p class="excerpt">{body}</p></div>'
             )

@@ -15,6 +15,9 @@ here are deliberately few, total and deterministic (docs/corpus.md, "Canonicaliz
    paragraph are soft and become single spaces, so a sentence reads the same however the
    source wrapped it.
 
+PDF text extraction has artifacts of its own that :func:`fold_pdf_text` removes before
+these rules (since ``canon-2``): typographic ligatures and words hyphenated at line ends.
+
 Bumping any rule here, or in :mod:`aborist.corpus.readers`, bumps
 :data:`CANONICALIZATION_VERSION`, which is part of every cache key.
 """
@@ -34,9 +37,10 @@ __all__ = [
     "canonical_block",
     "canonical_inline",
     "decode_source",
+    "fold_pdf_text",
 ]
 
-CANONICALIZATION_VERSION = "canon-1"
+CANONICALIZATION_VERSION = "canon-2"
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -47,6 +51,9 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 )
 
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+_LIGATURES = {0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl",
+              0xFB05: "st", 0xFB06: "st"}  # fmt: skip
+_LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010]\n[ \t]*(?=[^\W\d_A-Z])")
 _LINE_BREAKS = re.compile("\r\n|[\r\u2028\u2029\x85\x0b\x0c]")
 _SPACES = re.compile(r"[ \t]+")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
@@ -93,6 +100,24 @@ def _clean_chars(text: str) -> str:
     text = _LINE_BREAKS.sub("\n", text).translate(_ZERO_WIDTH)
     text = _CONTROL.sub("", text)
     return _OTHER_SPACES.sub(" ", text)
+
+
+def fold_pdf_text(text: str) -> str:
+    """Undo what laying out text on a page did to it, for text extracted from a PDF:
+
+    * the Latin ligatures U+FB00-FB06 (``ﬁ``, ``ﬂ``, ``ﬀ``, ``ﬃ``, ``ﬄ``, ``ﬅ``, ``ﬆ``)
+      become their letters, so ``inﬂuenza`` is found by ``influenza``;
+    * a word hyphenated at a line end is joined: a letter, ``-`` (or U+2010), a line
+      break, then a lower-case letter (``conven-\ntional`` → ``conventional``). A
+      hyphen before a capital or a digit is kept with the line break (``COVID-\n19``
+      stays two words), and so is a compound that happens to break at its own hyphen
+      (``well-\nknown`` becomes ``wellknown``: extraction cannot tell the two apart, as
+      pdftotext cannot).
+
+    Only for PDF: text formats are read as their authors wrote them (folding ligatures
+    in every format moved three COVID-QA questions and lost one; docs/corpus.md).
+    Soft hyphens are removed for every format by the rules above."""
+    return _LINE_END_HYPHEN.sub("", text.translate(_LIGATURES))
 
 
 def canonical_inline(text: str) -> str:

@@ -1,13 +1,14 @@
 """``ingest()``: files and directories → one shard, recorded as ``corpus.shard_ingested``.
 
-ARCHITECTURE.md, "Corpus and shards"; issue 3, "Ingest". Semantics (docs/corpus.md):
+Semantics (docs/corpus.md, "What is read", "Re-ingest semantics"):
 
 * Paths are files or directories (walked recursively, sorted; dot-files and
   dot-directories skipped). A missing path or a symlink loop is an error before
   anything is read.
 * Supported files are read (:func:`.readers.read_source_bytes`: regular files only, at
-  most ``MAX_FILE_BYTES``), decoded (:mod:`.canonicalize`), parsed (:mod:`.readers`) and
-  chunked (:mod:`.chunking`). Unsupported types, non-regular files, symlink loops,
+  most ``MAX_FILE_BYTES``), decoded (:mod:`.canonicalize`) or, for PDF and DOCX,
+  extracted (:func:`.readers.extract_source`), parsed (:mod:`.readers`) and chunked
+  (:mod:`.chunking`). Unsupported types, non-regular files, symlink loops,
   oversized, unreadable, binary, non-UTF-8 and empty files and unreadable directories
   are *skipped* and listed in the report by their path as given (bytes of a file name
   that are not UTF-8 shown as ``\\xff``); if nothing is left, nothing is written and
@@ -22,7 +23,9 @@ ARCHITECTURE.md, "Corpus and shards"; issue 3, "Ingest". Semantics (docs/corpus.
   the new file swapped in. A failure at any step leaves the previous shard as it was.
   Reading the old shard, building, appending and swapping happen under the shard's
   lock (:func:`.shard.shard_lock`), so concurrent ingests into one shard take turns and
-  none loses the other's documents.
+  none loses the other's documents. Under that lock the temporary files an interrupted
+  ingest of the shard left are removed first, and ``prune`` drops the documents whose
+  files are gone (listed as ``pruned`` in the event).
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ import hashlib
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+import urllib.parse
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -42,10 +46,13 @@ from aborist.corpus.canonicalize import CANONICALIZATION_VERSION, decode_source
 from aborist.corpus.chunk_list import encode_chunk_hashes
 from aborist.corpus.chunking import CHUNKING_VERSION, chunk_blocks
 from aborist.corpus.readers import (
+    BINARY_FORMATS,
     FORMATS,
     MAX_FILE_BYTES,
     SourceFileSkipped,
+    extract_source,
     format_for,
+    pages_without_text,
     parse_document,
     read_source_bytes,
 )
@@ -56,6 +63,7 @@ from aborist.corpus.shard import (
     build_shard,
     read_shard_info,
     read_sources,
+    remove_stale_temps,
     shard_lock,
     shard_path,
     validate_shard_name,
@@ -65,6 +73,7 @@ from aborist.errors import CorpusError, InputError
 __all__ = [
     "EVENT_TYPE",
     "DocumentReport",
+    "IngestProgress",
     "IngestReport",
     "SkippedFile",
     "check_paths",
@@ -78,6 +87,7 @@ EVENT_TYPE = "corpus.shard_ingested"
 DEFAULT_ROLE = "primary"
 _ROLE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 _ESCAPED = frozenset({"Cc", "Zl", "Zp"})
+_KINDS = ", ".join(sorted(FORMATS))
 _LINKED_DIR = "symlink to a directory (not followed inside a directory; name it directly)"
 
 
@@ -92,6 +102,20 @@ class SkippedFile:
 
     def to_dict(self) -> dict[str, str]:
         return {"path": self.path, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class IngestProgress:
+    """How far an ingest is: files and bytes read and built, of the totals found."""
+
+    files: int
+    total_files: int
+    bytes: int
+    total_bytes: int
+
+    def advance(self, n_bytes: int) -> IngestProgress:
+        return IngestProgress(self.files + 1, self.total_files, self.bytes + n_bytes,
+                              self.total_bytes)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -117,6 +141,12 @@ class IngestReport:
     skipped: tuple[SkippedFile, ...]
     concepts: int = 0
     n_chunks: int = 0
+    notes: tuple[SkippedFile, ...] = ()
+    """Files ingested with a caveat (a PDF with pages that have no text layer)."""
+    pruned: tuple[str, ...] = ()
+    """``source_uri`` of the documents dropped by ``prune`` because their file is gone."""
+    stale_temps_removed: int = 0
+    """Temporary files of an interrupted earlier ingest of this shard, removed."""
     #: Every chunk's sha256 in document/chunk order: the leaves of ``source_root``.
     chunk_hashes: tuple[str, ...] = field(default=(), repr=False)
 
@@ -144,6 +174,9 @@ class IngestReport:
             "concepts": self.concepts,
             "ingested": list(self.ingested),
             "skipped": [s.to_dict() for s in self.skipped],
+            "notes": [n.to_dict() for n in self.notes],
+            "pruned": list(self.pruned),
+            "stale_temps_removed": self.stale_temps_removed,
         }
 
 
@@ -166,10 +199,10 @@ def shard_stream(shard: str) -> str:
 
 def shard_ingested_payload(report: IngestReport) -> dict[str, Any]:
     """The ``corpus.shard_ingested`` payload: enough to tie any later answer to this exact
-    corpus version (every document's root, both pipeline versions) and, through the
-    chunk-hash list it references (``chunk_hashes_blob``, stored beside the event by
-    :func:`record_ingest`), to prove without the shard file that a chunk is a leaf of
-    ``source_root``. Pure."""
+    corpus version (every document's root, both pipeline versions), the documents an
+    ``--prune`` dropped (``pruned``, present only then) and, through the chunk-hash list it
+    references (``chunk_hashes_blob``, stored beside the event by :func:`record_ingest`),
+    to prove without the shard file that a chunk is a leaf of ``source_root``. Pure."""
     return {
         "shard": report.shard,
         "source_root": report.source_root,
@@ -187,6 +220,7 @@ def shard_ingested_payload(report: IngestReport) -> dict[str, Any]:
             for d in report.documents
         ],
         "skipped": [s.to_dict() for s in report.skipped],
+        **({"pruned": list(report.pruned)} if report.pruned else {}),
     }
 
 
@@ -241,9 +275,8 @@ def _walk(root: Path, skipped: list[SkippedFile]) -> list[Path]:
 
 
 def _unsupported(path: Path) -> str:
-    kinds = ", ".join(sorted(FORMATS))
     suffix = path.suffix or "(no extension)"
-    return f"unsupported file type {suffix}; supported: {kinds}"
+    return f"unsupported file type {suffix}; supported: {_KINDS}"
 
 
 def check_paths(paths: Iterable[Path | str]) -> list[Path]:
@@ -275,9 +308,7 @@ def _collect(paths: Sequence[Path], skipped: list[SkippedFile]) -> list[Path]:
         if path.is_dir():
             found = _walk(path, skipped)
             if not found and not any(s.path == _shown(path) for s in skipped):
-                skipped.append(
-                    SkippedFile(_shown(path), "directory holds no .txt, .md, .rst or .html files")
-                )
+                skipped.append(SkippedFile(_shown(path), f"directory holds no {_KINDS} files"))
             files.extend(found)
         elif format_for(path) is None:
             skipped.append(SkippedFile(_shown(path), _unsupported(path)))
@@ -289,7 +320,9 @@ def _collect(paths: Sequence[Path], skipped: list[SkippedFile]) -> list[Path]:
     return [unique[k] for k in sorted(unique)]
 
 
-def _read(path: Path, role: str, skipped: list[SkippedFile], limit: int) -> _Source | None:
+def _read(
+    path: Path, role: str, skipped: list[SkippedFile], notes: list[SkippedFile], limit: int
+) -> _Source | None:
     fmt = format_for(path)
     assert fmt is not None
     name = _shown(path)
@@ -298,6 +331,18 @@ def _read(path: Path, role: str, skipped: list[SkippedFile], limit: int) -> _Sou
     except SourceFileSkipped as e:
         skipped.append(SkippedFile(name, e.reason))
         return None
+    if fmt in BINARY_FORMATS:
+        try:
+            raw = extract_source(data, fmt)
+        except SourceFileSkipped as e:
+            skipped.append(SkippedFile(name, e.reason))
+            return None
+        if fmt == "pdf" and (empty := pages_without_text(raw)):
+            listed = ", ".join(map(str, empty[:10])) + (" …" if len(empty) > 10 else "")
+            notes.append(
+                SkippedFile(name, f"page(s) {listed} have no text layer (OCR is not offered)")
+            )
+        return _Source(_uri(path), _shown(path.name), role, fmt, raw, name)
     try:
         raw = decode_source(data, name=name)
     except InputError as e:
@@ -307,6 +352,8 @@ def _read(path: Path, role: str, skipped: list[SkippedFile], limit: int) -> _Sou
 
 
 def _build(source: _Source) -> tuple[BuiltDocument, list[tuple[str, Relation]]] | None:
+    """The document built from its raw text, or ``None`` when no text is left.
+    Raises :class:`SourceFileSkipped` for a source the reader refuses."""
     parsed = parse_document(source.raw, source.fmt, file_name=source.file_name)
     chunks = tuple(chunk_blocks(parsed.blocks))
     if not chunks:
@@ -325,6 +372,36 @@ def _build(source: _Source) -> tuple[BuiltDocument, list[tuple[str, Relation]]] 
         chunks=chunks,
     )
     return doc, relations
+
+
+def _build_or_skip(
+    source: _Source, skipped: list[SkippedFile]
+) -> tuple[BuiltDocument, list[tuple[str, Relation]]] | None:
+    try:
+        result = _build(source)
+    except SourceFileSkipped as e:
+        skipped.append(SkippedFile(source.shown, e.reason))
+        return None
+    if result is None:
+        skipped.append(SkippedFile(source.shown, "no text after canonicalization"))
+    return result
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _still_there(source_uri: str) -> bool:
+    """Whether the file a ``file://`` source URI names still exists (bytes of the name
+    that are not UTF-8 were percent-encoded; :func:`_uri`)."""
+    parsed = urllib.parse.urlsplit(source_uri)
+    if parsed.scheme != "file":
+        return True  # not a file of this machine: never pruned
+    path = os.fsdecode(urllib.parse.unquote_to_bytes(parsed.path))
+    return os.path.lexists(path)
 
 
 def _previous(path: Path, *, replace: bool) -> tuple[str | None, list[StoredSource]]:
@@ -353,11 +430,15 @@ def ingest(
     replace: bool = False,
     max_file_bytes: int = MAX_FILE_BYTES,
     lock_timeout: float = LOCK_TIMEOUT_S,
+    prune: bool = False,
+    progress: Callable[[IngestProgress], None] | None = None,
 ) -> IngestReport:
     """Ingest ``paths`` into shard ``shard`` under ``shards_dir``; see the module doc.
 
     The named files are read and built before the shard lock is taken (that work does
     not depend on the shard), so a concurrent ingest waits only for the rebuild and swap.
+    ``prune`` also drops the shard's documents whose files no longer exist (``paths``
+    may then be empty). ``progress`` is called after each file is read and built.
     """
     validate_shard_name(shard)
     if not _ROLE.match(role):
@@ -365,27 +446,39 @@ def ingest(
             f"role {role!r} is not allowed: use a lower-case word such as primary, "
             "secondary or commentary"
         )
-    path_list = check_paths(paths)
+    given = list(paths)
+    path_list = check_paths(given) if given or not prune else []
     skipped: list[SkippedFile] = []
+    notes: list[SkippedFile] = []
     files = _collect(path_list, skipped)
+    sizes = [_size(f) for f in files]
+    state = IngestProgress(files=0, total_files=len(files), bytes=0, total_bytes=sum(sizes))
     sources: dict[str, _Source] = {}
-    for f in files:
-        source = _read(f, role, skipped, max_file_bytes)
+    source_bytes: dict[str, int] = {}
+    for f, size in zip(files, sizes, strict=True):
+        source = _read(f, role, skipped, notes, max_file_bytes)
         if source is not None:
             sources[source.source_uri] = source
+            source_bytes[source.source_uri] = size
+        else:
+            state = state.advance(size)
+    if progress is not None and state.files:
+        progress(state)
 
     built: list[BuiltDocument] = []
     relations: list[tuple[str, Relation]] = []
     ingested: list[str] = []
     for source in sources.values():
-        result = _build(source)
+        result = _build_or_skip(source, skipped)
+        state = state.advance(source_bytes[source.source_uri])
+        if progress is not None:
+            progress(state)
         if result is None:
-            skipped.append(SkippedFile(source.shown, "no text after canonicalization"))
             continue
         built.append(result[0])
         relations.extend(result[1])
         ingested.append(source.source_uri)
-    if not built:
+    if not built and given:
         reasons = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
         more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
         raise CorpusError(
@@ -394,20 +487,37 @@ def ingest(
             else f"nothing ingested into shard {shard!r}: no files found"
         )
     target = shard_path(shards_dir, shard)
+    pruned: list[str] = []
     with shard_lock(target, timeout=lock_timeout):
+        stale = remove_stale_temps(target)
+        if not given and not target.exists():
+            raise CorpusError(f"no shard named {shard!r} in {shards_dir}: nothing to prune")
         previous_root, stored = _previous(target, replace=replace)
         if not replace:
             for old in stored:
                 if old.source_uri in sources:
                     continue
-                kept = _build(
-                    _Source(
-                        old.source_uri, old.file_name, old.source_role, old.format, old.raw_text
-                    )
+                if prune and not _still_there(old.source_uri):
+                    pruned.append(old.source_uri)
+                    continue
+                again = _Source(
+                    old.source_uri, old.file_name, old.source_role, old.format, old.raw_text
                 )
+                try:
+                    kept = _build(again)
+                except SourceFileSkipped as e:
+                    # a stored document the current readers refuse leaves the shard
+                    skipped.append(SkippedFile(old.source_uri, f"dropped from the shard: {e}"))
+                    continue
                 if kept is not None:
                     built.append(kept[0])
                     relations.extend(kept[1])
+        if not built:
+            raise CorpusError(
+                f"shard {shard!r} would be left empty: the files of all its "
+                f"{len(pruned)} document(s) are gone; delete it with "
+                f"`aborist delete-shard {shard}`"
+            )
         built.sort(key=lambda d: d.source_uri)
         order = {d.source_uri: i for i, d in enumerate(built)}
         chunk_owner = {c.hash: d.source_uri for d in built for c in d.chunks}
@@ -436,6 +546,9 @@ def ingest(
                 ),
                 ingested=tuple(sorted(ingested)),
                 skipped=tuple(skipped),
+                notes=tuple(notes),
+                pruned=tuple(pruned),
+                stale_temps_removed=len(stale),
                 concepts=pending.concepts,
                 n_chunks=sum(len(d.chunks) for d in built),
                 chunk_hashes=tuple(c.hash for d in built for c in d.chunks),

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 import sqlite3
@@ -51,16 +52,21 @@ __all__ = [
     "SCHEMA_VERSION",
     "SHARD_SUFFIX",
     "BuiltDocument",
+    "DocumentInfo",
     "PendingShard",
     "ShardInfo",
     "StoredSource",
     "build_shard",
     "chunk_root",
+    "delete_shard",
     "list_shards",
+    "locator_json",
     "merkle_root_hex",
     "open_shard",
+    "read_documents",
     "read_shard_info",
     "read_sources",
+    "remove_stale_temps",
     "resolve_shard",
     "shard_lock",
     "shard_lock_path",
@@ -68,7 +74,7 @@ __all__ = [
     "validate_shard_name",
 ]
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 SHARD_SUFFIX = ".shard.sqlite"
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -104,6 +110,7 @@ _DDL = (
         sentence_keys TEXT NOT NULL,
         text TEXT NOT NULL,
         raw_text TEXT NOT NULL,
+        locator TEXT NOT NULL,
         UNIQUE (doc_pos, chunk_index)
     )""",
     "CREATE TABLE key_stats (key TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
@@ -167,6 +174,12 @@ class ShardInfo:
             "chunking_version": self.chunking_version,
             "roles": list(self.roles),
         }
+
+
+def locator_json(locator: dict[str, object]) -> str:
+    """A chunk locator as stored: compact JSON, keys sorted (RFC 8785 for these plain
+    values: strings, small integers and lists of strings)."""
+    return json.dumps(locator, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def merkle_root_hex(chunk_hashes: Sequence[str]) -> str:
@@ -326,6 +339,78 @@ def shard_lock(path: Path, *, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]
         os.close(fd)
 
 
+def remove_stale_temps(path: Path) -> list[Path]:
+    """Delete the temporary files an interrupted ingest of shard file ``path`` left
+    (``.<name>.shard.sqlite.<pid>.tmp``). Call only while holding :func:`shard_lock`:
+    every ingest of the shard writes its temporary file under that lock, so while it is
+    held any such file belongs to a process that was killed before it could clean up."""
+    removed = []
+    for tmp in sorted(path.parent.glob(f".{path.name}.*.tmp")):
+        middle = tmp.name[len(path.name) + 2 : -len(".tmp")]
+        if middle.isdigit():
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+                removed.append(tmp)
+    return removed
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """One document of a shard, as ``aborist documents`` lists it."""
+
+    source_uri: str
+    file_name: str
+    title: str
+    source_role: str
+    format: str
+    n_chunks: int
+    doc_root: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "source_uri": self.source_uri,
+            "file_name": self.file_name,
+            "title": self.title,
+            "source_role": self.source_role,
+            "format": self.format,
+            "chunks": self.n_chunks,
+            "doc_root": self.doc_root,
+        }
+
+
+def read_documents(path: Path) -> list[DocumentInfo]:
+    """The documents of a shard, in shard (``source_uri``) order."""
+    with _reading(path) as conn:
+        try:
+            rows = conn.execute(
+                "SELECT source_uri, file_name, title, source_role, format, n_chunks, doc_root "
+                "FROM documents ORDER BY doc_pos"
+            ).fetchall()
+        except sqlite3.Error as e:
+            raise CorpusError(f"{path} is not a readable shard: {e}") from e
+    return [DocumentInfo(*row) for row in rows]
+
+
+def delete_shard(path: Path, *, timeout: float = LOCK_TIMEOUT_S) -> ShardInfo | None:
+    """Remove the shard file ``path`` (and stale temporary files beside it) under the
+    shard lock, so an ingest in progress finishes first. Returns what the shard was
+    (``None`` when its file was unreadable). The lock file stays (see
+    :func:`shard_lock`)."""
+    with shard_lock(path, timeout=timeout):
+        if not path.is_file():
+            raise CorpusError(f"no shard file at {path}")
+        try:
+            info: ShardInfo | None = read_shard_info(path)
+        except CorpusError:
+            info = None
+        remove_stale_temps(path)
+        try:
+            path.unlink()
+        except OSError as e:
+            raise CorpusError(f"cannot delete {path}: {e.strerror or e}") from e
+    return info
+
+
 @dataclass
 class PendingShard:
     """A complete shard in its temporary file; :meth:`commit` swaps it in,
@@ -422,12 +507,12 @@ def _insert_rows(conn: sqlite3.Connection, documents: Sequence[BuiltDocument]) -
             chunk_rows.append(
                 (rowid, pos, chunk.index, chunk.section, chunk.hash,
                  len(chunk.text.encode("utf-8")), sentence_keys(chunk.text), chunk.text,
-                 chunk.raw)
+                 chunk.raw, locator_json(chunk.locator.to_dict()))
             )  # fmt: skip
             fts_rows.append((rowid, doc.title, chunk.section, chunk.text))
         conn.executemany(
             "INSERT INTO chunks (rowid, doc_pos, chunk_index, section, chunk_hash, n_bytes,"
-            " sentence_keys, text, raw_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " sentence_keys, text, raw_text, locator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             chunk_rows,
         )
         conn.executemany(

@@ -8,6 +8,7 @@ decisions (:mod:`aborist.retrieval.retriever`). Every driver error becomes a
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -118,6 +119,23 @@ class ShardReader:
             out.append(
                 (rowid, doc_id, uri, title, section, role, index, chunk_hash, n_bytes, keys, text)
             )
+        return out
+
+    def locators(self, rowids: Iterable[int]) -> dict[int, dict[str, Any]]:
+        """The stored locator of each chunk (docs/corpus.md, "Locators"), by rowid."""
+        ids = tuple(rowids)
+        if not ids:
+            return {}
+        sql = f"SELECT rowid, locator FROM chunks WHERE rowid IN ({', '.join('?' * len(ids))})"
+        out: dict[int, dict[str, Any]] = {}
+        for rowid, text in self._rows(sql, ids):
+            try:
+                value = json.loads(text)
+            except ValueError as e:
+                raise CorpusError(f"shard {self.ref.name}: chunk {rowid} has a bad locator") from e
+            if not isinstance(value, dict):
+                raise CorpusError(f"shard {self.ref.name}: chunk {rowid} has a bad locator")
+            out[int(rowid)] = value
         return out
 
     def near_keys(self, key: str, max_distance: int) -> list[tuple[str, int, int]]:

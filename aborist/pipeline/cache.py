@@ -125,6 +125,8 @@ def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
         for item in items:
             public = {k: item[k] for k in ("pointer_id", "evidence_id", "source_uri",
                                             "title", "source_role")}  # fmt: skip
+            if "locator" in item:
+                public["locator"] = item["locator"]
             public["text"] = texts[item["text_blob"]].decode("utf-8")
             evidence.append(public)
     rendered = history.event("qa.answer_rendered")

@@ -210,6 +210,7 @@ def _evidence_from(result: RetrievalResult) -> list[EvidenceObject]:
             "source_uri": c.source_uri,
             "title": f"{c.title} — {c.section}" if c.section and c.section != c.title else c.title,
             "source_role": c.source_role,
+            "locator": c.locator,
         }
         for c in result.chunks
     )
@@ -241,6 +242,7 @@ def _public_evidence(evidence: Sequence[EvidenceObject]) -> list[dict[str, Any]]
             "source_uri": ev.source_uri,
             "title": ev.title,
             "source_role": ev.source_role,
+            **({} if ev.locator is None else {"locator": dict(ev.locator)}),
             "text": ev.text,
         }
         for ev in evidence

@@ -40,6 +40,11 @@ _IDENTITY = ("shard", "doc_id", "source_uri", "title", "section", "source_role",
              "chunk_index", "chunk_hash")  # fmt: skip
 
 
+def _locator_field(locator: dict[str, Any] | None) -> dict[str, Any]:
+    """``{"locator": …}`` when the shard gave one (every shard since schema 4)."""
+    return {} if locator is None else {"locator": locator}
+
+
 def chunk_identity(chunk: Candidate | RetrievedChunk) -> dict[str, Any]:
     """Which chunk of which document of which shard: the fields every record names."""
     return {name: getattr(chunk, name) for name in _IDENTITY}
@@ -70,10 +75,12 @@ class Candidate:
     rivalry: RivalryHit | None = None
     in_budget: bool = False
     decision: str = "pending"
+    locator: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **chunk_identity(self),
+            **_locator_field(self.locator),
             "bytes": self.n_bytes,
             "found_by": self.found_by,
             "bm25": _number(self.bm25),
@@ -102,10 +109,13 @@ class RetrievedChunk:
     text: str
     score: float
     accept_path: str
+    locator: dict[str, Any] | None = None
+    """Where the chunk starts in its source (docs/corpus.md, "Locators")."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **chunk_identity(self),
+            **_locator_field(self.locator),
             "text": self.text,
             "score": _number(self.score),
             "accept_path": self.accept_path,

@@ -138,6 +138,8 @@ def _fill_details(readers: list[ShardReader], candidates: list[Candidate]) -> No
             c = index[row[0]]
             (c.doc_id, c.source_uri, c.title, c.section, c.source_role) = row[1:6]
             c.chunk_index, c.chunk_hash, c.n_bytes, c.sentence_keys, c.text = row[6:11]
+        for rowid, locator in r.locators(index).items():
+            index[rowid].locator = locator
 
 
 def _judge(
@@ -384,6 +386,7 @@ def _retrieve(
             text=c.text,
             score=c.rerank or 0.0,
             accept_path=c.accept_path or "",
+            locator=c.locator,
         )
         for c in selected
     ]

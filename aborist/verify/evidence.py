@@ -85,6 +85,10 @@ class EvidenceObject:
     source_role: str = DEFAULT_SOURCE_ROLE
     evidence_hash: str = ""
     evidence_id: str = ""
+    locator: Mapping[str, Any] | None = field(default=None, compare=False)
+    """Where the text sits in its source (PDF page, heading path + paragraph, line;
+    docs/corpus.md, "Locators"): carried to the records and the output, never read by
+    the verifier."""
     canonical_text: str = field(default="", init=False, repr=False, compare=False)
     token_list: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
     form: str = field(default=" ", init=False, repr=False, compare=False)
@@ -117,6 +121,7 @@ class EvidenceObject:
             "source_uri": self.source_uri,
             "title": self.title,
             "source_role": self.source_role,
+            **({} if self.locator is None else {"locator": dict(self.locator)}),
         }
 
 
@@ -126,7 +131,7 @@ def build_evidence(
     """Number evidence ``E1, E2, …`` in input order.
 
     An item is a text, a mapping with ``text`` and optional ``source_uri``, ``title``,
-    ``source_role``, or an existing :class:`EvidenceObject` (renumbered).
+    ``source_role``, ``locator``, or an existing :class:`EvidenceObject` (renumbered).
     """
     built: list[EvidenceObject] = []
     for n, item in enumerate(items, start=1):
@@ -139,6 +144,7 @@ def build_evidence(
                     source_uri=item.source_uri,
                     title=item.title,
                     source_role=item.source_role,
+                    locator=item.locator,
                 )
             )
         elif isinstance(item, str):
@@ -154,7 +160,10 @@ def build_evidence(
                     raise InputError(f"evidence item {n}: {key!r} must be a string")
                 if value is not None:
                     fields[key] = value
-            built.append(EvidenceObject(pointer_id=pointer, text=text, **fields))
+            locator = item.get("locator")
+            if locator is not None and not isinstance(locator, Mapping):
+                raise InputError(f"evidence item {n}: 'locator' must be an object")
+            built.append(EvidenceObject(pointer_id=pointer, text=text, locator=locator, **fields))
         else:
             raise InputError(
                 f"evidence item {n}: expected a text or an object, found {type(item).__name__}"

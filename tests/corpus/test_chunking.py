@@ -65,3 +65,24 @@ def test_chunking_keeps_every_word_in_order_and_bounds_size(texts: list[str]) ->
     assert all(len(c.text) <= MAX_CHARS for c in chunks)
     assert " ".join(" ".join(c.text.split()) for c in chunks).split() == " ".join(texts).split()
     assert chunk_blocks(blocks) == chunks
+
+
+# --- hostile inputs: sizes that took seconds when chunking was quadratic ----------------
+
+
+def test_a_long_line_without_sentence_ends_is_cut_in_one_pass() -> None:
+    # 8 MB on one line: cutting by re-slicing the remainder copied ~16 GB; now linear.
+    line = "abcdefghi " * 800_000
+    chunks = chunk_blocks([Block(line, line)])
+    assert len(chunks) == 4000
+    assert all(len(c.text) <= MAX_CHARS for c in chunks)
+    assert sum(c.text.count("abcdefghi") for c in chunks) == 800_000
+
+
+def test_many_headings_in_a_row_are_chunked_in_linear_time() -> None:
+    # 20,000 headings took 6 s when every piece recounted the chunk; a heading run is
+    # also capped at MAX_CHARS now instead of growing into one huge chunk.
+    chunks = chunk_blocks([Block(f"h{i}", f"# h{i}", 1) for i in range(20_000)])
+    assert all(len(c.text) <= MAX_CHARS for c in chunks)
+    assert [t for c in chunks for t in c.text.split("\n\n")] == [f"h{i}" for i in range(20_000)]
+    assert chunks[-1].section == "h19999"

@@ -118,13 +118,15 @@ def test_bad_files_are_skipped_and_listed(docs: Path, tmp_path: Path) -> None:
     (docs / "image.txt").write_bytes(b"\x89PNG\x00\x00\x01")
     (docs / "old.md").write_bytes("caf\u00e9".encode("latin-1"))
     (docs / "data.pdf").write_bytes(b"%PDF-1.4")
+    (docs / "sheet.xlsx").write_bytes(b"PK")
     (docs / "empty.md").write_text("   \n\n")
     (docs / ".hidden.md").write_text("# hidden")
     report = ingest([docs], "h", shards_dir=tmp_path / "shards")
     reasons = {Path(s.path).name: s.reason for s in report.skipped}
     assert reasons["image.txt"].startswith("binary file")
     assert reasons["old.md"].startswith("not UTF-8 (byte 0xe9 at offset 3)")
-    assert reasons["data.pdf"].startswith("unsupported file type .pdf")
+    assert reasons["data.pdf"].startswith("malformed PDF (")
+    assert reasons["sheet.xlsx"].startswith("unsupported file type .xlsx")
     assert reasons["empty.md"] == "no text after canonicalization"
     assert all(s.path.startswith(f"{docs}/") for s in report.skipped)  # no file:// URIs
     assert ".hidden.md" not in reasons
@@ -141,7 +143,11 @@ def test_missing_path_is_an_input_error_and_writes_nothing(docs: Path, tmp_path:
 def test_empty_directory_and_all_skipped_are_corpus_errors(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(CorpusError, match=r"directory holds no \.txt, \.md, \.rst or \.html files"):
+    with pytest.raises(
+        CorpusError,
+        match=r"directory holds no \.docx, \.htm, \.html, \.markdown, \.md, \.pdf, "
+        r"\.rst, \.txt files",
+    ):
         ingest([empty], "h", shards_dir=tmp_path / "shards")
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\x00\x01binary")
@@ -483,3 +489,76 @@ def test_a_held_shard_lock_times_out_with_a_clear_error(docs: Path, tmp_path: Pa
     assert shard_path(shards, "h").read_bytes() == before
     again = ingest([docs], "h", shards_dir=shards, lock_timeout=0.2)  # released: proceeds
     assert again.changed and again.previous_root == first.source_root
+
+
+def test_pdf_and_docx_are_ingested_and_refused_ones_listed(tmp_path: Path) -> None:
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    from tests.corpus.documents import make_docx, make_pdf
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "book.pdf").write_bytes(make_pdf([["Page one text."], ["Page two text."]]))
+    (src / "policy.docx").write_bytes(make_docx([("h1", "Policy"), ("p", "Rules.")]))
+    (src / "broken.docx").write_bytes(b"PK\x03\x04 not really")
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(make_pdf([["x"]]))))
+    writer.add_blank_page(612, 792)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    (src / "half-scanned.pdf").write_bytes(buffer.getvalue())
+    report = ingest([src], "mixed", shards_dir=tmp_path / "shards")
+    assert sorted(d.title for d in report.documents) == ["Page one text.", "Policy", "x"]
+    assert [(Path(s.path).name, s.reason.split(" (")[0]) for s in report.skipped] == [
+        ("broken.docx", "malformed DOCX: not a ZIP package")
+    ]
+    assert [(Path(n.path).name, n.reason) for n in report.notes] == [
+        ("half-scanned.pdf", "page(s) 2 have no text layer (OCR is not offered)")
+    ]
+    again = ingest([src / "policy.docx"], "mixed", shards_dir=tmp_path / "shards")
+    assert again.source_root == report.source_root  # kept PDFs re-derived from their extraction
+
+
+def test_chunk_locators_are_stored_per_format(tmp_path: Path) -> None:
+    import json
+
+    from aborist.corpus.shard import open_shard
+    from aborist.corpus.shard_reader import ShardReader
+    from tests.corpus.documents import make_docx, make_pdf
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "book.pdf").write_bytes(
+        make_pdf([["Roman one."], ["Arabic one."], ["Arabic two."]], roman_front_pages=1)
+    )
+    (src / "policy.docx").write_bytes(
+        make_docx([("h1", "Policy"), ("p", "Intro."), ("h2", "Scope"), ("p", "Scope text.")],
+                  footer="Footer text")
+    )  # fmt: skip
+    (src / "guide.md").write_text("# Guide\n\nFirst.\n\n## Part\n\n- item\n", encoding="utf-8")
+    (src / "notes.txt").write_text("\n\nnote one\n", encoding="utf-8")
+    report = ingest([src], "loc", shards_dir=tmp_path / "shards")
+    conn = open_shard(report.path)
+    rows = conn.execute(
+        "SELECT d.file_name, c.text, c.locator FROM chunks c JOIN documents d USING (doc_pos)"
+        " ORDER BY c.rowid"
+    ).fetchall()
+    conn.close()
+    got = {(name, text.split("\n")[0]): json.loads(loc) for name, text, loc in rows}
+    assert got == {
+        ("book.pdf", "Roman one."): {"page": 1, "page_label": "i"},
+        ("book.pdf", "Arabic one."): {"page": 2, "page_label": "1"},
+        ("book.pdf", "Arabic two."): {"page": 3, "page_label": "2"},
+        ("guide.md", "Guide"): {"heading": ["Guide"], "paragraph": 1},
+        ("guide.md", "Part"): {"heading": ["Guide", "Part"], "paragraph": 2},
+        ("notes.txt", "note one"): {"line": 3},
+        ("policy.docx", "Policy"): {"heading": ["Policy"], "paragraph": 1},
+        ("policy.docx", "Scope"): {"heading": ["Policy", "Scope"], "paragraph": 2},
+        ("policy.docx", "Footer text"): {"heading": [], "paragraph": 3, "part": "footer"},
+    }
+    reader = ShardReader(report.path)
+    try:
+        assert reader.locators([1]) == {1: {"page": 1, "page_label": "i"}}
+    finally:
+        reader.close()

@@ -67,6 +67,8 @@ def test_rst_sections_directives_and_roles() -> None:
         "Install\n-------\n\n"
         "Run ``pip install`` and see :ref:`the docs <docs>` or `site <https://x>`_.\n\n"
         ".. note::\n\n   indented directive body\n\n"
+        ".. unknown-directive::\n\n   dropped with its error\n\n"
+        ".. comment, dropped\n\n"
         "After the note.\n"
     )
     title, blocks = _texts(raw, "rst")
@@ -75,6 +77,7 @@ def test_rst_sections_directives_and_roles() -> None:
         (1, "User Guide"),
         (2, "Install"),
         (0, "Run pip install and see the docs or site."),
+        (0, "indented directive body"),  # an admonition's text is shown on the page
         (0, "After the note."),
     ]
 
@@ -105,7 +108,9 @@ def test_html_title_element_then_file_name() -> None:
 def test_format_for_suffixes() -> None:
     assert format_for(PurePath("a.MD")) == "markdown"
     assert format_for(PurePath("a.htm")) == "html"
-    assert format_for(PurePath("a.pdf")) is None
+    assert format_for(PurePath("a.PDF")) == "pdf"
+    assert format_for(PurePath("a.docx")) == "docx"
+    assert format_for(PurePath("a.doc")) is None
 
 
 # --- read_source_bytes: what may be read at all (docs/corpus.md, "What is read") -------

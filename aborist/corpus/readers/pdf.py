@@ -1,0 +1,154 @@
+"""PDF through pypdf: the text layer page by page, with page numbers and page labels.
+
+Two steps, so that a shard can re-derive a document from what it stores:
+
+1. :func:`extract_pdf` (bytes → extraction): pypdf's text of every page as it comes
+   (the *raw* text the inspect sidecar compares against), each page's label (what the
+   document prints or a viewer shows, e.g. ``iv``; pypdf gives the page number when the
+   file defines none), the metadata title and the first outline (bookmark) entry.
+   Stored as canonical JSON in the shard's ``raw_text``.
+2. :func:`pdf_blocks` (extraction → blocks, pure): per page, paragraphs at blank lines
+   with PDF artifacts folded (:func:`~aborist.corpus.canonicalize.fold_pdf_text`:
+   ligatures, words hyphenated at line ends), each with the locator
+   ``{"page": n, "page_label": "…"}`` (``n`` 1-based).
+
+Refused, one reason each (:class:`~aborist.corpus.readers.source.SourceFileSkipped`):
+an encrypted file that does not open with the empty password; a file with no text layer
+at all (scanned or image-only; OCR is not offered); a file pypdf cannot read (broken
+cross-reference tables it cannot rebuild, truncated or malformed files). pypdf repairs
+what it can in its non-strict mode (a wrong ``startxref`` is rebuilt from the objects),
+and such files are read.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import warnings
+from typing import Any
+
+from aborist.corpus.canonicalize import canonical_block, canonical_inline, fold_pdf_text
+from aborist.corpus.readers.model import Block, Locator
+from aborist.corpus.readers.source import SourceFileSkipped
+
+__all__ = ["EXTRACTION_VERSION", "extract_pdf", "pdf_blocks"]
+
+EXTRACTION_VERSION = "pdf-extract-1"
+_TITLE_CHARS = 80
+
+# pypdf reports recoverable damage through logging; without a handler those lines would
+# reach stderr through logging's last-resort handler, one per damaged object.
+logging.getLogger("pypdf").addHandler(logging.NullHandler())
+logging.getLogger("pypdf").propagate = False
+
+
+def _first_outline_title(outline: Any) -> str:
+    stack = list(reversed(outline))
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(reversed(item))
+            continue
+        title = getattr(item, "title", None)
+        if isinstance(title, str) and title.strip():
+            return title
+    return ""
+
+
+def extract_pdf(data: bytes) -> str:
+    """The extraction of a PDF's text layer as canonical JSON; raises
+    :class:`SourceFileSkipped` naming why a file cannot be read."""
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError, FileNotDecryptedError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = PdfReader(io.BytesIO(data), strict=False)
+            if reader.is_encrypted:
+                try:
+                    opened = reader.decrypt("")
+                except (DependencyError, NotImplementedError) as e:
+                    raise SourceFileSkipped(f"encrypted PDF that cannot be opened: {e}") from e
+                if not opened:
+                    raise SourceFileSkipped(
+                        "encrypted PDF: it needs a password (aborist reads only PDFs that "
+                        "open without one)"
+                    )
+            labels = list(reader.page_labels)
+            pages = []
+            for i, page in enumerate(reader.pages):
+                text = page.extract_text() or ""
+                label = labels[i] if i < len(labels) else str(i + 1)
+                pages.append({"label": str(label), "text": text})
+            meta = reader.metadata
+            title = str(meta.title or "") if meta is not None else ""
+            try:
+                outline_title = _first_outline_title(reader.outline)
+            except Exception:  # a broken outline costs the fallback title, not the file
+                outline_title = ""
+    except SourceFileSkipped:
+        raise
+    except FileNotDecryptedError as e:
+        raise SourceFileSkipped(f"encrypted PDF: {e}") from e
+    except Exception as e:
+        # pypdf raises many kinds (PdfReadError, KeyError, ValueError, RecursionError …)
+        # on hostile files; each is one skipped file, never a traceback.
+        raise SourceFileSkipped(f"malformed PDF ({type(e).__name__}: {e})"[:300]) from e
+    if not pages:
+        raise SourceFileSkipped("PDF with no pages")
+    if not any(canonical_inline(p["text"]) for p in pages):
+        raise SourceFileSkipped(
+            f"no text layer on any of its {len(pages)} page(s) (a scanned or image-only "
+            "PDF; OCR is not offered)"
+        )
+    doc = {
+        "extraction": EXTRACTION_VERSION,
+        "title": title,
+        "outline_title": outline_title,
+        "pages": pages,
+    }
+    return json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def pages_without_text(raw: str) -> list[int]:
+    """1-based numbers of the pages of an extraction that have no text layer."""
+    pages = json.loads(raw)["pages"]
+    return [i for i, p in enumerate(pages, start=1) if not canonical_inline(p["text"])]
+
+
+def pdf_blocks(raw: str) -> tuple[list[Block], str | None]:
+    """Blocks and title of an extraction made by :func:`extract_pdf`. The title is the
+    metadata title, else the first outline entry, else the first line of text when it is
+    short enough to be a heading (else ``None``: the file name)."""
+    doc = json.loads(raw)
+    blocks: list[Block] = []
+    first_line = ""
+    for number, page in enumerate(doc["pages"], start=1):
+        text: str = page["text"]
+        locator = Locator(page=number, page_label=page["label"])
+        for para in _paragraphs(text):
+            canonical = canonical_block(fold_pdf_text(para))
+            if canonical:
+                blocks.append(Block(text=canonical, raw=para.strip(), locator=locator))
+                if not first_line:
+                    first_line = canonical_inline(fold_pdf_text(para.strip().split("\n")[0]))
+                    first_line = first_line if len(first_line) <= _TITLE_CHARS else "-"
+    title = canonical_inline(doc.get("title", "")) or canonical_inline(doc.get("outline_title", ""))
+    return blocks, title or first_line.strip("-") or None
+
+
+def _paragraphs(text: str) -> list[str]:
+    """A page's text cut at blank lines (lines of only spaces count as blank)."""
+    out: list[str] = []
+    current: list[str] = []
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if line.strip():
+            current.append(line)
+        elif current:
+            out.append("\n".join(current))
+            current = []
+    if current:
+        out.append("\n".join(current))
+    return out
