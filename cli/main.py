@@ -18,9 +18,10 @@ def cli() -> None:
 
 from cli.corpus_cmd import ingest, retrieve, shards  # noqa: E402
 from cli.query_cmd import COMMANDS as QUERY_COMMANDS  # noqa: E402
+from cli.serve_cmd import serve  # noqa: E402
 from cli.verify_cmd import verify  # noqa: E402
 
-for command in [ingest, shards, retrieve, *QUERY_COMMANDS, verify]:
+for command in [ingest, shards, retrieve, *QUERY_COMMANDS, verify, serve]:
     cli.add_command(command)
 
 
