@@ -51,10 +51,6 @@ def session_value(token: str) -> str:
     return hmac.new(token.encode("utf-8"), b"aborist-session-v1", hashlib.sha256).hexdigest()
 
 
-class _TooLargeError(Exception):
-    pass
-
-
 def _headers(scope: Scope) -> dict[str, str]:
     out: dict[str, str] = {}
     for k, v in scope.get("headers", []):
@@ -94,19 +90,27 @@ class Guard:
             return
         limit = self.config.max_body_bytes
         seen = 0
+        too_large = False
         started = False
 
         async def limited_receive() -> Message:
-            nonlocal seen
+            # Past the limit the app is told the client went away (whatever it makes of
+            # that is dropped below) and the client gets 413.
+            nonlocal seen, too_large
+            if too_large:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise _TooLargeError
+                    too_large = True
+                    return {"type": "http.disconnect"}
             return message
 
         async def secured_send(message: Message) -> None:
             nonlocal started
+            if too_large:
+                return
             if message["type"] == "http.response.start":
                 started = True
                 message["headers"] = _with_security_headers(
@@ -116,11 +120,11 @@ class Guard:
 
         try:
             await self.app(scope, limited_receive, secured_send)
-        except _TooLargeError:
-            if not started:
-                await _error(413, "too_large", f"the request body exceeds {limit} bytes", path)(
-                    send
-                )
+        except Exception:
+            if not too_large:
+                raise
+        if too_large and not started:
+            await _error(413, "too_large", f"the request body exceeds {limit} bytes", path)(send)
 
     def _refuse(
         self, scope: Scope, path: str, headers: dict[str, str]
