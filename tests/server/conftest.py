@@ -11,8 +11,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-import pytest
 import httpx
+import pytest
 
 from aborist.clients.base import ChatClient
 from aborist.clients.extractive import ExtractiveClient
@@ -57,6 +57,8 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
 TOKEN = "s3cret-token-for-tests-0123456789"
 
 

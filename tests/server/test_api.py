@@ -64,7 +64,9 @@ def test_run_list_filters_and_cursor(served: Served) -> None:
     assert served.client.get("/api/v1/runs", params={"status": "failed"}).json()["runs"] == []
     since = served.client.get("/api/v1/runs", params={"since": "2999-01-01"}).json()["runs"]
     assert since == []
-    assert len(served.client.get("/api/v1/runs", params={"since": "2000-01-01"}).json()["runs"]) == 3
+    assert (
+        len(served.client.get("/api/v1/runs", params={"since": "2000-01-01"}).json()["runs"]) == 3
+    )
     like = served.client.get("/api/v1/runs", params={"text": "%"}).json()["runs"]
     assert like == []  # a LIKE wildcard in the text is a literal character
 
@@ -163,7 +165,10 @@ def test_internal_error_is_500_without_a_traceback(ledger_url: str, corpus: Corp
     with s.client:
         r = s.client.post("/api/v1/query", json={"question": Q})
     assert r.status_code == 500
-    assert r.json() == {"error": "internal", "detail": "internal error; the server's log has the details"}
+    assert r.json() == {
+        "error": "internal",
+        "detail": "internal error; the server's log has the details",
+    }
 
 
 def test_request_size_limit(ledger_url: str, corpus: Corpus) -> None:
