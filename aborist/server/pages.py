@@ -48,6 +48,11 @@ def _first(form: dict[str, list[str]], name: str, default: str = "") -> str:
     return form.get(name, [default])[0]
 
 
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    return Response(status_code=204, headers={"cache-control": "max-age=86400"})
+
+
 @router.get("/static/app.css")
 def stylesheet() -> Response:
     return Response(APP_CSS, media_type="text/css", headers={"cache-control": "max-age=300"})
@@ -209,11 +214,13 @@ async def start_replay(request: Request) -> Response:
     return RedirectResponse(f"/ledger/replay/{job.job_id}", status_code=303)
 
 
+_CHECK_CLASS = {"held": "ok", "skipped": "meta", "diverged": "bad"}
+
+
 def _replay_summary(report: dict[str, Any]) -> str:
     s = report["summary"]
     rows = "".join(
-        f'<tr><td>{e(check)}</td><td class="{"ok" if state == "held" else "bad"}">'
-        f"{e(state)}</td></tr>"
+        f'<tr><td>{e(check)}</td><td class="{_CHECK_CLASS.get(state, "bad")}">{e(state)}</td></tr>'
         for check, state in report["checks"].items()
     )
     divs = "".join(

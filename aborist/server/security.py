@@ -38,7 +38,7 @@ REPORT_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
 )
-_OPEN_PATHS = ("/api/v1/health", "/login", "/static/")
+_OPEN_PATHS = ("/api/v1/health", "/login", "/static/", "/favicon.ico")
 _UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -167,7 +167,11 @@ def _host_name(host: str) -> str:
 
 def _same_origin(headers: dict[str, str]) -> bool:
     """A browser names the page a form came from in Origin (or Referer); it must be this
-    server. A request with neither (curl, a script) is not a cross-site form."""
+    server; a modern browser also says so in Sec-Fetch-Site. A request with none of
+    these (curl, a script) is not a cross-site form."""
+    site = headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False
     source = headers.get("origin") or headers.get("referer")
     if not source or source == "null":
         return source is None
@@ -178,7 +182,7 @@ def _with_security_headers(headers: list[tuple[bytes, bytes]], *, api: bool) -> 
     names = {k.lower() for k, _ in headers}
     extra = [
         (b"x-content-type-options", b"nosniff"),
-        (b"referrer-policy", b"no-referrer"),
+        (b"referrer-policy", b"same-origin"),
         (b"x-frame-options", b"DENY"),
         (b"cache-control", b"no-store"),
     ]
