@@ -18,6 +18,7 @@ from aborist.clients.base import ChatClient
 from aborist.clients.extractive import ExtractiveClient
 from aborist.server import ServerConfig, create_app
 from tests.conftest import Corpus
+from tests.load.conftest import town_corpus  # noqa: F401 (the load test's corpus fixture)
 
 BASE = "http://127.0.0.1"
 
