@@ -4,6 +4,8 @@ other commands (docs/serve.md)."""
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import click
 
@@ -87,11 +89,12 @@ def serve(
         )  # fmt: skip
         uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
         return
-    export_config(
-        os.environ, settings=settings, model_kind=model_kind, timeout=timeout, token=token,
-        max_body_bytes=max_body,
-    )  # fmt: skip
-    uvicorn.run(
-        "aborist.server.app:app_from_environment", factory=True, host=host, port=port,
-        workers=workers, log_level="warning",
-    )  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="aborist-replays-") as jobs:
+        export_config(
+            os.environ, settings=settings, model_kind=model_kind, timeout=timeout,
+            token=token, max_body_bytes=max_body, replay_jobs_dir=Path(jobs),
+        )  # fmt: skip
+        uvicorn.run(
+            "aborist.server.app:app_from_environment", factory=True, host=host, port=port,
+            workers=workers, log_level="warning",
+        )  # fmt: skip

@@ -35,12 +35,14 @@ def export_config(
     timeout: float | None,
     token: str | None,
     max_body_bytes: int,
+    replay_jobs_dir: Path,
 ) -> None:
     env["ABORIST_DB_URL"] = settings.ledger_url()
     env["ABORIST_SHARD_DIR"] = str(settings.shards_path())
     env[_PREFIX + "MODEL"] = model_kind or ""
     env[_PREFIX + "TIMEOUT"] = "" if timeout is None else repr(timeout)
     env[_PREFIX + "MAX_BODY"] = str(max_body_bytes)
+    env[_PREFIX + "JOBS_DIR"] = str(replay_jobs_dir)
     if token is not None:
         env[TOKEN_ENV] = token
 
@@ -56,4 +58,5 @@ def config_from_environment(env: Mapping[str, str]) -> ServerConfig:
         ),
         token=env.get(TOKEN_ENV) or None,
         max_body_bytes=int(env.get(_PREFIX + "MAX_BODY") or DEFAULT_MAX_BODY_BYTES),
+        replay_jobs_dir=Path(jobs) if (jobs := env.get(_PREFIX + "JOBS_DIR")) else None,
     )

@@ -80,6 +80,8 @@ class ServerConfig:
     client_factory: Callable[[], ChatClient] = field(default=_extractive)
     token: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    #: Where replay jobs are shared between worker processes (None: in memory).
+    replay_jobs_dir: Path | None = None
     #: Host headers accepted when no token is configured (a DNS-rebinding page sends its
     #: own host name, so it is refused); with a token, every host is accepted.
     allowed_hosts: frozenset[str] = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})

@@ -15,7 +15,7 @@ __all__ = ["AppState"]
 class AppState:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.replays = ReplayJobs(config.ledger_url)
+        self.replays = ReplayJobs(config.ledger_url, config.replay_jobs_dir)
         self._ledger: Ledger | None = None
         self._lock = threading.Lock()
 

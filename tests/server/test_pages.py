@@ -153,3 +153,24 @@ def test_hostile_text_is_escaped_on_every_page(
                 assert not any(k.startswith("on") for k in n.attrs), (n.tag, n.attrs)
                 assert not n.attrs.get("href", "/").startswith("http"), n.attrs
         assert HOSTILE_QUESTION in Dom(pages[0]).by_id("asked").text()  # shown, as text
+
+
+def test_replay_jobs_are_shared_between_workers(served: Served, tmp_path: Path) -> None:
+    """Two worker processes' job tables over one directory: a job started by one is shown
+    by the other, running and finished."""
+    from aborist.server.replay_jobs import ReplayJobs
+
+    _ask(served, Q)
+    one, other = ReplayJobs(served.url, tmp_path), ReplayJobs(served.url, tmp_path)
+    job = one.start(deep=True)
+    seen = other.get(job.job_id)
+    assert seen is not None and seen.job_id == job.job_id
+    deadline = time.monotonic() + 120
+    while (seen := other.get(job.job_id)) is not None and seen.state == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert seen is not None and seen.state == "held" and seen.report is not None
+    assert seen.report["ok"] is True
+    latest = other.latest()
+    assert latest is not None and latest.job_id == job.job_id
+    assert other.get("../etc") is None and other.get("nope") is None
