@@ -146,7 +146,7 @@ def over_http(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--questions", type=int, default=120)
+    ap.add_argument("--questions", type=int, default=120, help="at most (the corpus has 79)")
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="12 questions, 4 clients, one run")
