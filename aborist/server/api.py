@@ -21,7 +21,7 @@ from aborist.server.run_list import RunFilter, list_runs
 from aborist.server.security import REPORT_CSP
 from aborist.server.state import AppState
 
-__all__ = ["answer_question", "router", "run_detail"]
+__all__ = ["answer_question", "resolve_run", "router", "run_detail"]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody} for code in (400, 401, 404, 409, 413, 422, 502, 503)
@@ -99,24 +99,23 @@ def get_runs(
     return {"runs": items, "next_cursor": next_cursor}
 
 
-def _run(state: AppState, run_id: str) -> RecordedRun:
+def resolve_run(state: AppState, run_id: str) -> RecordedRun:
+    """The run ``run_id`` names (a unique prefix of 6+ characters resolves); 404 if none."""
     if not 6 <= len(run_id) <= 64 or not all(c.isalnum() or c in "_-" for c in run_id):
         raise ApiError(404, f"no run {run_id!r} in the ledger")
     return load_run(state.ledger, run_id)
 
 
 def run_detail(run: RecordedRun) -> dict[str, Any]:
-    """What ``aborist show --json`` prints, plus the run's stages by name and its verdict."""
+    """What ``aborist show --json`` prints, plus the run's stages by name (event type ->
+    seq), its label and its verdict."""
+    from aborist.pipeline.show import run_json
+
     label = run.payload("qa.answer_labelled")
     verified = run.payload("qa.answer_verified")
     return {
-        "run_id": run.run_id,
-        "status": run.status,
-        "question": run.question,
-        "mode": run.mode,
+        **run_json(run),
         "stages": {e.type: e.seq for e in run.events},
-        "events": [dict(e.to_dict(), payload=e.data) for e in run.events],
-        "run_dag": label["run_dag"] if label else None,
         "audit_mode": label.get("audit_mode") if label else None,
         "label": label.get("label") if label else None,
         "verdict": verified.get("verdict") if verified else None,
@@ -125,7 +124,7 @@ def run_detail(run: RecordedRun) -> dict[str, Any]:
 
 @router.get("/runs/{run_id}", summary="One run: stages, events, DAG, verdict")
 def get_run(run_id: str, request: Request) -> dict[str, Any]:
-    return run_detail(_run(_state(request), run_id))
+    return run_detail(resolve_run(_state(request), run_id))
 
 
 @router.get("/runs/{run_id}/bundle", summary="The run's export bundle (aborist-ledger export)")
@@ -133,7 +132,7 @@ def get_bundle(run_id: str, request: Request) -> JSONResponse:
     from aborist.audit.bundle_export import export_run
 
     state = _state(request)
-    run = _run(state, run_id)
+    run = resolve_run(state, run_id)
     bundle = export_run(state.ledger, run.run_id)
     return JSONResponse(
         bundle,
@@ -151,7 +150,7 @@ def get_report(run_id: str, request: Request) -> HTMLResponse:
 
     state = _state(request)
     return HTMLResponse(
-        render_report(state.ledger, _run(state, run_id).run_id),
+        render_report(state.ledger, resolve_run(state, run_id).run_id),
         headers={"content-security-policy": REPORT_CSP},
     )
 

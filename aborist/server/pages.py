@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from aborist.pipeline.recorded import load_run
 from aborist.server.answer_view import render_answer
-from aborist.server.api import answer_question
+from aborist.server.api import answer_question, resolve_run
 from aborist.server.errors import ApiError
 from aborist.server.layout import APP_CSS, e, page
 from aborist.server.models import QueryRequest
@@ -162,10 +162,9 @@ def runs_page(request: Request) -> HTMLResponse:
 def run_page(run_id: str, request: Request) -> HTMLResponse:
     """The audit report, rendered from the ledger on every request."""
     from aborist.audit.report import render_report
-    from aborist.server.api import _run
 
     state = _state(request)
-    run = _run(state, run_id)
+    run = resolve_run(state, run_id)
     html = render_report(state.ledger, run.run_id)
     rid = quote(run.run_id)
     nav = (

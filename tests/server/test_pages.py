@@ -174,3 +174,12 @@ def test_replay_jobs_are_shared_between_workers(served: Served, tmp_path: Path) 
     latest = other.latest()
     assert latest is not None and latest.job_id == job.job_id
     assert other.get("../etc") is None and other.get("nope") is None
+
+
+def test_a_cache_hit_shows_the_served_answer(served: Served) -> None:
+    first = _ask(served, Q)
+    again = _ask(served, Q)
+    assert "Served from the answer cache" in again.root.text()
+    marks = [c.attrs["data-mark"] for c in again.find("span", "claim")]
+    assert marks == [c.attrs["data-mark"] for c in first.find("span", "claim")] == ["verified"]
+    assert again.by_id("run-link").attrs["href"] != first.by_id("run-link").attrs["href"]
