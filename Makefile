@@ -33,7 +33,7 @@ bench: $(STAMP)
 # Every benchmark in its smoke form (small counts, one repetition), so a bench that breaks
 # fails here (CI runs this). Figures from --quick runs are not the ones in bench/README.md.
 BENCHES := ledger_append tlog query replay batch retrieval verifier_eval repair_eval \
-	extractive_eval ingest corpus_binding
+	extractive_eval ingest corpus_binding serve
 bench-quick: $(STAMP)
 	set -e; for b in $(BENCHES); do echo "== bench/$$b.py --quick"; \
 	    $(BIN)/python bench/$$b.py --quick > /dev/null; done

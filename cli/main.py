@@ -34,9 +34,10 @@ def cli() -> None:
 from cli.config_cmd import config  # noqa: E402
 from cli.corpus_cmd import COMMANDS as CORPUS_COMMANDS  # noqa: E402
 from cli.query_cmd import COMMANDS as QUERY_COMMANDS  # noqa: E402
+from cli.serve_cmd import serve  # noqa: E402
 from cli.verify_cmd import verify  # noqa: E402
 
-for command in [*CORPUS_COMMANDS, *QUERY_COMMANDS, verify, config]:
+for command in [*CORPUS_COMMANDS, *QUERY_COMMANDS, verify, config, serve]:
     cli.add_command(command)
 
 

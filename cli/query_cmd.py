@@ -511,11 +511,9 @@ def show(run_id: str, db_url: str | None, as_json: bool) -> None:
         run = load_run(lg, run_id)
     label = run.payload("qa.answer_labelled")
     if as_json:
-        click.echo(json.dumps({
-            "run_id": run.run_id, "status": run.status, "question": run.question,
-            "mode": run.mode, "events": [dict(e.to_dict(), payload=e.data) for e in run.events],
-            "run_dag": label["run_dag"] if label else None,
-        }, indent=2, ensure_ascii=False))  # fmt: skip
+        from aborist.pipeline.show import run_json
+
+        click.echo(json.dumps(run_json(run), indent=2, ensure_ascii=False))
         return
     click.echo(f"run {run.run_id}: {run.status}, {run.mode} mode")
     click.echo(printable(f"question: {run.question}"))

@@ -1,0 +1,87 @@
+"""What one server instance is configured with, and the bind rule: loopback by default, a
+public address only with a token (docs/serve.md, "Authentication")."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aborist.clients.base import ChatClient
+from aborist.errors import AboristError
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_PORT",
+    "TOKEN_ENV",
+    "BindRefusedError",
+    "ServerConfig",
+    "check_bind",
+    "is_loopback",
+]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8420
+#: A request body larger than this is refused with 413 before it is read in full.
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+#: The environment variable holding the API token (never logged, never recorded).
+TOKEN_ENV = "ABORIST_API_TOKEN"
+#: Host names that are loopback without a DNS lookup.
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+#: The shortest token accepted: a short one is guessable however it is compared.
+MIN_TOKEN_LENGTH = 16
+
+
+class BindRefusedError(AboristError):
+    """A non-loopback address was asked for without a token, or the token is too short."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and the loopback host names; False for anything else,
+    including ``0.0.0.0`` and ``::`` (every interface)."""
+    name = host.strip().strip("[]").lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse a public bind without a token, and any token too short to resist guessing."""
+    if token is not None and len(token) < MIN_TOKEN_LENGTH:
+        raise BindRefusedError(
+            f"the API token must be at least {MIN_TOKEN_LENGTH} characters; found {len(token)}"
+        )
+    if token is None and not is_loopback(host):
+        raise BindRefusedError(
+            f"refusing to listen on {host}, which is not a loopback address, without a token: "
+            f"set {TOKEN_ENV} or pass --token (docs/serve.md, 'Authentication')"
+        )
+
+
+def _extractive() -> ChatClient:
+    from aborist.clients.extractive import ExtractiveClient
+
+    return ExtractiveClient()
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """``ledger_url`` and ``shards_dir`` as the CLI resolves them (:mod:`aborist.settings`);
+    ``client_factory`` makes the answerer for one request (a new client per request, so
+    no connection state is shared between requests); ``token`` switches authentication on."""
+
+    ledger_url: str
+    shards_dir: Path
+    client_factory: Callable[[], ChatClient] = field(default=_extractive)
+    token: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    #: Where replay jobs are shared between worker processes (None: in memory).
+    replay_jobs_dir: Path | None = None
+    #: Host headers accepted when no token is configured (a DNS-rebinding page sends its
+    #: own host name, so it is refused); with a token, every host is accepted.
+    allowed_hosts: frozenset[str] = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})

@@ -1,0 +1,100 @@
+"""`aborist serve`: the JSON API and the web pages over the same ledger and shards as the
+other commands (docs/serve.md)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+from aborist.clients.select import MODEL_KINDS, llm_timeout
+from aborist.server.config import (
+    DEFAULT_HOST,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_PORT,
+    TOKEN_ENV,
+    BindRefusedError,
+    ServerConfig,
+    check_bind,
+)
+from aborist.settings import load_settings
+from cli.common import clean_errors, db_option, pipeline_ledger
+
+__all__ = ["serve"]
+
+
+@click.command("serve")
+@click.option("--host", default=DEFAULT_HOST, show_default=True,
+              help="Address to listen on; a non-loopback address needs a token.")  # fmt: skip
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Worker processes (several share a PostgreSQL ledger).")  # fmt: skip
+@click.option("--token", default=None, metavar="TOKEN",
+              help=f"API token (prefer ${TOKEN_ENV}: a flag is visible to other users in "
+                   "the process list).")  # fmt: skip
+@click.option("--model", "model_kind", type=click.Choice(MODEL_KINDS), default=None,
+              help="Answerer (default: openai when ABORIST_LLM_BASE_URL is set, else "
+                   "extractive).")  # fmt: skip
+@click.option("--llm-timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True, max=86_400),
+              metavar="SECONDS", help="Wait at most this long for each model answer.")  # fmt: skip
+@click.option("--max-body", "max_body", type=click.IntRange(1024, 64 * 1024 * 1024),
+              default=DEFAULT_MAX_BODY_BYTES, show_default=True, metavar="BYTES",
+              help="Refuse request bodies larger than this (413).")  # fmt: skip
+@db_option
+def serve(
+    host: str,
+    port: int,
+    workers: int,
+    token: str | None,
+    model_kind: str | None,
+    timeout_s: float | None,
+    max_body: int,
+    db_url: str | None,
+) -> None:
+    """Serve the JSON API (/api/v1) and the web pages (ask, runs, ledger).
+
+    Listens on loopback unless told otherwise; any other address needs a token, sent as
+    a bearer token to the API and asked for by the pages' login.
+
+    Example: aborist serve --port 8420
+    """
+    import uvicorn
+
+    from aborist.server import create_app
+    from aborist.server.cli_config import client_factory, export_config
+
+    token = token or os.environ.get(TOKEN_ENV) or None
+    try:
+        check_bind(host, token)
+    except BindRefusedError as e:
+        raise click.UsageError(str(e)) from e
+    settings = load_settings(db_url=db_url)
+    with pipeline_ledger(settings.db_url) as lg:  # an unmigrated ledger fails here, once
+        seq = lg.head()[0]
+    with clean_errors():
+        timeout = timeout_s or llm_timeout(settings.llm_timeout)
+        factory = client_factory(settings, model_kind, timeout)
+    auth = "token required" if token else "no token (loopback only)"
+    click.echo(
+        f"aborist serve: http://{host}:{port}/ · ledger head {seq} · {workers} worker"
+        f"{'s' if workers > 1 else ''} · {auth}",
+        err=True,
+    )
+    if workers == 1:
+        config = ServerConfig(
+            ledger_url=settings.ledger_url(), shards_dir=settings.shards_path(),
+            client_factory=factory, token=token, max_body_bytes=max_body,
+        )  # fmt: skip
+        uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+        return
+    with tempfile.TemporaryDirectory(prefix="aborist-replays-") as jobs:
+        export_config(
+            os.environ, settings=settings, model_kind=model_kind, timeout=timeout,
+            token=token, max_body_bytes=max_body, replay_jobs_dir=Path(jobs),
+        )  # fmt: skip
+        uvicorn.run(
+            "aborist.server.app:app_from_environment", factory=True, host=host, port=port,
+            workers=workers, log_level="warning",
+        )  # fmt: skip

@@ -1,0 +1,123 @@
+"""The guard: the bind rule, the bearer token on /api, the pages' login, the Host check,
+cross-origin forms, the security headers, and the token kept out of logs and the ledger."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from click.testing import CliRunner
+
+from aborist.server.config import BindRefusedError, check_bind, is_loopback
+from aborist.server.security import SESSION_COOKIE, session_value
+from cli.main import cli
+from ledger.store import Ledger
+from tests.server.conftest import TOKEN, Client, Served
+
+Q = "How long is the Silverrun River?"
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"])
+def test_loopback_needs_no_token(host: str) -> None:
+    assert is_loopback(host)
+    check_bind(host, None)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.10", "example.org", ""])
+def test_public_bind_without_token_is_refused(host: str) -> None:
+    assert not is_loopback(host)
+    with pytest.raises(BindRefusedError, match="not a loopback address"):
+        check_bind(host, None)
+    check_bind(host, TOKEN)
+
+
+def test_short_token_is_refused() -> None:
+    with pytest.raises(BindRefusedError, match="at least 16"):
+        check_bind("127.0.0.1", "short")
+
+
+def test_serve_refuses_public_bind_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ABORIST_API_TOKEN", raising=False)
+    r = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0"])
+    assert r.exit_code == 2
+    assert "not a loopback address" in r.output and "Traceback" not in r.output
+
+
+def test_api_needs_the_bearer_token(guarded: Served) -> None:
+    c = guarded.client
+    assert c.get("/api/v1/health").status_code == 200  # liveness stays open
+    for headers in ({}, {"authorization": "Bearer wrong"}, {"authorization": TOKEN},
+                    {"authorization": f"Basic {TOKEN}"}):  # fmt: skip
+        r = c.get("/api/v1/runs", headers=headers)
+        assert r.status_code == 401 and r.json()["error"] == "unauthorized"
+        assert r.headers["www-authenticate"] == "Bearer"
+    ok = c.get("/api/v1/runs", headers={"authorization": f"Bearer {TOKEN}"})
+    assert ok.status_code == 200
+    # a page's login cookie is not an API credential
+    c.cookies.set(SESSION_COOKIE, session_value(TOKEN))
+    assert c.get("/api/v1/runs").status_code == 401
+
+
+def test_pages_need_a_login(guarded: Served) -> None:
+    c = guarded.client
+    r = c.get("/runs")
+    assert r.status_code == 303 and r.headers["location"] == "/login?next=/runs"
+    assert c.get("/login").status_code == 200
+    bad = c.post("/login", data={"token": "wrong", "next": "/runs"})
+    assert bad.status_code == 401 and SESSION_COOKIE not in c.cookies
+    good = c.post("/login", data={"token": TOKEN, "next": "/runs"})
+    assert good.status_code == 303 and good.headers["location"] == "/runs"
+    cookie = good.headers["set-cookie"]
+    assert TOKEN not in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert c.get("/runs").status_code == 200
+    away = c.post("/login", data={"token": TOKEN, "next": "//evil.example/"})
+    assert away.headers["location"] == "/"  # no open redirect
+
+
+def test_host_check_without_a_token(served: Served) -> None:
+    rebound = Client(served.client.app, base_url="http://evil.example")
+    r = rebound.get("/api/v1/health")
+    assert r.status_code == 400 and r.json()["error"] == "bad_host"
+    assert rebound.get("/").status_code == 400
+    ok = Client(served.client.app, base_url="http://localhost:8420")
+    assert ok.get("/api/v1/health").status_code == 200
+
+
+def test_cross_origin_form_is_refused(served: Served) -> None:
+    c = served.client
+    r = c.post("/ask", data={"question": Q}, headers={"origin": "http://evil.example"})
+    assert r.status_code == 403
+    r = c.post("/ledger/replay", headers={"referer": "http://evil.example/page"})
+    assert r.status_code == 403
+    same = c.post("/ask", data={"question": Q}, headers={"origin": "http://127.0.0.1"})
+    assert same.status_code == 200
+
+
+def test_security_headers(served: Served) -> None:
+    page = served.client.get("/")
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "script-src" not in csp
+    assert "form-action 'self'" in csp and "frame-ancestors 'none'" in csp
+    api = served.client.get("/api/v1/health")
+    for r in (page, api):
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["x-frame-options"] == "DENY"
+    assert served.client.get("/docs").status_code == 404  # no CDN-loaded API explorer
+
+
+def test_token_is_never_logged_or_recorded(
+    guarded: Served, caplog: pytest.LogCaptureFixture, pipeline_ledger: Ledger
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    c = guarded.client
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    r = c.post("/api/v1/query", json={"question": Q}, headers=auth)
+    assert r.status_code == 200
+    c.post("/login", data={"token": TOKEN})
+    c.post("/ask", data={"question": Q})
+    c.get("/api/v1/runs", headers={"authorization": "Bearer " + TOKEN[:-1]})
+    assert TOKEN not in caplog.text
+    for ev in pipeline_ledger.iter_events():
+        assert TOKEN not in ev.payload
+    blobs = pipeline_ledger.fetch("SELECT bytes FROM blobs")
+    assert blobs and all(TOKEN.encode() not in bytes(b[0]) for b in blobs)
