@@ -77,6 +77,14 @@ class Served:
         return Client(create_app(replace(self.config, **changes)), base_url=BASE)
 
 
+def _record(url: str, corpus: Corpus) -> None:
+    """A query reads only shards its ledger recorded: record the corpus's ingests."""
+    from ledger.store import Ledger
+
+    with Ledger.open(url) as lg:
+        corpus.record(lg)
+
+
 def make_served(
     url: str, shards: Path, factory: Callable[[], ChatClient] = ExtractiveClient, **kw: Any
 ) -> Served:
@@ -86,7 +94,9 @@ def make_served(
 
 @pytest.fixture
 def served(ledger_url: str, corpus: Corpus) -> Iterator[Served]:
-    """An app without a token over a fresh ledger of each backend."""
+    """An app without a token over a fresh ledger of each backend, the corpus's ingests
+    recorded in it."""
+    _record(ledger_url, corpus)
     s = make_served(ledger_url, corpus.shards_dir)
     with s.client:
         yield s
@@ -95,6 +105,7 @@ def served(ledger_url: str, corpus: Corpus) -> Iterator[Served]:
 @pytest.fixture
 def guarded(ledger_url: str, corpus: Corpus) -> Iterator[Served]:
     """An app with a token."""
+    _record(ledger_url, corpus)
     s = make_served(ledger_url, corpus.shards_dir, token=TOKEN)
     with s.client:
         yield s

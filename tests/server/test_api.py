@@ -13,7 +13,7 @@ from aborist.verify.verify import verify_answer
 from ledger.proofs import checkpoint
 from ledger.store import Ledger
 from tests.conftest import FACTS, Corpus
-from tests.server.conftest import Served, make_served
+from tests.server.conftest import Served, _record, make_served
 
 Q = "How long is the Silverrun River?"
 
@@ -147,6 +147,7 @@ def test_input_errors(served: Served) -> None:
 
 
 def test_failed_model_call_is_502_with_the_run_id(ledger_url: str, corpus: Corpus) -> None:
+    _record(ledger_url, corpus)
     s = make_served(ledger_url, corpus.shards_dir, factory=lambda: StubClient())  # no default
     with s.client:
         r = s.client.post("/api/v1/query", json={"question": Q, "use_cache": False})
@@ -161,6 +162,7 @@ def test_internal_error_is_500_without_a_traceback(ledger_url: str, corpus: Corp
     def broken() -> StubClient:
         raise RuntimeError("secret internal detail")
 
+    _record(ledger_url, corpus)
     s = make_served(ledger_url, corpus.shards_dir, factory=broken)
     with s.client:
         r = s.client.post("/api/v1/query", json={"question": Q})
@@ -172,6 +174,7 @@ def test_internal_error_is_500_without_a_traceback(ledger_url: str, corpus: Corp
 
 
 def test_request_size_limit(ledger_url: str, corpus: Corpus) -> None:
+    _record(ledger_url, corpus)
     s = make_served(ledger_url, corpus.shards_dir, max_body_bytes=2048)
     with s.client:
         big = s.client.post("/api/v1/verify", json={"answer": "x" * 5000, "evidence": ["y"]})

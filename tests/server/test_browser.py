@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import FACTS, Corpus
-from tests.server.conftest import make_served
+from tests.server.conftest import _record, make_served
 from tests.server.live import live_server
 
 CHROMIUM = shutil.which("chromium")
@@ -78,6 +78,7 @@ def _shot(driver: Any, name: str) -> None:
 
 
 def test_ask_marks_evidence_run_replay(browser: Any, ledger_url: str, corpus: Corpus) -> None:
+    _record(ledger_url, corpus)
     served = make_served(ledger_url, corpus.shards_dir)
     with live_server(served.client.app) as base:
         browser.get(base + "/")

@@ -11,7 +11,7 @@ from aborist.clients.base import StubClient
 from aborist.corpus.ingest import ingest
 from tests.audit.conftest import HOSTILE_ANSWER, HOSTILE_QUESTION
 from tests.conftest import FACTS, Corpus
-from tests.server.conftest import Dom, Node, Served, assert_inert, make_served
+from tests.server.conftest import Dom, Node, Served, _record, assert_inert, make_served
 
 Q = "How long is the Silverrun River?"
 
@@ -68,6 +68,7 @@ def test_claims_marked_verified_and_unsupported(ledger_url: str, corpus: Corpus)
         "The Silverrun River is 412 kilometres long. [E1]\n"
         "The Silverrun River is made of lemonade. [E1]"
     )
+    _record(ledger_url, corpus)
     s = make_served(ledger_url, corpus.shards_dir, factory=lambda: StubClient(default=answer))
     with s.client:
         dom = _ask(s, Q, shard="geo")
@@ -133,7 +134,11 @@ def test_hostile_text_is_escaped_on_every_page(
         'is 412 kilometres long. "><script>alert(2)</script>\n',
         encoding="utf-8",
     )
-    ingest([doc], "evil", shards_dir=corpus.shards_dir)
+    _record(ledger_url, corpus)
+    from ledger.store import Ledger
+
+    with Ledger.open(ledger_url) as lg:
+        ingest([doc], "evil", shards_dir=corpus.shards_dir, ledger=lg)
     s = make_served(
         ledger_url, corpus.shards_dir, factory=lambda: StubClient(default=HOSTILE_ANSWER)
     )
