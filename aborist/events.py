@@ -1,7 +1,7 @@
 """The pipeline's event types: one pydantic model per payload, past-tense names.
 
-Every run is the stream ``run:<run_id>``; its events appear in this order (ARCHITECTURE.md,
-"The pipeline")::
+Every run is the stream ``run:<run_id>``; its events appear in this order (docs/pipeline.md,
+"The run grammar")::
 
     run_started → cache_checked ─hit→ run_completed
                                 └miss→ retrieval_completed → evidence_mapped | context_assembled
@@ -189,7 +189,7 @@ class RepromptAttempted(EventPayload):
 
 class AnswerRepaired(EventPayload):
     """An accepted repair: ``outcome`` carries the original and repaired texts, the change
-    log, the sidecar's diagnoses and the pre- and post-repair verdicts (seed 001)."""
+    log, the sidecar's diagnoses and the pre- and post-repair verdicts."""
 
     TYPE = "qa.answer_repaired"
     method: Literal["mechanical", "reprompt"]

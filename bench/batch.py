@@ -1,4 +1,4 @@
-"""Benchmark of ``aborist query --batch`` (issue 8, "Measured"): questions answered per
+"""Benchmark of ``aborist query --batch``: questions answered per
 second with the extractive answerer by 1, 2 and 4 worker processes, on SQLite and
 PostgreSQL, and ledger events per second under that load, against the 1-worker figure of
 the same run. Target: on PostgreSQL, 2 workers >= 1.6x one worker.

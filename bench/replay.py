@@ -1,4 +1,4 @@
-"""``aborist-ledger replay`` throughput on a ledger of 10,000+ runs (issue 7, "Speed").
+"""``aborist-ledger replay`` throughput on a ledger of 10,000+ runs.
 
 What is measured, on one fresh SQLite ledger built by this script (extractive runs,
 ``use_cache=False`` so every run goes through every stage, both modes; the build uses
@@ -14,7 +14,7 @@ chunks a run), the realistic ledger:
 * ``chain + DAGs``: :func:`aborist.audit.replay.chain_and_dags`, checks 1 and 2 exactly as
   ``replay`` runs them (every row read once, the chain, every payload checked to be a JSON
   object, every run's DAG rebuilt from its events and compared with the one recorded and
-  with the live projection rows), in events/s. Target (issue 7): within 3x of the raw
+  with the live projection rows), in events/s. Target: within 3x of the raw
   re-hash;
 * ``replay`` (what the CLI runs without ``--deep``: chain, every run's DAG, blobs, the
   projections rebuilt and compared), in events/s;

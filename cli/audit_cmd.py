@@ -1,6 +1,6 @@
 """``aborist-ledger export``, ``verify-bundle`` and ``report``: the click layer over
-:mod:`aborist.audit.bundle` and :mod:`aborist.audit.report` (issue 7, "Export and offline
-verification" and "The audit report").
+:mod:`aborist.audit.bundle` and :mod:`aborist.audit.report` (docs/replay.md, "Bundles"
+and "Audit report").
 
 ``verify-bundle`` opens no database: a third party needs only the bundle and aborist.
 Exit codes: 0 when everything held, 1 when anything failed (the first failure named) or

@@ -59,9 +59,7 @@ def answer_options(f: F) -> F:
             "(ABORIST_LLM_TIMEOUT; default 120).",
         ),
         click.option("--no-cache", is_flag=True, help="Neither read nor write the answer cache."),
-        click.option(
-            "--repair", is_flag=True, help="Repair unverified quotes mechanically (seed 001)."
-        ),
+        click.option("--repair", is_flag=True, help="Repair unverified quotes mechanically."),
         click.option(
             "--reprompts",
             type=click.IntRange(min=0, max=5),

@@ -1,4 +1,4 @@
-"""`aborist query`, `ask`, `runs`, `show`, `inspect` (issue 5, "CLI"), driven through
+"""`aborist query`, `ask`, `runs`, `show`, `inspect`, driven through
 ``cli.main.cli`` against a migrated ledger on SQLite and PostgreSQL and a two-shard corpus
 in ``tmp_path``. Bad input must give exit 1 and one line on stderr, never a traceback.
 """

@@ -1,4 +1,4 @@
-"""`aborist verify` (issue 4): single answer, --json, --batch with malformed lines."""
+"""`aborist verify`: single answer, --json, --batch with malformed lines."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -113,3 +114,24 @@ def test_the_documented_import_graph_is_current() -> None:
         "docs/architecture.md's import graph is stale: run "
         "`python scripts/gen_import_graph.py --write`"
     )
+
+
+def test_code_help_and_docs_cite_only_the_repository() -> None:
+    """Code, help text and docs point at the project's own docs, never at planning notes,
+    design seeds or issue numbers a reader of the repository does not have."""
+    pattern = re.compile(
+        r"(?-i:ARCHITECTURE\.md|HOUSE-PLAN)|seed map|\bseed 00\d|\bseeds/|\bissue \d+", re.IGNORECASE
+    )
+    found = []
+    for top in ("aborist", "ledger", "cli", "tests", "bench", "scripts", "docs"):
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.suffix not in {".py", ".md", ".sh", ".toml"} or not path.is_file():
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if pattern.search(line) and path.name != "test_layering.py":
+                    found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}")
+    for name in ("README.md", "CHANGELOG.md", "pyproject.toml", "Makefile"):
+        for n, line in enumerate((ROOT / name).read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                found.append(f"{name}:{n}: {line.strip()[:80]}")
+    assert found == []

@@ -1,5 +1,5 @@
 """Export bundles: one run, verifiable offline by a third party with only the bundle and
-aborist (issue 7, "Export and offline verification"; docs/ledger-format.md, "Export
+aborist (docs/ledger-format.md, "Export
 bundles").
 
 :func:`export_run` (:mod:`aborist.audit.bundle_export`) writes the run's events (full

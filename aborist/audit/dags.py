@@ -1,5 +1,5 @@
-"""Replay check 2: each run's DAG, recomputed from its events alone (ARCHITECTURE.md,
-"Run DAG" and "Replay").
+"""Replay check 2: each run's DAG, recomputed from its events alone (docs/pipeline.md,
+"The run DAG"; docs/replay.md).
 
 For a run that reached ``qa.answer_labelled`` the stage hashes are recomputed from the
 stage events' payload bytes (``final_label``: :func:`aborist.pipeline.run.label_stage_hash`

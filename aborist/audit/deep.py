@@ -1,6 +1,6 @@
 """Replay check 3 (``--deep``): re-execute a run's deterministic stages from its recorded
-inputs and compare the outputs with the recorded events byte for byte (ARCHITECTURE.md,
-"Replay"; issue 7 item 3).
+inputs and compare the outputs with the recorded events byte for byte (docs/replay.md,
+check 3).
 
 Inputs come only from the ledger: the evidence texts and the raw answer from their blobs,
 the question and mode from ``qa.run_started``, and the default verifier policy. The stages

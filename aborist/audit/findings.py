@@ -1,8 +1,8 @@
 """What a replay found: divergences, version skew, and the summary of what held.
 
 A :class:`Divergence` is one place where the ledger's bytes, a recomputation from them,
-or a projection of them disagree (ARCHITECTURE.md, "Replay": "the first divergence of each
-kind (seq, run, stage, expected vs found)"). Version skew is kept apart: a verdict recorded
+or a projection of them disagree (docs/replay.md: the first divergence of each
+kind, with seq, run, stage, expected and found). Version skew is kept apart: a verdict recorded
 by another verifier version or policy is not evidence of tampering, it only means the
 deterministic stages cannot be re-run to the same bytes by this code.
 """

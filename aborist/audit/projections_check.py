@@ -1,6 +1,6 @@
 """Replay check 4: rebuild the projections into a scratch database and compare them with
-the live tables row for row (ARCHITECTURE.md, "Projections": "a rebuilt projection must
-equal the live one row for row").
+the live tables row for row (docs/pipeline.md, "Projections": a rebuilt projection must
+equal the live one row for row).
 
 The scratch database is a private temporary SQLite database (held in memory, spilled to a
 temporary file only if it grows large) migrated with :func:`ledger.migrate.upgrade`; the

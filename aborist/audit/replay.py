@@ -1,5 +1,5 @@
 """``aborist-ledger replay``: confirm every transition from the ledger's own bytes
-(ARCHITECTURE.md, "Replay"; issue 7 items 1–4).
+(docs/replay.md).
 
 Every row is read once, in ``seq`` order and in pages, and its payload hashed once; each
 page then feeds four checks:

@@ -1,4 +1,4 @@
-"""The one-page audit report of a run (issue 7, "The audit report").
+"""The one-page audit report of a run.
 
 :func:`render_report` reads one run from the ledger and writes ONE self-contained HTML
 file: inline CSS and SVG, no script, no network, no external asset, so it can be mailed,

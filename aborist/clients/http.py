@@ -1,5 +1,5 @@
-"""The HTTP layer shared by the remote chat clients (seed 000, `qa.client`: "HTTP retry
-layer (3× exponential backoff on 5xx)"; issue 5, "Clients").
+"""The HTTP layer shared by the remote chat clients : 3× exponential backoff on 5xx,
+429 and dropped connections.
 
 Retries are this module's own loop, not ``httpx.HTTPTransport(retries=...)``: httpx retries
 only failed connects, while a model server also needs retrying on 5xx, 429, read timeouts

@@ -1,4 +1,4 @@
-"""The OpenAI-shape chat client (seed 000, `qa.client`; issue 5, "Clients").
+"""The OpenAI-shape chat client.
 
 Talks to any ``POST {base_url}/chat/completions`` endpoint: vLLM, Ollama, the llama.cpp
 server, OpenAI. Configuration comes from ``ABORIST_LLM_BASE_URL`` (e.g.

@@ -1,4 +1,4 @@
-"""``ask()``: one document, one question (seed map, ``qa.runner``).
+"""``ask()``: one document, one question.
 
 The document is canonicalized and chunked exactly as ``aborist ingest`` would, into a
 private temporary shard, and the run retrieves from it; the document's source root binds

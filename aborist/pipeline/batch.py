@@ -1,5 +1,5 @@
 """Batch answering: a questionnaire of many questions, answered by N worker processes into
-one ledger (issue 8; docs/batch.md).
+one ledger (docs/batch.md).
 
 Each question is one ordinary run (:func:`aborist.pipeline.run.execute_run`) with a run id
 chosen here, up front, so the output line of a question that fails names the run that

@@ -1,5 +1,5 @@
-"""Serving a cache hit, and what binds a cache entry to its run (ARCHITECTURE.md, "The
-pipeline"; docs/replay.md, "What binds a cache entry").
+"""Serving a cache hit, and what binds a cache entry to its run (docs/pipeline.md;
+docs/replay.md, "What binds a cache entry").
 
 ``providence_cache`` is a projection: it maps a cache key to the run whose answer can be
 served. What is served is that run's own record, read through its history

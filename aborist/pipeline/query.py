@@ -1,4 +1,4 @@
-"""``query()``: multi-source RAG over the shards (seed map, ``qa.query``).
+"""``query()``: multi-source RAG over the shards.
 
 Retrieval itself lives in :mod:`aborist.retrieval.retriever`; this module binds it to a run:
 the shards' source roots enter the cache key, and the stages are recorded by

@@ -1,5 +1,5 @@
-"""One run of the Q&A pipeline as a sequence of ledger events (ARCHITECTURE.md,
-"The pipeline"). ``query()`` and ``ask()`` differ only in their corpus source.
+"""One run of the Q&A pipeline as a sequence of ledger events (docs/pipeline.md).
+``query()`` and ``ask()`` differ only in their corpus source.
 
 Each stage appends its event to the run's stream (``run:<run_id>``) and commits before the
 next stage starts, with the stream position checked optimistically, so a crash leaves an

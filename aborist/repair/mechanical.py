@@ -1,4 +1,4 @@
-"""Mechanical repair: the sidecar's repair actions as string substitution (seed 001).
+"""Mechanical repair: the sidecar's repair actions as string substitution.
 
 Part of the repair stage (:mod:`aborist.repair.repair`, docs/repair.md §1–3). Pure: no I/O, no
 clock, no randomness.

@@ -1,10 +1,10 @@
-"""The repair stage (seed 001; issue 6): mechanical repair, the accept rule, the re-prompt.
+"""The repair stage: mechanical repair, the accept rule, the re-prompt.
 
 Three pure pieces the pipeline calls (no I/O, no clock, no randomness, so
 ``aborist-ledger replay --deep`` can re-run them on recorded inputs and compare bytes):
 
 * :func:`mechanical_repair` applies the inspect sidecar's *mechanical* repair actions to the
-  answer text by string substitution (seed 001):
+  answer text by string substitution:
 
   - ``synthetic_elision_inside_quote`` (``split_elision``): ``"prefix [...] suffix"`` →
     ``"prefix" ... "suffix"`` — two verbatim quotations, the ellipsis becomes prose;
@@ -89,7 +89,7 @@ def _counts(verdict: Verdict | Mapping[str, Any]) -> tuple[int, int]:
 def not_worse(
     pre: Verdict | Mapping[str, Any], post: Verdict | Mapping[str, Any], *, discounted: int = 0
 ) -> bool:
-    """Seed 001's accept rule: the number of verified units did not fall.
+    """The accept rule: the number of verified units did not fall.
 
     ``discounted`` verified units of ``pre`` do not count: the contradicted units the
     repair dropped (:func:`repair_answer`). Also refuses a candidate with no unit at all
@@ -166,7 +166,7 @@ def repair_answer(
     mode: str = MODE_QUOTE,
     policy: VerifierPolicy | None = None,
 ) -> RepairOutcome:
-    """Seed 001's decision, pure: repair a non-STRICT answer mechanically if not worse.
+    """The decision, pure: repair a non-STRICT answer mechanically if not worse.
 
     ``verdict`` is the first verification of ``answer`` (same evidence, mode and policy —
     checked by mode and policy hash). Reasons: ``already_strict``, ``no_diagnoses``,
@@ -206,7 +206,7 @@ def repair_answer(
 
 
 # ---------------------------------------------------------------------------------------
-# The re-prompt fallback (beyond seed 001)
+# The re-prompt fallback (docs/repair.md)
 
 _KIND_HELP: dict[str, str] = {
     "verbatim_in_base": "the words do occur in the evidence; cite the passage that holds them",

@@ -1,4 +1,4 @@
-"""Evidence objects and the density-rank spotlight (seed 000, section `qa.evidence`).
+"""Evidence objects and the density-rank spotlight.
 
 Each evidence text becomes one :class:`EvidenceObject` with two identities:
 

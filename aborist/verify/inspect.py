@@ -1,4 +1,4 @@
-"""The inspect sidecar (seed 000, section `qa.inspect`; seed 001 for the repair actions).
+"""The inspect sidecar (docs/verifier.md §16; docs/repair.md for the repair actions).
 
 For every unit that kept the answer from STRICT (unverified, or verified only at partial
 grade) it diagnoses *spans*: each quotation that is not verbatim, or — for a unit without

@@ -1,4 +1,4 @@
-"""Strategies 1–4 of the layered verifier (seed 000, section `qa.verify`): quote, span,
+"""Strategies 1–4 of the layered verifier: quote, span,
 entity, paraphrase. The first strategy that applies classifies the unit.
 
 * **quote** applies to every unit holding a ``"…"`` quotation with a content token, and is

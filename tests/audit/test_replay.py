@@ -1,4 +1,4 @@
-"""`aborist-ledger replay` on an honest ledger (issue 7 items 1–4): a real ledger built by
+"""`aborist-ledger replay` on an honest ledger: a real ledger built by
 running queries (both modes, a cache hit, a failed run) replays clean on SQLite and
 PostgreSQL, with and without --deep, --run, --since and --checkpoint; version skew is
 reported apart from divergence; and the CLI's exit codes and JSON.

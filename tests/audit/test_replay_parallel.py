@@ -1,4 +1,4 @@
-"""Replay gives one report however its work is laid out (issue 7, "Speed"): the chain and
+"""Replay gives one report however its work is laid out: the chain and
 projection checks in a forked process or in the replay's own, ``--deep`` runs re-executed
 one at a time or in batches, on an honest ledger and on tampered ones, on SQLite and
 PostgreSQL. And the report keeps the first divergence of each kind in ``seq`` order,

@@ -1,4 +1,4 @@
-"""The one-page HTML audit report (issue 7, "The audit report"): DOM assertions on the
+"""The one-page HTML audit report: DOM assertions on the
 parsed HTML for every kind of run on SQLite and PostgreSQL, hostile input escaped, and a
 headless Chromium render (skipped with a reason when ``chromium`` is not on PATH).
 """

@@ -1,4 +1,4 @@
-"""Tamper detection (issue 7): an insider edits a real ledger (built by running queries) in
+"""Tamper detection: an insider edits a real ledger (built by running queries) in
 every way listed, on SQLite and PostgreSQL, and replay names the kind, seq and run.
 
 The insider drops the append-only triggers first (:mod:`tests.ledger.tamper`). The most

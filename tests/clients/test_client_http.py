@@ -1,5 +1,5 @@
 """OpenAICompatibleClient and AnthropicClient against a real HTTP server on 127.0.0.1
-(issue 5, "Clients").
+.
 
 The server is the stdlib ``ThreadingHTTPServer`` on an ephemeral port, started per test and
 scripted per request: reply with a status and body, hang past the client's read timeout, or

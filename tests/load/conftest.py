@@ -1,4 +1,4 @@
-"""Fixtures of the batch load and fault suites (issue 8).
+"""Fixtures of the batch load and fault suites.
 
 ``--run-load`` (``make test-load``) runs the long version (4 workers x 250 questions);
 without it the same tests run a short version (2 workers x 12 questions) so that `make test`

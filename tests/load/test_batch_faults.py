@@ -1,4 +1,4 @@
-"""Faults under a batch (issue 8): a worker killed with SIGKILL, the database going away
+"""Faults under a batch: a worker killed with SIGKILL, the database going away
 (PostgreSQL, simulated by terminating the batch's connections), the model server failing
 for some questions, and a read-only or full SQLite database. Each leaves a ledger that
 verifies, and nothing the ledger acknowledged is lost. On PostgreSQL, then SQLite.
@@ -164,7 +164,7 @@ def assert_replays(lg: Any) -> None:
     incomplete runs: replay currently reports a run cut off between ``qa.answer_verified``
     and ``qa.answer_labelled`` as a divergence ("expected a qa.answer_rendered event, found
     none"), which a fault that stops a run there (a lost connection, a full disk) can
-    produce — a replay issue reported with issue 8, not a ledger fault."""
+    produce — a replay limitation, not a ledger fault."""
     report = replay(lg)
     assert report.ok, report
     completed = [r for r in _run_ids(lg) if load_run(lg, r).status in ("completed", "cached")]

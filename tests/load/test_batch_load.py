@@ -1,4 +1,4 @@
-"""Many workers, one ledger (issue 8, "Load"): a batch answered by several worker
+"""Many workers, one ledger: a batch answered by several worker
 processes leaves a chain that verifies, a gapless ``seq``, exactly one finished run per
 question, and a ledger that ``replay --deep`` confirms. On PostgreSQL, then SQLite.
 Short by default; ``--run-load`` runs 4 workers x 250 questions.

@@ -1,4 +1,4 @@
-"""`aborist query --batch` and :func:`aborist.pipeline.batch.run_batch` (issue 8), fast cases:
+"""`aborist query --batch` and :func:`aborist.pipeline.batch.run_batch`, fast cases:
 input parsing, output order and shape, the summary, cache on re-run, failures reported per
 question, and usage errors. On SQLite and PostgreSQL; the long load and fault suites are in
 tests/load/.

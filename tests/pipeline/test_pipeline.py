@@ -1,4 +1,4 @@
-"""Runs as ledger events (issue 5, "Runs as events" and "Projections"): the stage events of
+"""Runs as ledger events (docs/pipeline.md): the stage events of
 each mode in order, the run DAG recomputed from those events alone, blobs that keep a run
 replayable after its shard is gone, and the cache (hits on the record, misses when any
 key dimension changes). Every test runs on SQLite and PostgreSQL.
@@ -215,7 +215,7 @@ def test_dag_is_recomputable_from_the_events_alone(
 
 def test_repaired_run_dag_has_a_repair_node(pipeline_ledger: Ledger, corpus: Any) -> None:
     """With repair on and a non-STRICT answer, ``qa.answer_repaired`` joins the run and the
-    DAG gains a ``repair`` node after ``verify`` (ARCHITECTURE.md, "Run DAG")."""
+    DAG gains a ``repair`` node after ``verify`` (docs/pipeline.md, "The run DAG")."""
     from aborist.pipeline.repair_stage import repair_stage
 
     stub = StubClient(default="The Silverrun River is 412 kilometres long. [E1]\nIt is wet.")

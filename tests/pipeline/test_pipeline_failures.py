@@ -1,4 +1,4 @@
-"""Failed and interrupted runs (issue 5, "Runs as events"): any failure appends
+"""Failed and interrupted runs: any failure appends
 ``qa.run_failed`` naming the stage and re-raises; an interrupt appends nothing more and
 leaves a valid chain with a run that reads as incomplete. On SQLite and PostgreSQL.
 """

@@ -1,4 +1,4 @@
-"""Rebuild equals live (issue 5, "Projections"): the projections folded during appends are
+"""Rebuild equals live: the projections folded during appends are
 exactly what ``Ledger.rebuild_projections()`` folds again from the events alone, row for
 row, after any sequence of runs (misses, hits, failures, interrupts, both modes, with and
 without the cache). On SQLite and PostgreSQL.

@@ -1,4 +1,4 @@
-"""The repair stage (seed 001, issue 6): mechanical repair, the accept rule, the re-prompt."""
+"""The repair stage : mechanical repair, the accept rule, the re-prompt."""
 
 from __future__ import annotations
 

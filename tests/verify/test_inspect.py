@@ -158,7 +158,7 @@ def test_deflection() -> None:
 
 
 def test_mechanical_repairs_from_the_details_reverify_as_strict() -> None:
-    """Seed 001 contract: applying split_elision / drop_trailing_artifact by string
+    """The repair contract: applying split_elision / drop_trailing_artifact by string
     substitution gives text the verifier accepts."""
     elided = '"The committee approved the budget [...] on Friday."'
     v = verify_answer(elided, EV)

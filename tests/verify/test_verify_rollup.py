@@ -1,4 +1,4 @@
-"""Roll-up into audit_mode, the serialized verdict, policy hash and version (issue 4)."""
+"""Roll-up into audit_mode, the serialized verdict, policy hash and version."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Strategies 1-4 of the layered verifier, each with its near misses (seed 000, `qa.verify`)."""
+"""Strategies 1-4 of the layered verifier, each with its near misses."""
 
 from __future__ import annotations
 
