@@ -120,7 +120,8 @@ def test_code_help_and_docs_cite_only_the_repository() -> None:
     """Code, help text and docs point at the project's own docs, never at planning notes,
     design seeds or issue numbers a reader of the repository does not have."""
     pattern = re.compile(
-        r"(?-i:ARCHITECTURE\.md|HOUSE-PLAN)|seed map|\bseed 00\d|\bseeds/|\bissue \d+", re.IGNORECASE
+        r"(?-i:ARCHITECTURE\.md|HOUSE-PLAN)|seed map|\bseed 00\d|\bseeds/|\bissue \d+",
+        re.IGNORECASE,
     )
     found = []
     for top in ("aborist", "ledger", "cli", "tests", "bench", "scripts", "docs"):
