@@ -267,11 +267,24 @@ def _walk(root: Path, skipped: list[SkippedFile]) -> list[Path]:
             if name.startswith("."):
                 continue
             path = Path(dirpath) / name
-            if format_for(path) is None:
+            if _is_loop(path):
+                skipped.append(SkippedFile(_shown(path), "symlink loop"))
+            elif format_for(path) is None:
                 skipped.append(SkippedFile(_shown(path), _unsupported(path)))
             else:
                 found.append(path)
     return found
+
+
+def _is_loop(path: Path) -> bool:
+    """A symlink that never reaches a file (``ELOOP``); only links are looked at twice."""
+    if not os.path.islink(path):
+        return False
+    try:
+        os.stat(path)
+    except OSError as e:
+        return e.errno == errno.ELOOP
+    return False
 
 
 def _unsupported(path: Path) -> str:

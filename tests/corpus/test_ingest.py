@@ -325,8 +325,10 @@ def test_symlink_loops_are_skipped_in_a_directory_and_named_on_the_command_line(
 ) -> None:
     (docs / "loop_a.md").symlink_to("loop_b.md")
     (docs / "loop_b.md").symlink_to("loop_a.md")
+    (docs / "LOOP").symlink_to("LOOP")  # no extension: still a loop, not a file type
     report = ingest([docs], "h", shards_dir=tmp_path / "shards")
     assert [(s.path, s.reason) for s in report.skipped] == [
+        (str(docs / "LOOP"), "symlink loop"),
         (str(docs / "loop_a.md"), "symlink loop"),
         (str(docs / "loop_b.md"), "symlink loop"),
     ]
