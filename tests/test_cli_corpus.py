@@ -154,11 +154,11 @@ def test_ingest_lists_special_files_and_odd_names_one_line_each(docs: Path, home
         "1 unsupported file type .odt"
     )
     listed = rest.splitlines()
-    assert listed == [
-        f"  {docs}/notes.odt: unsupported file type .odt; supported: .docx, .htm, .html, "
-        ".markdown, .md, .pdf, .rst, .txt",
+    assert listed == [  # in the order found: what the directory walk refuses, then reads
         f"  {docs}/a.md: symlink loop",
         f"  {docs}/b.md: symlink loop",
+        f"  {docs}/notes.odt: unsupported file type .odt; supported: .docx, .htm, .html, "
+        ".markdown, .md, .pdf, .rst, .txt",
         f"  {docs}/pipe.txt: not a regular file (named pipe)",
         f"  {docs}/na\\xffme\\nx.md: no text after canonicalization",
     ]

@@ -280,12 +280,23 @@ def test_postgres_going_away_mid_batch_loses_no_committed_event(
     batch = threading.Thread(target=go)
     batch.start()
     deadline = time.monotonic() + 120
-    while not progress or progress[-1][0] < 6:
+    admin = create_engine(pg_schema_url, isolation_level="AUTOCOMMIT")
+    mine = (
+        "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+        "AND query NOT ILIKE '%pg_stat_activity%' AND application_name = :app"
+    )
+
+    def connected() -> int:
+        with admin.connect() as conn:
+            return int(conn.execute(text(f"SELECT count(*) {mine}"), {"app": app}).scalar_one())
+
+    # Both workers must be connected and under way (on a loaded machine one worker can
+    # answer several questions before the other has started).
+    while not progress or progress[-1][0] < 6 or connected() < 2:
         assert time.monotonic() < deadline and batch.is_alive(), "batch never got going"
-        time.sleep(0.005)
+        time.sleep(0.02)
     with open_ledger(pg_schema_url) as lg:
         before = [(e.seq, e.hash) for e in lg.iter_events()]
-    admin = create_engine(pg_schema_url, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:
             killed = conn.execute(text(
