@@ -16,14 +16,19 @@ written once as a table in :mod:`aborist.pipeline.history` (one of each stage, n
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ledger.envelope import NewEvent
+from aborist.errors import InputError
+from ledger.envelope import NewEvent, RecordedEvent
 
 __all__ = [
     "EVENT_TYPES",
+    "EVIDENCE_STAGE",
+    "MODES",
+    "STAGE_TABLE",
     "AnswerLabelled",
     "AnswerRendered",
     "AnswerRepaired",
@@ -34,6 +39,8 @@ __all__ = [
     "ContextAssembled",
     "EventPayload",
     "EvidenceMapped",
+    "InvalidEventPayload",
+    "Mode",
     "ModelAnswered",
     "PromptBuilt",
     "RepromptAttempted",
@@ -43,10 +50,17 @@ __all__ = [
     "RunStarted",
     "ShardDeleted",
     "ShardIngested",
+    "StageRow",
+    "UnknownEventType",
+    "model_for",
+    "parse_event",
     "run_stream",
+    "stage_table_markdown",
 ]
 
+#: The answer mode, spelled once: every other module takes it (and :data:`MODES`) from here.
 Mode = Literal["quote", "claim-lattice"]
+MODES: tuple[str, ...] = get_args(Mode)
 
 
 def run_stream(run_id: str) -> str:
@@ -240,6 +254,7 @@ class RunFailed(EventPayload):
     message: str
 
 
+#: Every payload model by its event type (what :func:`parse_event` reads through).
 EVENT_TYPES: dict[str, type[EventPayload]] = {
     cls.TYPE: cls
     for cls in (
@@ -249,3 +264,90 @@ EVENT_TYPES: dict[str, type[EventPayload]] = {
         RunCompleted, RunFailed,
     )
 }  # fmt: skip
+
+
+class UnknownEventType(InputError):
+    """An event whose type names no payload model of this module."""
+
+
+class InvalidEventPayload(InputError):
+    """An event whose payload does not fit the model of its type."""
+
+
+def model_for(type_: str) -> type[EventPayload]:
+    """The payload model of event type ``type_``; :class:`UnknownEventType` if none."""
+    try:
+        return EVENT_TYPES[type_]
+    except KeyError:
+        raise UnknownEventType(f"unknown event type {type_!r}") from None
+
+
+def parse_event(ev: RecordedEvent) -> EventPayload:
+    """The recorded event's payload as the pydantic model of its type (typed reads instead
+    of dicts keyed by strings). :class:`UnknownEventType` for a type this module does not
+    define; :class:`InvalidEventPayload` (naming the seq) for a payload that does not fit."""
+    model = model_for(ev.type)
+    try:
+        return model.model_validate(ev.data)
+    except (ValidationError, ValueError, TypeError) as e:
+        first = str(e).splitlines()[0]
+        raise InvalidEventPayload(
+            f"seq {ev.seq}: {ev.type} payload is malformed ({first})"
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class StageRow:
+    """One row of the stage table: an event type, the node it becomes in each mode's run
+    DAG (None: no node), and the recorder's stage (what ``qa.run_failed`` names when the
+    run fails while that stage is being computed)."""
+
+    event: type[EventPayload]
+    quote: str | None
+    claim_lattice: str | None
+    recorder: str
+
+    def dag_stage(self, mode: str) -> str | None:
+        return self.quote if mode == "quote" else self.claim_lattice
+
+
+#: The one vocabulary of a run's stages, in run order (docs/pipeline.md, "The stage table").
+#: Every name here is recorded (DAG stages are hashed into node hashes; recorder stages
+#: are written into ``qa.run_failed``), so none may change without a version.
+STAGE_TABLE: tuple[StageRow, ...] = (
+    StageRow(RunStarted, "question", "question", "start"),
+    StageRow(CacheChecked, None, None, "cache"),
+    StageRow(RetrievalCompleted, "retrieval", "retrieval", "retrieval"),
+    StageRow(EvidenceMapped, None, "evidence_map", "evidence"),
+    StageRow(ContextAssembled, "context", None, "evidence"),
+    StageRow(PromptBuilt, "prompt", "prompt", "prompt"),
+    StageRow(ModelAnswered, "answer", "raw_answer", "model"),
+    StageRow(ClaimsParsed, None, "parsed_claim_lattice", "parse"),
+    StageRow(AnswerVerified, "verify", "verify", "verify"),
+    StageRow(RepromptAttempted, None, None, "repair"),
+    StageRow(AnswerRepaired, "repair", "repair", "repair"),
+    StageRow(AnswerRendered, None, "render", "render"),
+    StageRow(AnswerLabelled, "final_label", "final_label", "label"),
+    StageRow(CacheWritten, None, None, "label"),
+    StageRow(RunCompleted, None, None, "label"),
+)
+
+#: The evidence events and the DAG stage each becomes (one per mode).
+EVIDENCE_STAGE: dict[str, str] = {
+    row.event.TYPE: str(row.quote or row.claim_lattice)
+    for row in STAGE_TABLE
+    if row.event in (EvidenceMapped, ContextAssembled)
+}
+
+
+def stage_table_markdown() -> str:
+    """:data:`STAGE_TABLE` as the Markdown table docs/pipeline.md shows (a test keeps the
+    page equal to it)."""
+    lines = [
+        "| event type | quote mode DAG stage | claim-lattice DAG stage | recorder stage |",
+        "|---|---|---|---|",
+    ]
+    for row in STAGE_TABLE:
+        cells = (row.event.TYPE, row.quote, row.claim_lattice, row.recorder)
+        lines.append("| " + " | ".join(f"`{c}`" if c else "—" for c in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -39,6 +39,15 @@ from typing import Any
 from sqlalchemy import text
 
 from aborist.errors import InputError, RunGrammarError
+from aborist.events import (
+    AnswerLabelled,
+    AnswerRendered,
+    CacheChecked,
+    CacheWritten,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+)
 from aborist.migrations import HEAD_REVISION as SCHEMA_REVISION
 from aborist.pipeline.history import FACT_TYPES, GrammarState
 from ledger.canonical import canonical_text
@@ -49,12 +58,13 @@ from ledger.writer import Tx
 
 __all__ = [
     "PROJECTION_TABLES",
+    "RUNS_COLUMNS",
     "RUN_STATUSES",
     "RunFilter",
     "RunProjection",
     "open_ledger",
     "rebuild_projections",
-    "run_projection",
+    "run_ids_with_prefix",
     "select_runs",
 ]
 
@@ -99,14 +109,8 @@ def _new_run(run_id: str, ev: RecordedEvent, p: dict[str, Any]) -> dict[str, Any
 
 
 _FOLDED = frozenset(
-    {
-        "qa.run_started",
-        "qa.cache_checked",
-        "qa.answer_labelled",
-        "qa.cache_written",
-        "qa.run_completed",
-        "qa.run_failed",
-    }
+    m.TYPE
+    for m in (RunStarted, CacheChecked, AnswerLabelled, CacheWritten, RunCompleted, RunFailed)
 )
 
 
@@ -203,7 +207,7 @@ class RunProjection:
             if ev.type not in _FOLDED:
                 continue
             p = data(ev)
-            if ev.type == "qa.run_started":
+            if ev.type == RunStarted.TYPE:
                 rows[run_id] = _new_run(run_id, ev, p)
                 started.add(run_id)
                 continue
@@ -238,12 +242,12 @@ class RunProjection:
         """Fold one event after ``qa.run_started``: write ``providence_cache`` and
         ``run_dag_nodes`` now, and set the ``runs`` columns it changes in ``row``."""
         t = ev.type
-        if t == "qa.cache_checked":
+        if t == CacheChecked.TYPE:
             row["cache_key"] = p["cache_key"]
             if p["hit"]:
                 tx.execute(_HIT, {"at": ev.recorded_at, "cache_key": p["cache_key"]})
                 row.update(cache_hit=True, served_from_run_id=p["hit_run_id"])
-        elif t == "qa.answer_labelled":
+        elif t == AnswerLabelled.TYPE:
             dag = dags[run_id] = p["run_dag"]
             tx.executemany(
                 _INSERT_NODE,
@@ -257,7 +261,7 @@ class RunProjection:
                 ],
             )  # fmt: skip
             row.update(audit_mode=p["audit_mode"], label=p["label"], run_dag_root=dag["root"])
-        elif t == "qa.cache_written":
+        elif t == CacheWritten.TYPE:
             tx.execute(
                 _UPSERT_CACHE,
                 {
@@ -269,12 +273,12 @@ class RunProjection:
                     "created_at": ev.recorded_at, "written_seq": ev.seq,
                 },
             )  # fmt: skip
-        elif t == "qa.run_completed":
+        elif t == RunCompleted.TYPE:
             row.update(
                 status="completed", finished_seq=ev.seq, finished_at=ev.recorded_at,
                 audit_mode=p["audit_mode"], label=p["label"], run_dag_root=p["run_dag_root"],
             )  # fmt: skip
-        elif t == "qa.run_failed":
+        elif t == RunFailed.TYPE:
             row.update(
                 status="failed", finished_seq=ev.seq, finished_at=ev.recorded_at,
                 failed_stage=p["stage"], error=f"{p['error_type']}: {p['message']}",
@@ -320,10 +324,6 @@ def rebuild_projections(ledger: Ledger) -> int:
             p.skip_breaks = p.scratch
 
 
-def run_projection() -> RunProjection:
-    return RunProjection()
-
-
 def open_ledger(url: str) -> Ledger:
     """The pipeline's ledger: opened with its projections, so every append folds them."""
     return Ledger.open(url, projections=[RunProjection()])
@@ -331,6 +331,12 @@ def open_ledger(url: str) -> Ledger:
 
 #: ``runs.status`` values; a run still ``started`` was interrupted (shown "incomplete").
 RUN_STATUSES = ("completed", "failed", "started")
+#: The ``runs`` columns :func:`select_runs` may return.
+RUNS_COLUMNS = (
+    "run_id", "kind", "question", "mode", "status", "cache_key", "cache_hit",
+    "served_from_run_id", "audit_mode", "label", "run_dag_root", "started_seq",
+    "finished_seq", "started_at", "finished_at", "failed_stage", "error",
+)  # fmt: skip
 _RUN_COLUMNS = (
     "run_id", "kind", "status", "mode", "cache_hit", "served_from_run_id", "audit_mode",
     "label", "started_at", "question", "failed_stage", "error",
@@ -339,8 +345,9 @@ _RUN_COLUMNS = (
 
 @dataclass(frozen=True)
 class RunFilter:
-    """What ``aborist runs`` selects: every given field must match (``grep``: the question
-    contains it, ignoring case; ``since``: started at or after this ISO date or time)."""
+    """What ``aborist runs`` and the server's run list select: every given field must
+    match (``grep``: the question contains it, ignoring case; ``since``: started at or
+    after this ISO date or time; ``before_seq``: started before this seq, a page's cursor)."""
 
     limit: int = 20
     label: str | None = None
@@ -348,6 +355,7 @@ class RunFilter:
     status: str | None = None
     since: str | None = None
     grep: str | None = None
+    before_seq: int | None = None
 
 
 def _since(value: str) -> str:
@@ -369,11 +377,7 @@ def _like(value: str) -> str:
     return f"%{escaped}%"
 
 
-def select_runs(ledger: Ledger, f: RunFilter) -> list[dict[str, Any]]:
-    """The runs matching ``f``, newest first: the ``runs`` columns, plus ``stopped_after``
-    (an unfinished run's last stage: the last event of its own stream), ``answer`` and
-    ``citations`` (from the run's ``qa.answer_rendered``, or for a cache hit the served
-    run's; None when no answer was rendered)."""
+def _run_where(f: RunFilter) -> tuple[list[str], dict[str, Any]]:
     where: list[str] = []
     params: dict[str, Any] = {"n": f.limit}
     if f.label:
@@ -391,17 +395,40 @@ def select_runs(ledger: Ledger, f: RunFilter) -> list[dict[str, Any]]:
     if f.grep:
         where.append("LOWER(question) LIKE :grep ESCAPE '\\'")
         params["grep"] = _like(f.grep)
-    stopped_after = (
-        "CASE WHEN status = 'started' THEN (SELECT e.type FROM events e "
-        "WHERE e.stream = 'run:' || runs.run_id ORDER BY e.stream_seq DESC LIMIT 1) END"
-    )
-    rendered = (
-        "(SELECT e.payload FROM events e WHERE e.stream = 'run:' || "
-        "COALESCE(runs.served_from_run_id, runs.run_id) AND e.type = 'qa.answer_rendered' "
-        "ORDER BY e.stream_seq DESC LIMIT 1)"
-    )
+    if f.before_seq is not None:
+        where.append("started_seq < :before_seq")
+        params["before_seq"] = f.before_seq
+    return where, params
+
+
+def select_runs(
+    ledger: Ledger,
+    f: RunFilter,
+    *,
+    columns: Sequence[str] = _RUN_COLUMNS,
+    detail: bool = True,
+) -> list[dict[str, Any]]:
+    """The runs matching ``f``, newest first, as dicts of ``columns`` (of
+    :data:`RUNS_COLUMNS`). With ``detail``, also ``stopped_after`` (an unfinished run's
+    last stage: the last event of its own stream), ``answer`` and ``citations`` (from the
+    run's ``qa.answer_rendered``, or for a cache hit the served run's; None when no answer
+    was rendered)."""
+    unknown = [c for c in columns if c not in RUNS_COLUMNS]
+    if unknown:
+        raise InputError(f"no runs column {', '.join(unknown)}")
+    where, params = _run_where(f)
+    extra = ""
+    if detail:
+        params["rendered_type"] = AnswerRendered.TYPE
+        extra = (
+            ", CASE WHEN status = 'started' THEN (SELECT e.type FROM events e "
+            "WHERE e.stream = 'run:' || runs.run_id ORDER BY e.stream_seq DESC LIMIT 1) END"
+            ", (SELECT e.payload FROM events e WHERE e.stream = 'run:' || "
+            "COALESCE(runs.served_from_run_id, runs.run_id) AND e.type = :rendered_type "
+            "ORDER BY e.stream_seq DESC LIMIT 1)"
+        )
     sql = text(
-        f"SELECT {', '.join(_RUN_COLUMNS)}, {stopped_after}, {rendered} FROM runs"
+        f"SELECT {', '.join(columns)}{extra} FROM runs"
         + (f" WHERE {' AND '.join(where)}" if where else "")
         + " ORDER BY started_seq DESC LIMIT :n"
     )
@@ -411,10 +438,23 @@ def select_runs(ledger: Ledger, f: RunFilter) -> list[dict[str, Any]]:
         rows = conn.execute(sql, params).all()
     out = []
     for r in rows:
-        item = dict(zip((*_RUN_COLUMNS, "stopped_after"), r[:-1], strict=True))
-        item["cache_hit"] = bool(item["cache_hit"])  # SQLite: 0/1; PostgreSQL: a bool
-        payload = json.loads(r[-1]) if r[-1] else None
-        item["answer"] = payload["answer"] if payload else None
-        item["citations"] = payload["citations"] if payload else None
+        if not detail:
+            item = dict(zip(columns, r, strict=True))
+        else:
+            item = dict(zip((*columns, "stopped_after"), r[:-1], strict=True))
+            payload = json.loads(r[-1]) if r[-1] else None
+            item["answer"] = payload["answer"] if payload else None
+            item["citations"] = payload["citations"] if payload else None
+        if "cache_hit" in item:  # SQLite: 0/1; PostgreSQL: a bool
+            item["cache_hit"] = bool(item["cache_hit"])
         out.append(item)
     return out
+
+
+def run_ids_with_prefix(ledger: Ledger, prefix: str, *, limit: int) -> list[str]:
+    """Up to ``limit`` run ids that start with ``prefix`` (a hex prefix), in order."""
+    rows = ledger.fetch(
+        "SELECT run_id FROM runs WHERE run_id LIKE :p ORDER BY run_id LIMIT :n",
+        {"p": prefix + "%", "n": limit},
+    )
+    return [str(r[0]) for r in rows]

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aborist.events import MODES, STAGE_TABLE, AnswerRepaired
 from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = [
@@ -34,19 +35,15 @@ __all__ = [
 
 DAG_NODE_DOMAIN = b"aborist.dag.node.v1\n"
 
+#: Each mode's DAG stages in order, read from the stage table (``repair`` is inserted
+#: after ``verify`` only when it ran: :func:`stages_for`).
 STAGES: dict[str, tuple[str, ...]] = {
-    "quote": ("question", "retrieval", "context", "prompt", "answer", "verify", "final_label"),
-    "claim-lattice": (
-        "question",
-        "retrieval",
-        "evidence_map",
-        "prompt",
-        "raw_answer",
-        "parsed_claim_lattice",
-        "verify",
-        "render",
-        "final_label",
-    ),
+    mode: tuple(
+        str(row.dag_stage(mode))
+        for row in STAGE_TABLE
+        if row.dag_stage(mode) is not None and row.event is not AnswerRepaired
+    )
+    for mode in MODES
 }
 
 # Which stages each stage consumed. ``repair`` (when present) follows ``verify`` and
@@ -76,20 +73,12 @@ PARENTS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 
-# The ledger event whose payload is each stage's output.
+#: The ledger event whose payload is each stage's output (from the stage table).
 STAGE_EVENTS: dict[str, str] = {
-    "question": "qa.run_started",
-    "retrieval": "qa.retrieval_completed",
-    "context": "qa.context_assembled",
-    "evidence_map": "qa.evidence_mapped",
-    "prompt": "qa.prompt_built",
-    "answer": "qa.model_answered",
-    "raw_answer": "qa.model_answered",
-    "parsed_claim_lattice": "qa.claims_parsed",
-    "verify": "qa.answer_verified",
-    "repair": "qa.answer_repaired",
-    "render": "qa.answer_rendered",
-    "final_label": "qa.answer_labelled",
+    str(row.dag_stage(mode)): row.event.TYPE
+    for row in STAGE_TABLE
+    for mode in MODES
+    if row.dag_stage(mode) is not None
 }
 
 

@@ -26,6 +26,25 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from aborist.events import (
+    MODES,
+    AnswerLabelled,
+    AnswerRendered,
+    AnswerRepaired,
+    AnswerVerified,
+    CacheChecked,
+    CacheWritten,
+    ClaimsParsed,
+    ContextAssembled,
+    EvidenceMapped,
+    ModelAnswered,
+    PromptBuilt,
+    RepromptAttempted,
+    RetrievalCompleted,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+)
 from ledger.envelope import RecordedEvent
 
 __all__ = [
@@ -41,15 +60,14 @@ __all__ = [
     "Stage",
 ]
 
-RUN_STARTED = "qa.run_started"
-RUN_COMPLETED = "qa.run_completed"
-RUN_FAILED = "qa.run_failed"
-CACHE_CHECKED = "qa.cache_checked"
+RUN_STARTED = RunStarted.TYPE
+RUN_COMPLETED = RunCompleted.TYPE
+RUN_FAILED = RunFailed.TYPE
+CACHE_CHECKED = CacheChecked.TYPE
 TERMINAL_TYPES = frozenset({RUN_COMPLETED, RUN_FAILED})
 #: The payloads the grammar itself reads (the facts that decide which stages apply, and
 #: the completion it checks against the cache check).
 FACT_TYPES = frozenset({RUN_STARTED, CACHE_CHECKED, RUN_COMPLETED})
-_MODES = ("claim-lattice", "quote")
 
 
 @dataclass
@@ -86,21 +104,21 @@ class Stage:
 RUN_GRAMMAR: tuple[Stage, ...] = (
     Stage("start", RUN_STARTED),
     Stage("cache", CACHE_CHECKED),
-    Stage("retrieval", "qa.retrieval_completed", _miss),
-    Stage("evidence_map", "qa.evidence_mapped", lambda f: _miss(f) and f.mode == "claim-lattice"),
-    Stage("context", "qa.context_assembled", lambda f: _miss(f) and f.mode == "quote"),
-    Stage("prompt", "qa.prompt_built", _miss),
-    Stage("answer", "qa.model_answered", _miss),
-    Stage("parse", "qa.claims_parsed", lambda f: _miss(f) and f.mode == "claim-lattice"),
-    Stage("verify", "qa.answer_verified", _miss),
-    Stage("repair", "qa.answer_repaired", lambda f: _miss(f) and f.repair, optional=True),
-    Stage("reprompt", "qa.reprompt_attempted", lambda f: _miss(f) and f.repair, optional=True,
+    Stage("retrieval", RetrievalCompleted.TYPE, _miss),
+    Stage("evidence_map", EvidenceMapped.TYPE, lambda f: _miss(f) and f.mode == "claim-lattice"),
+    Stage("context", ContextAssembled.TYPE, lambda f: _miss(f) and f.mode == "quote"),
+    Stage("prompt", PromptBuilt.TYPE, _miss),
+    Stage("answer", ModelAnswered.TYPE, _miss),
+    Stage("parse", ClaimsParsed.TYPE, lambda f: _miss(f) and f.mode == "claim-lattice"),
+    Stage("verify", AnswerVerified.TYPE, _miss),
+    Stage("repair", AnswerRepaired.TYPE, lambda f: _miss(f) and f.repair, optional=True),
+    Stage("reprompt", RepromptAttempted.TYPE, lambda f: _miss(f) and f.repair, optional=True,
           repeat=True),
-    Stage("reprompt_repair", "qa.answer_repaired", lambda f: _miss(f) and f.repair,
+    Stage("reprompt_repair", AnswerRepaired.TYPE, lambda f: _miss(f) and f.repair,
           optional=True, after="reprompt"),
-    Stage("render", "qa.answer_rendered", _miss),
-    Stage("label", "qa.answer_labelled", _miss),
-    Stage("cache_write", "qa.cache_written", lambda f: _miss(f) and f.use_cache),
+    Stage("render", AnswerRendered.TYPE, _miss),
+    Stage("label", AnswerLabelled.TYPE, _miss),
+    Stage("cache_write", CacheWritten.TYPE, lambda f: _miss(f) and f.use_cache),
     Stage("complete", RUN_COMPLETED),
 )  # fmt: skip
 
@@ -188,7 +206,7 @@ class GrammarState:
                                f"no event after seq {end.seq}", t)  # fmt: skip
         if self.pos < 0:
             if t != RUN_STARTED:
-                return self._break(ev, "a run begins with qa.run_started", RUN_STARTED, t)
+                return self._break(ev, f"a run begins with {RUN_STARTED}", RUN_STARTED, t)
             return self._start(ev, _as_dict(_safe(data, ev)))
         if t == RUN_FAILED:
             self._take(ev)
@@ -226,13 +244,13 @@ class GrammarState:
 
     def _start(self, ev: RecordedEvent, p: dict[str, Any]) -> GrammarBreak | None:
         if ev.stream_seq != 1:
-            return self._break(ev, "qa.run_started is the first event of its stream",
+            return self._break(ev, f"{RUN_STARTED} is the first event of its stream",
                                "stream_seq 1", str(ev.stream_seq))  # fmt: skip
         if self.run_id and p.get("run_id") != self.run_id:
-            return self._break(ev, "qa.run_started names its own stream's run",
+            return self._break(ev, f"{RUN_STARTED} names its own stream's run",
                                f"run_id {self.run_id}", repr(p.get("run_id")))  # fmt: skip
         mode = p.get("mode")
-        if mode not in _MODES:
+        if mode not in MODES:
             return self._break(ev, "a run's mode is claim-lattice or quote",
                                "claim-lattice or quote", repr(mode))  # fmt: skip
         policy = _as_dict(p.get("policy"))
@@ -250,7 +268,7 @@ class GrammarState:
             p = _as_dict(_safe(data, ev))
             hit = p.get("hit")
             if not isinstance(hit, bool):
-                return self._break(ev, "qa.cache_checked says whether the cache was hit",
+                return self._break(ev, f"{CACHE_CHECKED} says whether the cache was hit",
                                    "hit true or false", repr(hit))  # fmt: skip
             if hit and not self.facts.use_cache:
                 return self._break(ev, "a run that does not use the cache is never served "
@@ -262,7 +280,7 @@ class GrammarState:
             if p.get("cache_hit") is not self.facts.hit:
                 return self._break(
                     ev,
-                    "qa.run_completed repeats the cache check's hit",
+                    f"{RUN_COMPLETED} repeats the cache check's hit",
                     f"cache_hit {self.facts.hit}",
                     repr(p.get("cache_hit")),
                 )

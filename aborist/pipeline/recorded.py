@@ -8,18 +8,28 @@ break of the grammar are not part of it (``broken`` names the first).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from aborist.errors import InputError
-from aborist.events import run_stream
+from aborist.events import (
+    EVIDENCE_STAGE,
+    EventPayload,
+    ModelAnswered,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+    parse_event,
+    run_stream,
+)
 from aborist.pipeline.history import GrammarBreak, RunHistory
+from aborist.projections import run_ids_with_prefix
 from aborist.verify.evidence import EvidenceObject
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
 
 __all__ = ["RecordedRun", "load_run"]
 
-EVIDENCE_EVENTS = ("qa.evidence_mapped", "qa.context_assembled")
+M = TypeVar("M", bound=EventPayload)
 
 
 @dataclass
@@ -38,44 +48,55 @@ class RecordedRun:
         h = RunHistory.read(run_id, stream)
         return cls(run_id, h.accepted, h.broken, h.ignored)
 
-    def first(self, type_: str) -> RecordedEvent | None:
-        """The history's event of ``type_`` (the only one, but for the repair events)."""
-        return next((e for e in self.events if e.type == type_), None)
+    def first(self, type_: type[EventPayload] | str) -> RecordedEvent | None:
+        """The history's event of this type (the only one, but for the repair events)."""
+        t = type_ if isinstance(type_, str) else type_.TYPE
+        return next((e for e in self.events if e.type == t), None)
 
-    def payload(self, type_: str) -> dict[str, Any] | None:
+    def payload(self, type_: type[EventPayload] | str) -> dict[str, Any] | None:
+        """The payload of :meth:`first` as a dict (prefer :meth:`get`, the typed read)."""
         ev = self.first(type_)
         return ev.data if ev is not None else None
 
+    def get(self, model: type[M]) -> M | None:
+        """The history's event of ``model``'s type, read as that model (None when the run
+        has none; :class:`~aborist.events.InvalidEventPayload` when it does not fit)."""
+        ev = self.first(model)
+        if ev is None:
+            return None
+        parsed = parse_event(ev)
+        assert isinstance(parsed, model)
+        return parsed
+
     @property
-    def started(self) -> dict[str, Any]:
-        p = self.payload("qa.run_started")
+    def started(self) -> RunStarted:
+        p = self.get(RunStarted)
         if p is None:
-            raise InputError(f"run {self.run_id} has no qa.run_started event")
+            raise InputError(f"run {self.run_id} has no {RunStarted.TYPE} event")
         return p
 
     @property
     def question(self) -> str:
-        return str(self.started["question"])
+        return self.started.question
 
     @property
     def mode(self) -> str:
-        return str(self.started["mode"])
+        return self.started.mode
 
     @property
     def status(self) -> str:
         """completed | cached | failed | incomplete (started, never finished)."""
         last = self.events[-1] if self.events else None
-        if last is not None and last.type == "qa.run_completed":
+        if last is not None and last.type == RunCompleted.TYPE:
             return "cached" if last.data.get("cache_hit") else "completed"
-        if last is not None and last.type == "qa.run_failed":
+        if last is not None and last.type == RunFailed.TYPE:
             return "failed"
         return "incomplete"
 
     def evidence_records(self) -> list[dict[str, Any]]:
-        for t in EVIDENCE_EVENTS:
-            p = self.payload(t)
-            if p is not None:
-                return list(p["evidence"])
+        for ev in self.events:
+            if ev.type in EVIDENCE_STAGE:
+                return list(ev.data["evidence"])
         return []
 
     def evidence(self, ledger: Ledger) -> list[EvidenceObject]:
@@ -94,8 +115,8 @@ class RecordedRun:
         return out
 
     def raw_answer(self, ledger: Ledger) -> str | None:
-        p = self.payload("qa.model_answered")
-        return None if p is None else ledger.get_blob(p["raw_answer_blob"]).decode("utf-8")
+        p = self.get(ModelAnswered)
+        return None if p is None else ledger.get_blob(p.raw_answer_blob).decode("utf-8")
 
 
 #: The shortest run id prefix ``aborist show`` / ``inspect`` resolve (as git's short hashes).
@@ -120,7 +141,4 @@ def load_run(ledger: Ledger, run_id: str) -> RecordedRun:
 def _by_prefix(ledger: Ledger, prefix: str) -> list[str]:
     if len(prefix) < _MIN_PREFIX or not all(c in "0123456789abcdef" for c in prefix):
         return []
-    rows = ledger.fetch(
-        "SELECT run_id FROM runs WHERE run_id LIKE :p ORDER BY run_id LIMIT 3", {"p": prefix + "%"}
-    )
-    return [str(r[0]) for r in rows]
+    return run_ids_with_prefix(ledger, prefix, limit=3)

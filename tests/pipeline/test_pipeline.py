@@ -16,7 +16,7 @@ from sqlalchemy import text
 from aborist.clients.base import StubClient
 from aborist.clients.extractive import ExtractiveClient
 from aborist.corpus.shard import shard_path
-from aborist.events import run_stream
+from aborist.events import CacheChecked, run_stream
 from aborist.pipeline.ask import ask
 from aborist.pipeline.dag import STAGE_EVENTS, STAGES, build_dag
 from aborist.pipeline.query import query
@@ -140,15 +140,15 @@ def test_all_shards_by_default_and_selected_shards_bind_the_run(
 ) -> None:
     every = run(pipeline_ledger, corpus, use_cache=False)
     geo = run(pipeline_ledger, corpus, shards=["geo"], use_cache=False)
-    checked_all = load_run(pipeline_ledger, every.run_id).payload("qa.cache_checked")
-    checked_geo = load_run(pipeline_ledger, geo.run_id).payload("qa.cache_checked")
+    checked_all = load_run(pipeline_ledger, every.run_id).payload(CacheChecked)
+    checked_geo = load_run(pipeline_ledger, geo.run_id).payload(CacheChecked)
     assert checked_all is not None and checked_geo is not None
     assert sorted(checked_all["shards"]) == ["bees", "geo"]
     assert sorted(checked_geo["shards"]) == ["geo"]
     assert checked_geo["shards"]["geo"] == checked_all["shards"]["geo"]
     assert every.cache_key != geo.cache_key
-    assert load_run(pipeline_ledger, geo.run_id).started["requested_shards"] == ["geo"]
-    assert load_run(pipeline_ledger, every.run_id).started["requested_shards"] is None
+    assert load_run(pipeline_ledger, geo.run_id).started.requested_shards == ["geo"]
+    assert load_run(pipeline_ledger, every.run_id).started.requested_shards is None
 
 
 # -- run DAG ----------------------------------------------------------------------------
@@ -357,7 +357,7 @@ def test_no_cache_neither_reads_nor_writes(pipeline_ledger: Ledger, corpus: Any)
     assert count(pipeline_ledger, "providence_cache") == 0
     types = types_of(pipeline_ledger, uncached.run_id)
     assert types == [t for t in CLAIM_LATTICE_EVENTS if t != "qa.cache_written"]
-    checked = load_run(pipeline_ledger, uncached.run_id).payload("qa.cache_checked")
+    checked = load_run(pipeline_ledger, uncached.run_id).payload(CacheChecked)
     assert checked is not None
     assert (checked["consulted"], checked["hit"], checked["hit_run_id"]) == (False, False, None)
 
@@ -427,7 +427,7 @@ def test_reingesting_changed_shard_misses(
     assert not second.cache_hit and second.cache_key != first.cache_key
     assert second.answer == first.answer
     roots = [
-        load_run(pipeline_ledger, r.run_id).payload("qa.cache_checked")["shards"]["geo"]  # type: ignore[index]
+        load_run(pipeline_ledger, r.run_id).payload(CacheChecked)["shards"]["geo"]  # type: ignore[index]
         for r in (first, second)
     ]
     assert roots[0] != roots[1]
@@ -484,8 +484,8 @@ def test_ask_answers_from_one_document_and_records_it(pipeline_ledger: Ledger, c
     assert result.audit_mode == "STRICT"
     recorded = load_run(pipeline_ledger, result.run_id)
     assert [e.type for e in recorded.events] == CLAIM_LATTICE_EVENTS
-    assert recorded.started["kind"] == "ask"
-    assert recorded.started["document"] == str(corpus.rivers.resolve())
+    assert recorded.started.kind == "ask"
+    assert recorded.started.document == str(corpus.rivers.resolve())
     row = one_row(pipeline_ledger, "SELECT kind FROM runs WHERE run_id = :r", r=result.run_id)
     assert row["kind"] == "ask"
 
@@ -493,8 +493,8 @@ def test_ask_answers_from_one_document_and_records_it(pipeline_ledger: Ledger, c
     ingest([corpus.rivers], "only-rivers", shards_dir=corpus.shards_dir)
     shard = run(pipeline_ledger, corpus, shards=["only-rivers"])
     assert not shard.cache_hit and shard.cache_key != result.cache_key
-    checked_ask = recorded.payload("qa.cache_checked")
-    checked_shard = load_run(pipeline_ledger, shard.run_id).payload("qa.cache_checked")
+    checked_ask = recorded.payload(CacheChecked)
+    checked_shard = load_run(pipeline_ledger, shard.run_id).payload(CacheChecked)
     assert checked_ask is not None and checked_shard is not None
     assert list(checked_ask["shards"].values()) == list(checked_shard["shards"].values())
 

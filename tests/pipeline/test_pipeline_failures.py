@@ -125,7 +125,7 @@ def test_missing_shard_fails_the_run_at_cache(pipeline_ledger: Ledger, corpus: A
     assert "nosuch" in failed["message"]
     rid = only_run(pipeline_ledger)
     assert types_of(pipeline_ledger, rid) == ["qa.run_started", "qa.run_failed"]
-    assert load_run(pipeline_ledger, rid).started["requested_shards"] == ["nosuch"]
+    assert load_run(pipeline_ledger, rid).started.requested_shards == ["nosuch"]
 
 
 def test_empty_question_is_refused_before_any_run(pipeline_ledger: Ledger, corpus: Any) -> None:
