@@ -34,9 +34,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 
 from aborist.errors import InputError, RunGrammarError
 from aborist.events import (
@@ -57,18 +58,44 @@ from ledger.store import Ledger
 from ledger.writer import Tx
 
 __all__ = [
+    "PROJECTION_COLUMNS",
+    "PROJECTION_KEYS",
     "PROJECTION_TABLES",
-    "RUNS_COLUMNS",
     "RUN_STATUSES",
+    "Row",
     "RunFilter",
     "RunProjection",
+    "Tables",
+    "column",
     "open_ledger",
+    "read_tables",
     "rebuild_projections",
     "run_ids_with_prefix",
     "select_runs",
 ]
 
 PROJECTION_TABLES = ("providence_cache", "run_dag_nodes", "runs")
+#: Every column of each projection table (aborist/migrations/versions/0002, 0003), in the
+#: order :func:`read_tables` reads rows.
+PROJECTION_COLUMNS: dict[str, tuple[str, ...]] = {
+    "providence_cache": (
+        "cache_key", "answer", "audit_mode", "label", "run_id", "run_dag_root", "run_dag_blob",
+        "key_dimensions", "created_at", "written_seq", "hit_count", "last_hit_at",
+    ),
+    "run_dag_nodes": ("run_id", "ordinal", "stage", "stage_hash", "node_hash", "parents"),
+    "runs": (
+        "run_id", "kind", "question", "mode", "status", "cache_key", "cache_hit",
+        "served_from_run_id", "audit_mode", "label", "run_dag_root", "started_seq",
+        "finished_seq", "started_at", "finished_at", "failed_stage", "error",
+    ),
+}  # fmt: skip
+PROJECTION_KEYS: dict[str, tuple[str, ...]] = {
+    "providence_cache": ("cache_key",),
+    "run_dag_nodes": ("run_id", "ordinal"),
+    "runs": ("run_id",),
+}
+Row = tuple[Any, ...]
+Tables = dict[str, dict[tuple[Any, ...], Row]]
 
 _UPSERT_CACHE = """
     INSERT INTO providence_cache (cache_key, answer, audit_mode, label, run_id, run_dag_root,
@@ -331,12 +358,6 @@ def open_ledger(url: str) -> Ledger:
 
 #: ``runs.status`` values; a run still ``started`` was interrupted (shown "incomplete").
 RUN_STATUSES = ("completed", "failed", "started")
-#: The ``runs`` columns :func:`select_runs` may return.
-RUNS_COLUMNS = (
-    "run_id", "kind", "question", "mode", "status", "cache_key", "cache_hit",
-    "served_from_run_id", "audit_mode", "label", "run_dag_root", "started_seq",
-    "finished_seq", "started_at", "finished_at", "failed_stage", "error",
-)  # fmt: skip
 _RUN_COLUMNS = (
     "run_id", "kind", "status", "mode", "cache_hit", "served_from_run_id", "audit_mode",
     "label", "started_at", "question", "failed_stage", "error",
@@ -408,12 +429,11 @@ def select_runs(
     columns: Sequence[str] = _RUN_COLUMNS,
     detail: bool = True,
 ) -> list[dict[str, Any]]:
-    """The runs matching ``f``, newest first, as dicts of ``columns`` (of
-    :data:`RUNS_COLUMNS`). With ``detail``, also ``stopped_after`` (an unfinished run's
-    last stage: the last event of its own stream), ``answer`` and ``citations`` (from the
-    run's ``qa.answer_rendered``, or for a cache hit the served run's; None when no answer
-    was rendered)."""
-    unknown = [c for c in columns if c not in RUNS_COLUMNS]
+    """The runs matching ``f``, newest first, as dicts of ``columns`` (``runs`` columns).
+    With ``detail``, also ``stopped_after`` (an unfinished run's last stage: the last event
+    of its own stream), ``answer`` and ``citations`` (from the run's ``qa.answer_rendered``,
+    or for a cache hit the served run's; None when no answer was rendered)."""
+    unknown = [c for c in columns if c not in PROJECTION_COLUMNS["runs"]]
     if unknown:
         raise InputError(f"no runs column {', '.join(unknown)}")
     where, params = _run_where(f)
@@ -458,3 +478,36 @@ def run_ids_with_prefix(ledger: Ledger, prefix: str, *, limit: int) -> list[str]
         {"p": prefix + "%", "n": limit},
     )
     return [str(r[0]) for r in rows]
+
+
+def column(table: str, name: str) -> int:
+    """The position of ``name`` in a row of ``table`` as :func:`read_tables` reads it."""
+    return PROJECTION_COLUMNS[table].index(name)
+
+
+def read_tables(conn: Connection, run_id: str | None = None) -> Tables:
+    """Each projection table as ``{primary key: row}`` (only ``run_id``'s rows if given),
+    read through the driver's cursor on ``conn`` (in its transaction): replay compares
+    them with a fold of the events."""
+    out: Tables = {}
+    postgres = conn.dialect.name == "postgresql"
+    cursor = conn.connection.cursor()
+    try:
+        for table, cols in PROJECTION_COLUMNS.items():
+            sql = f"SELECT {', '.join(cols)} FROM {table}"
+            params: tuple[Any, ...] = ()
+            if run_id is not None:
+                sql += " WHERE run_id = " + ("%s" if postgres else "?")
+                params = (run_id,)
+            cursor.execute(sql, params)
+            rows = [r if type(r) is tuple else tuple(r) for r in cursor.fetchall()]
+            at = [cols.index(k) for k in PROJECTION_KEYS[table]]
+            if len(at) == 1:
+                k = at[0]
+                out[table] = {(r[k],): r for r in rows}
+            else:
+                key = itemgetter(*at)  # a tuple of the key columns, built in C
+                out[table] = {key(r): r for r in rows}
+    finally:
+        cursor.close()
+    return out

@@ -136,3 +136,78 @@ def test_code_help_and_docs_cite_only_the_repository() -> None:
             if pattern.search(line):
                 found.append(f"{name}:{n}: {line.strip()[:80]}")
     assert found == []
+
+
+_EVENT_LITERAL = re.compile(r"\bqa\.[a-z]+_[a-z_]+|\bqa\.[a-z]+\b(?=[^.]|$)")
+#: Files another branch is rewriting; they still spell event types as literals. Each entry
+#: must still hold one (a stale entry fails below), so the list only shrinks.
+_LITERALS_PENDING = frozenset(
+    {
+        "aborist/audit/deep.py",
+        "aborist/pipeline/cache.py",
+        "cli/query_cmd.py",
+    }
+)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the constant nodes that are docstrings (module, class, function)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                out.add(id(body[0].value))
+    return out
+
+
+def _event_literals(path: Path, root: Path = ROOT) -> list[str]:
+    """Every string constant of ``path`` (f-string parts included, docstrings not) that
+    spells a ``qa.*`` event type."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            for m in _EVENT_LITERAL.finditer(node.value):
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {m.group(0)}")
+    return found
+
+
+def _literal_files(root: Path = ROOT) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for top in ("aborist", "cli"):
+        for path in sorted((root / top).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel == "aborist/events.py" or "migrations" in path.parts:
+                continue  # the types' one spelling; revisions are frozen history
+            hits = _event_literals(path, root)
+            if hits:
+                out[rel] = hits
+    return out
+
+
+def test_event_types_are_spelled_only_in_events_py() -> None:
+    """Event types are read as ``Model.TYPE`` (aborist.events), never re-spelled: a
+    ``"qa.*"`` string outside aborist/events.py and the migrations is a second vocabulary."""
+    found = _literal_files()
+    stray = [hit for rel, hits in found.items() if rel not in _LITERALS_PENDING for hit in hits]
+    assert stray == []
+    stale = sorted(_LITERALS_PENDING - set(found))
+    assert stale == [], f"no literal left in {stale}: drop them from _LITERALS_PENDING"
+
+
+def test_the_literal_rule_bites(tmp_path: Path) -> None:
+    (tmp_path / "aborist").mkdir()
+    (tmp_path / "aborist" / "probe.py").write_text(
+        '"""Reads ``qa.run_started`` (a docstring: allowed)."""\n'
+        'A = "qa.run_started"\n'
+        'def f(seq):\n    """qa.cache_checked"""\n'
+        '    return f"seq {seq}: no qa.answer_labelled here"\n'
+        'B = "qa"\nC = "aqa.x"\n',
+        encoding="utf-8",
+    )
+    assert _event_literals(tmp_path / "aborist" / "probe.py", tmp_path) == [
+        "aborist/probe.py:2: qa.run_started",
+        "aborist/probe.py:5: qa.answer_labelled",
+    ]

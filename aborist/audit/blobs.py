@@ -16,12 +16,22 @@ from typing import Any, Protocol
 
 from aborist.audit.findings import Divergence, ReplayReport
 from aborist.audit.run_events import RunEvents
+from aborist.events import (
+    EVIDENCE_STAGE,
+    AnswerRepaired,
+    AnswerVerified,
+    ModelAnswered,
+    PromptBuilt,
+    RepromptAttempted,
+)
 from ledger.canonical import sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.errors import BlobNotFoundError
-from ledger.store import Ledger, stored_type, translate_errors
+from ledger.store import Ledger, stored_type
 
 __all__ = [
+    "BLOB_FIELDS",
+    "EVIDENCE_STAGE",  # aborist.events' one table, re-exported for the audit's readers
     "BlobCache",
     "BlobRef",
     "BlobSource",
@@ -31,23 +41,20 @@ __all__ = [
     "referenced_blobs",
 ]
 
-#: Addresses per ``IN (...)`` query: well under SQLite's and psycopg's parameter limits.
-_CHUNK = 500
 #: Bytes :class:`BlobCache` keeps between batches before it starts afresh.
 CACHE_BUDGET = 64 * 1024 * 1024
 
 #: Payload fields that hold a blob address, per event type: (stage, field).
 BLOB_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "qa.prompt_built": (("prompt", "prompt_blob"),),
-    "qa.model_answered": (("raw_answer", "raw_answer_blob"),),
-    "qa.answer_verified": (("verify", "answer_blob"),),
-    "qa.answer_repaired": (
+    PromptBuilt.TYPE: (("prompt", "prompt_blob"),),
+    ModelAnswered.TYPE: (("raw_answer", "raw_answer_blob"),),
+    AnswerVerified.TYPE: (("verify", "answer_blob"),),
+    AnswerRepaired.TYPE: (
         ("repair", "original_answer_blob"),
         ("repair", "repaired_answer_blob"),
     ),
-    "qa.reprompt_attempted": (("repair", "prompt_blob"), ("repair", "raw_answer_blob")),
+    RepromptAttempted.TYPE: (("repair", "prompt_blob"), ("repair", "raw_answer_blob")),
 }
-EVIDENCE_STAGE = {"qa.evidence_mapped": "evidence_map", "qa.context_assembled": "context"}
 
 
 class BlobSource(Protocol):
@@ -105,26 +112,9 @@ def _references(
 
 
 def read_blobs(ledger: Ledger, hashes: Iterable[str]) -> dict[str, bytes | str]:
-    """The blobs of ``hashes`` that exist, a few hundred per query; a missing one is
-    simply absent (the caller names it). A row holding no bytes maps to the SQL type it
-    holds instead (``"TEXT"``, :func:`ledger.store.stored_type`), for the caller to
-    report."""
-    wanted = list(dict.fromkeys(hashes))
-    found: dict[str, bytes | str] = {}
-    with translate_errors(ledger.where), ledger.reader.connect() as conn:
-        postgres = conn.dialect.name == "postgresql"
-        cursor = conn.connection.cursor()
-        try:
-            for i in range(0, len(wanted), _CHUNK):
-                part = wanted[i : i + _CHUNK]
-                marks = ", ".join(["%s" if postgres else "?"] * len(part))
-                cursor.execute(f"SELECT hash, bytes FROM blobs WHERE hash IN ({marks})", part)
-                for h, b in cursor.fetchall():
-                    kind = stored_type(b)
-                    found[str(h)] = bytes(b) if kind is None else kind
-        finally:
-            cursor.close()
-    return found
+    """The blobs of ``hashes`` that exist; a row holding no bytes maps to the SQL type it
+    holds (:meth:`ledger.reads.LedgerReads.read_blobs`)."""
+    return ledger.read_blobs(list(hashes))
 
 
 class BlobCache:

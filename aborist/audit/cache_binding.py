@@ -22,6 +22,7 @@ from typing import Any
 
 from aborist.audit.findings import Divergence, clip
 from aborist.audit.run_events import RunEvents
+from aborist.events import AnswerVerified, CacheChecked, CacheWritten, RunCompleted, RunStarted
 from aborist.pipeline.cache import recorded_key_dimensions
 
 __all__ = ["CacheEntry", "HitClaim", "cache_entry", "check_cache_binding", "check_hit",
@@ -64,14 +65,14 @@ def check_cache_binding(run: RunEvents) -> list[Divergence]:
     """The key dimensions and key of the run's cache check and cache write against the
     ones its own record implies: for a run whose history writes the cache or is served
     from it (the key of a run that does neither files and finds nothing)."""
-    started = run.first("qa.run_started")
-    checked = run.first("qa.cache_checked")
-    written = run.first("qa.cache_written")
+    started = run.first(RunStarted.TYPE)
+    checked = run.first(CacheChecked.TYPE)
+    written = run.first(CacheWritten.TYPE)
     if started is None or checked is None:
         return []
     if written is None and not _is_hit(run.data(checked)):
         return []
-    verified = run.first("qa.answer_verified")
+    verified = run.first(AnswerVerified.TYPE)
     try:
         verdict = run.data(verified).get("verdict") if verified is not None else None
         want = recorded_key_dimensions(run.data(started), run.data(checked), verdict)
@@ -117,7 +118,7 @@ def _is_hit(data: Any) -> bool:
 
 def cache_entry(run: RunEvents) -> CacheEntry | None:
     """The run's cache entry (None when its history wrote none)."""
-    ev = run.first("qa.cache_written")
+    ev = run.first(CacheWritten.TYPE)
     if ev is None:
         return None
     d: Any = run.data(ev)
@@ -131,8 +132,8 @@ def cache_entry(run: RunEvents) -> CacheEntry | None:
 
 def hit_claim(run: RunEvents) -> HitClaim | None:
     """What the run, a cache hit, says it served (None unless its history is a hit)."""
-    checked = run.first("qa.cache_checked")
-    done = run.first("qa.run_completed")
+    checked = run.first(CacheChecked.TYPE)
+    done = run.first(RunCompleted.TYPE)
     if checked is None or done is None:
         return None
     c, d = run.data(checked), run.data(done)
@@ -153,7 +154,7 @@ def check_hit(hit: HitClaim, entry: CacheEntry | None) -> list[Divergence]:
                 seq,
                 rid,
                 "cache",
-                f"a qa.cache_written in run {hit.served_from}'s history",
+                f"a {CacheWritten.TYPE} in run {hit.served_from}'s history",
                 "none",
                 "hit_run_id",
             )

@@ -33,6 +33,7 @@ from aborist.audit.evidence_link import EVIDENCE_EVENTS
 from aborist.audit.findings import CorpusNotRecorded, Divergence, NotReexecuted, ReplayReport, clip
 from aborist.audit.run_events import RunEvents, parse_payload
 from aborist.corpus.chunk_list import ChunkTree, decode_chunk_hashes
+from aborist.events import CacheChecked, RetrievalCompleted
 from ledger.errors import LedgerError
 from ledger.store import Ledger
 
@@ -157,7 +158,7 @@ def _shards_of(payload: Any) -> tuple[dict[str, str], list[str]] | None:
 def check_corpus(run: RunEvents, corpus: CorpusRecords, report: ReplayReport, *,
                  deep: bool) -> None:  # fmt: skip
     """Checks 1 and (with ``deep``) 2 of the module doc for ``run``, into ``report``."""
-    checked = run.last("qa.cache_checked")
+    checked = run.last(CacheChecked.TYPE)
     if checked is None:
         return  # the run ended before it chose a corpus: it read none
     rid = run.run_id
@@ -165,7 +166,7 @@ def check_corpus(run: RunEvents, corpus: CorpusRecords, report: ReplayReport, *,
     if named is None:
         report.diverge(Divergence(KIND, checked.seq, rid, "cache",
                                   "shards {name: source_root} as the pipeline records them",
-                                  "another shape", "qa.cache_checked"))  # fmt: skip
+                                  "another shape", CacheChecked.TYPE))  # fmt: skip
         return
     shards, allowed = named
     bound: dict[str, IngestRecord | None] = {}  # name -> the ingest to prove against
@@ -183,7 +184,7 @@ def check_corpus(run: RunEvents, corpus: CorpusRecords, report: ReplayReport, *,
                 KIND, checked.seq, rid, "cache",
                 f"a corpus.shard_ingested recording source root {root} before seq "
                 f"{checked.seq}", found,
-                f"shard {clip(name)}: not recorded, and qa.cache_checked does not list it "
+                f"shard {clip(name)}: not recorded, and {CacheChecked.TYPE} does not list it "
                 "under unrecorded_shards"))  # fmt: skip
     if len(bound) == len(shards) and all(r is not None for r in bound.values()):
         report.corpus_runs += 1
@@ -210,7 +211,7 @@ def _check_inclusion(
     corpus: CorpusRecords,
     report: ReplayReport,
 ) -> None:
-    retrieval = run.last("qa.retrieval_completed")
+    retrieval = run.last(RetrievalCompleted.TYPE)
     evidence = _evidence_event(run)
     if retrieval is None or evidence is None:
         return  # a cache hit, or a run that stopped before its evidence: no chunk to prove
@@ -231,7 +232,7 @@ def _check_inclusion(
             name = only
         if name is None:
             report.diverge(Divergence(
-                KIND, evidence.seq, rid, stage, "a chunk of a shard qa.cache_checked names",
+                KIND, evidence.seq, rid, stage, f"a chunk of a shard {CacheChecked.TYPE} names",
                 clip(from_shards[i] if i < len(from_shards) else None),
                 f"evidence {_pointer(record, i)}"))  # fmt: skip
             continue

@@ -30,6 +30,7 @@ from typing import Any
 from aborist.audit.findings import Divergence, clip
 from aborist.audit.projections_check import LiveRows, column
 from aborist.audit.run_events import RunEvents, as_run_events
+from aborist.events import AnswerLabelled, CacheWritten, RunCompleted, RunFailed, RunStarted
 from aborist.pipeline.dag import (
     DAG_NODE_DOMAIN,
     STAGE_EVENTS,
@@ -56,7 +57,7 @@ __all__ = [
     "run_status",
 ]
 
-TERMINAL_EVENTS = ("qa.run_completed", "qa.run_failed")
+TERMINAL_EVENTS = (RunCompleted.TYPE, RunFailed.TYPE)
 
 _RUNS_ROOT = column("runs", "run_dag_root")
 _CACHE_ROOT = column("providence_cache", "run_dag_root")
@@ -206,15 +207,15 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
             Divergence("dag", ev.seq if ev else None, run_id, stage, expected, found, detail)
         )
 
-    started = run.first("qa.run_started")
+    started = run.first(RunStarted.TYPE)
     if started is None:
-        diverge(run[0] if run else None, "question", "a qa.run_started event", "none")
+        diverge(run[0] if run else None, "question", f"a {RunStarted.TYPE} event", "none")
         return check
-    done = run.first("qa.run_completed")
+    done = run.first(RunCompleted.TYPE)
     if check.status == "cached" and done is not None:
         data = run.data(done)
         check.served = (done.seq, str(data.get("served_from_run_id")), str(data["run_dag_root"]))
-    labelled = run.first("qa.answer_labelled")
+    labelled = run.first(AnswerLabelled.TYPE)
     if labelled is None:
         return check
 
@@ -246,12 +247,12 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
     _compare_recorded(
         dag, label.get("run_dag"), lambda s, e, f, d="": diverge(labelled, s, e, f, d)
     )
-    for type_ in ("qa.cache_written", "qa.run_completed"):
+    for type_ in (CacheWritten.TYPE, RunCompleted.TYPE):
         ev = run.first(type_)
         if ev is None:
             continue
         data = run.data(ev)
-        stage = "cache_write" if type_ == "qa.cache_written" else "complete"
+        stage = "cache_write" if type_ == CacheWritten.TYPE else "complete"
         if data.get("run_dag_root") != dag.root:
             diverge(ev, stage, dag.root, clip(data.get("run_dag_root")), "run_dag_root")
         for key in ("audit_mode", "label"):
@@ -305,9 +306,9 @@ def _compare_live(
     """The recomputed DAG against ``runs``, ``run_dag_nodes`` and ``providence_cache``."""
     out: list[Divergence] = []
     run_id = run.run_id
-    labelled = run.first("qa.answer_labelled")
-    done = run.first("qa.run_completed")
-    written = run.first("qa.cache_written")
+    labelled = run.first(AnswerLabelled.TYPE)
+    done = run.first(RunCompleted.TYPE)
+    written = run.first(CacheWritten.TYPE)
 
     def diverge(
         ev: RecordedEvent | None, stage: str, expected: str, found: str, detail: str

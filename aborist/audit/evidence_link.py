@@ -29,14 +29,15 @@ from typing import Any
 
 from aborist.audit.findings import Divergence, clip
 from aborist.audit.run_events import RunEvents
+from aborist.events import EVIDENCE_STAGE, RetrievalCompleted
 from ledger.envelope import RecordedEvent
 
 __all__ = ["EVIDENCE_EVENTS", "LINK_EVENT_TYPES", "check_evidence_link", "run_evidence_link"]
 
-#: The evidence event of each mode, and the DAG stage it is.
-EVIDENCE_EVENTS = {"qa.evidence_mapped": "evidence_map", "qa.context_assembled": "context"}
+#: The evidence event of each mode, and the DAG stage it is (the stage table's).
+EVIDENCE_EVENTS = EVIDENCE_STAGE
 #: The payloads the check parses.
-LINK_EVENT_TYPES = frozenset({"qa.retrieval_completed", *EVIDENCE_EVENTS})
+LINK_EVENT_TYPES = frozenset({RetrievalCompleted.TYPE, *EVIDENCE_EVENTS})
 
 
 def _selected(payload: Any) -> list[Any] | None:
@@ -91,7 +92,7 @@ def check_evidence_link(
             diverge(
                 "no evidence item past the selected candidates",
                 clip(found),
-                f"evidence {pointer}: qa.retrieval_completed (seq {retrieval.seq}) selected "
+                f"evidence {pointer}: {RetrievalCompleted.TYPE} (seq {retrieval.seq}) selected "
                 f"{len(selected)} chunks",
             )
             continue
@@ -101,14 +102,14 @@ def check_evidence_link(
                 clip(want),
                 clip(found),
                 f"evidence {pointer}: evidence_hash is not the chunk_hash of selected "
-                f"candidate {i + 1} of qa.retrieval_completed (seq {retrieval.seq})",
+                f"candidate {i + 1} of {RetrievalCompleted.TYPE} (seq {retrieval.seq})",
             )
     if len(selected) > len(items):
         missing = selected[len(items)]
         diverge(
             clip(missing.get("chunk_hash")),
             "no evidence item",
-            f"selected candidate {len(items) + 1} of qa.retrieval_completed "
+            f"selected candidate {len(items) + 1} of {RetrievalCompleted.TYPE} "
             f"(seq {retrieval.seq}) has no evidence item",
         )
     return out
@@ -117,7 +118,7 @@ def check_evidence_link(
 def run_evidence_link(run: RunEvents, kind: str = "deep") -> list[Divergence]:
     """:func:`check_evidence_link` for ``run``'s last retrieval record and evidence event,
     where it has both (nothing otherwise)."""
-    retrieval = run.last("qa.retrieval_completed")
+    retrieval = run.last(RetrievalCompleted.TYPE)
     if retrieval is None:
         return []
     for type_ in EVIDENCE_EVENTS:

@@ -16,18 +16,29 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from types import TracebackType
 from typing import Any
 
-from sqlalchemy import Connection, create_engine
+from sqlalchemy import create_engine
 from sqlalchemy.pool import StaticPool
 
 from aborist.audit.findings import Divergence, ReplayReport, clip
 from aborist.migrations import upgrade
-from aborist.projections import RunProjection
-from ledger.envelope import GENESIS_HASH, RecordedEvent
-from ledger.store import Ledger, translate_errors
+from aborist.projections import (
+    PROJECTION_COLUMNS as COLUMNS,
+)
+from aborist.projections import (
+    PROJECTION_KEYS as KEYS,
+)
+from aborist.projections import (
+    Row,
+    RunProjection,
+    Tables,
+    column,
+    read_tables,
+)
+from ledger.envelope import RecordedEvent
+from ledger.store import Ledger
 from ledger.writer import Writer
 
 __all__ = [
@@ -36,40 +47,14 @@ __all__ = [
     "LiveRows",
     "ProjectionCheck",
     "ScratchProjection",
+    "Tables",
     "column",
     "compare_tables",
     "read_live",
     "read_tables",
 ]
 
-#: Every column of each projection table (aborist/migrations/versions/0002, 0003), in the
-#: order rows are read.
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "providence_cache": (
-        "cache_key", "answer", "audit_mode", "label", "run_id", "run_dag_root", "run_dag_blob",
-        "key_dimensions", "created_at", "written_seq", "hit_count", "last_hit_at",
-    ),
-    "run_dag_nodes": ("run_id", "ordinal", "stage", "stage_hash", "node_hash", "parents"),
-    "runs": (
-        "run_id", "kind", "question", "mode", "status", "cache_key", "cache_hit",
-        "served_from_run_id", "audit_mode", "label", "run_dag_root", "started_seq",
-        "finished_seq", "started_at", "finished_at", "failed_stage", "error",
-    ),
-}  # fmt: skip
-KEYS: dict[str, tuple[str, ...]] = {
-    "providence_cache": ("cache_key",),
-    "run_dag_nodes": ("run_id", "ordinal"),
-    "runs": ("run_id",),
-}
 _SEQ_COLUMN = {"providence_cache": "written_seq", "runs": "started_seq"}
-
-Row = tuple[Any, ...]
-Tables = dict[str, dict[tuple[Any, ...], Row]]
-
-
-def column(table: str, name: str) -> int:
-    """The position of ``name`` in a row of ``table`` as :func:`read_tables` reads it."""
-    return COLUMNS[table].index(name)
 
 
 @dataclass
@@ -88,34 +73,6 @@ def _normal(value: Any) -> Any:
     return value
 
 
-def read_tables(conn: Connection, run_id: str | None = None) -> Tables:
-    """Each projection table as ``{primary key: row}`` (only ``run_id``'s rows if given),
-    read through the driver's cursor on ``conn`` (in its transaction)."""
-    out: Tables = {}
-    dbapi = conn.connection
-    postgres = conn.dialect.name == "postgresql"
-    cursor = dbapi.cursor()
-    try:
-        for table, cols in COLUMNS.items():
-            sql = f"SELECT {', '.join(cols)} FROM {table}"
-            params: tuple[Any, ...] = ()
-            if run_id is not None:
-                sql += " WHERE run_id = " + ("%s" if postgres else "?")
-                params = (run_id,)
-            cursor.execute(sql, params)
-            rows = [r if type(r) is tuple else tuple(r) for r in cursor.fetchall()]
-            at = [cols.index(k) for k in KEYS[table]]
-            if len(at) == 1:
-                k = at[0]
-                out[table] = {(r[k],): r for r in rows}
-            else:
-                key = itemgetter(*at)  # a tuple of the key columns, built in C
-                out[table] = {key(r): r for r in rows}
-    finally:
-        cursor.close()
-    return out
-
-
 def _ordinal(row: Row) -> Any:
     return row[1]
 
@@ -126,14 +83,7 @@ def read_live(
     """The head (seq, hash) and the live projection tables, read in one snapshot (projections are
     written in the append's transaction, so they reflect exactly the events up to that
     head), and the same rows grouped by run for the DAG check."""
-    reader = ledger.reader
-    if reader.dialect.name == "postgresql":
-        reader = reader.execution_options(isolation_level="REPEATABLE READ")
-    with translate_errors(ledger.where), reader.connect() as conn:
-        head = conn.exec_driver_sql(
-            "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
-        ).first()
-        tables = read_tables(conn, run_id)
+    at, tables = ledger.snapshot(lambda conn: read_tables(conn, run_id))
     live = LiveRows()
     live.runs = {key[0]: row for key, row in tables["runs"].items()}
     for key, row in tables["run_dag_nodes"].items():
@@ -143,7 +93,6 @@ def read_live(
     run_at = column("providence_cache", "run_id")
     for row in tables["providence_cache"].values():
         live.cache.setdefault(row[run_at], []).append(row)
-    at = (int(head[0]), str(head[1])) if head is not None else (0, GENESIS_HASH)
     return at, tables, live
 
 

@@ -68,7 +68,15 @@ from aborist.audit.forked import Forked, can_fork
 from aborist.audit.projections_check import ProjectionCheck, Tables, read_live
 from aborist.audit.run_events import RunEvents
 from aborist.errors import InputError
-from aborist.events import run_stream
+from aborist.events import (
+    AnswerLabelled,
+    AnswerRendered,
+    CacheChecked,
+    CacheWritten,
+    RunCompleted,
+    RunStarted,
+    run_stream,
+)
 from aborist.pipeline.history import RunHistory
 from ledger import merkle
 from ledger.chain import ChainReport, ChainVerifier
@@ -90,11 +98,11 @@ _DEEP_BATCH = 250
 #: the version of the one and links the other to the evidence). The others are only
 #: validated as JSON objects.
 _PARSED_DAG = frozenset(
-    {"qa.run_started", "qa.cache_checked", "qa.answer_labelled", "qa.cache_written",
-     "qa.run_completed"}
+    {RunStarted.TYPE, CacheChecked.TYPE, AnswerLabelled.TYPE, CacheWritten.TYPE,
+     RunCompleted.TYPE}
 )  # fmt: skip
 _PARSED_BLOBS = _PARSED_DAG | set(BLOB_FIELDS) | set(EVIDENCE_STAGE)
-_PARSED_DEEP = _PARSED_BLOBS | {"qa.answer_rendered"} | LINK_EVENT_TYPES
+_PARSED_DEEP = _PARSED_BLOBS | {AnswerRendered.TYPE} | LINK_EVENT_TYPES
 
 
 def parse_checkpoint(data: object) -> tuple[int, str]:

@@ -25,6 +25,14 @@ from typing import Any
 
 from aborist.audit.dags import check_run
 from aborist.corpus.readers.model import describe_locator
+from aborist.events import (
+    AnswerLabelled,
+    AnswerRendered,
+    AnswerRepaired,
+    AnswerVerified,
+    RunCompleted,
+    RunFailed,
+)
 from aborist.pipeline.recorded import RecordedRun, load_run
 from aborist.verify.ladder import LADDER, ladder_rung
 from ledger import merkle
@@ -172,7 +180,7 @@ class _Page:
         )
         self.add("<h2>Question</h2>", f'<p class="question" id="question">{_e(r.question)}</p>')
         if r.status == "cached":
-            done = r.payload("qa.run_completed") or {}
+            done = r.payload(RunCompleted.TYPE) or {}
             served = str(done.get("served_from_run_id"))
             self.add(
                 f'<p class="meta">Served from the answer cache: the answer, evidence and '
@@ -182,7 +190,7 @@ class _Page:
                 self.source = load_run(self.ledger, served)
             except Exception:  # a report must still render what is there
                 self.add('<p class="bad">The served run is not in the ledger.</p>')
-        failed = r.payload("qa.run_failed")
+        failed = r.payload(RunFailed.TYPE)
         if failed is not None:
             self.add(
                 f'<p class="bad">Run failed at stage {_e(failed.get("stage"))}: '
@@ -191,13 +199,13 @@ class _Page:
 
     def verdict(self) -> None:
         s = self.source
-        labelled = s.payload("qa.answer_labelled")
-        verified = s.payload("qa.answer_verified")
+        labelled = s.payload(AnswerLabelled.TYPE)
+        verified = s.payload(AnswerVerified.TYPE)
         if labelled is None:
             self.add("<h2>Verdict</h2><p>The run was not labelled.</p>")
             return
         mode = str(labelled.get("audit_mode"))
-        repaired = s.payload("qa.answer_repaired")
+        repaired = s.payload(AnswerRepaired.TYPE)
         final = (repaired or {}).get("outcome", {}).get("post_verdict") if repaired else None
         violations = (final or (verified or {}).get("verdict") or {}).get("violations", [])
         try:
@@ -214,7 +222,7 @@ class _Page:
         )
 
     def answer(self) -> None:
-        rendered = self.source.payload("qa.answer_rendered")
+        rendered = self.source.payload(AnswerRendered.TYPE)
         if rendered is None:
             return
         units = rendered.get("units", [])
@@ -240,7 +248,7 @@ class _Page:
 
     def evidence(self) -> None:
         s = self.source
-        rendered = s.payload("qa.answer_rendered") or {}
+        rendered = s.payload(AnswerRendered.TYPE) or {}
         citations = {str(c.get("evidence_id")): c for c in rendered.get("citations", [])}
         units = {u.get("index"): str(u.get("text")) for u in rendered.get("units", [])}
         records = s.evidence_records()
@@ -267,7 +275,7 @@ class _Page:
             )
 
     def repair(self) -> None:
-        repaired = self.source.payload("qa.answer_repaired")
+        repaired = self.source.payload(AnswerRepaired.TYPE)
         if repaired is None:
             return
         o = repaired.get("outcome", {})
@@ -293,7 +301,7 @@ class _Page:
 
     def dag(self) -> None:
         s = self.source
-        labelled = s.payload("qa.answer_labelled")
+        labelled = s.payload(AnswerLabelled.TYPE)
         if labelled is None:
             return
         recorded = labelled.get("run_dag", {})

@@ -29,6 +29,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from aborist.audit.run_events import as_run_events
+from aborist.events import (
+    AnswerLabelled,
+    CacheChecked,
+    CacheWritten,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+)
 from aborist.pipeline.history import RunHistory
 from ledger.envelope import RecordedEvent
 
@@ -81,16 +89,20 @@ def run_end(events: Sequence[RecordedEvent]) -> RunEnd:
     why: str | None = None
     expected = ""
     data = run.data(last)
-    if last.type == "qa.run_started":
-        why = "qa.run_started is committed together with qa.cache_checked or qa.run_failed"
-        expected = "qa.cache_checked or qa.run_failed after qa.run_started"
-    elif last.type == "qa.cache_checked" and isinstance(data, dict) and data.get("hit"):
-        why = "a cache hit's qa.cache_checked is committed together with its qa.run_completed"
-        expected = "qa.run_completed after the cache hit"
-    elif run.first("qa.answer_labelled") is not None and run.first("qa.run_completed") is None:
+    if last.type == RunStarted.TYPE:
         why = (
-            "qa.answer_labelled is committed together with qa.cache_written (when the run "
-            "caches) and qa.run_completed"
+            f"{RunStarted.TYPE} is committed together with {CacheChecked.TYPE} or {RunFailed.TYPE}"
         )
-        expected = "qa.run_completed after qa.answer_labelled"
+        expected = f"{CacheChecked.TYPE} or {RunFailed.TYPE} after {RunStarted.TYPE}"
+    elif last.type == CacheChecked.TYPE and isinstance(data, dict) and data.get("hit"):
+        why = (
+            f"a cache hit's {CacheChecked.TYPE} is committed together with its {RunCompleted.TYPE}"
+        )
+        expected = f"{RunCompleted.TYPE} after the cache hit"
+    elif run.first(AnswerLabelled.TYPE) is not None and run.first(RunCompleted.TYPE) is None:
+        why = (
+            f"{AnswerLabelled.TYPE} is committed together with {CacheWritten.TYPE} (when the run "
+            f"caches) and {RunCompleted.TYPE}"
+        )
+        expected = f"{RunCompleted.TYPE} after {AnswerLabelled.TYPE}"
     return RunEnd(status, last.seq, last.type, why, expected)

@@ -35,7 +35,7 @@ from typing import Any
 
 from aborist.clients.base import ChatClient
 from aborist.errors import AboristError, InputError
-from aborist.events import run_stream
+from aborist.events import RunFailed, run_stream
 from aborist.pipeline.query import ShardSource
 from aborist.pipeline.run import Governance, execute_run
 from ledger.errors import LedgerError
@@ -215,7 +215,7 @@ class _Answerer:
             events = self.ledger.read_stream(run_stream(run_id))
         except LedgerError:
             return None
-        if events and events[-1].type == "qa.run_failed":
+        if events and events[-1].type == RunFailed.TYPE:
             return str(events[-1].data["stage"])
         return None
 

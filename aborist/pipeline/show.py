@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aborist.events import AnswerLabelled
 from aborist.pipeline.recorded import RecordedRun
 
 __all__ = ["run_json"]
@@ -13,7 +14,7 @@ __all__ = ["run_json"]
 def run_json(run: RecordedRun) -> dict[str, Any]:
     """The run's id, status, question and mode, every event with its payload, and the run
     DAG recorded in ``qa.answer_labelled`` (None when the run was not labelled)."""
-    label = run.payload("qa.answer_labelled")
+    label = run.payload(AnswerLabelled.TYPE)
     return {
         "run_id": run.run_id,
         "status": run.status,

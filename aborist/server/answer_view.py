@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aborist.audit.report import highlight
+from aborist.events import AnswerLabelled, AnswerRendered, RunCompleted
 from aborist.pipeline.recorded import RecordedRun, load_run
 from aborist.server.layout import e
 from ledger.store import Ledger
@@ -40,13 +41,13 @@ def render_answer(ledger: Ledger, run: RecordedRun) -> str:
     source = run
     out: list[str] = []
     if run.status == "cached":
-        served = str((run.payload("qa.run_completed") or {}).get("served_from_run_id"))
+        served = str((run.payload(RunCompleted.TYPE) or {}).get("served_from_run_id"))
         out.append(
             f'<p class="meta">Served from the answer cache (run <code>{e(served)}</code>).</p>'
         )
         source = load_run(ledger, served)
-    labelled = source.payload("qa.answer_labelled") or {}
-    rendered = source.payload("qa.answer_rendered")
+    labelled = source.payload(AnswerLabelled.TYPE) or {}
+    rendered = source.payload(AnswerRendered.TYPE)
     if rendered is None:
         return "".join(out) + '<p class="error">The run has no rendered answer.</p>'
     mode = str(labelled.get("audit_mode", ""))

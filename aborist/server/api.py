@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 from aborist import __version__
 from aborist.errors import AboristError
+from aborist.events import AnswerLabelled, AnswerVerified
 from aborist.pipeline.query import ShardSource
 from aborist.pipeline.recorded import RecordedRun, load_run
 from aborist.pipeline.run import Governance, execute_run
@@ -111,8 +112,8 @@ def run_detail(run: RecordedRun) -> dict[str, Any]:
     seq), its label and its verdict."""
     from aborist.pipeline.show import run_json
 
-    label = run.payload("qa.answer_labelled")
-    verified = run.payload("qa.answer_verified")
+    label = run.payload(AnswerLabelled.TYPE)
+    verified = run.payload(AnswerVerified.TYPE)
     return {
         **run_json(run),
         "stages": {e.type: e.seq for e in run.events},

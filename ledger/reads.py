@@ -1,0 +1,367 @@
+"""The ledger's reads: events by seq, stream and page, blobs by hash, checkpoints and
+projection positions, and one snapshot of the head with whatever else a caller reads in it
+(:meth:`LedgerReads.snapshot`), so no code outside ``ledger/`` writes SQL against the
+ledger's tables. Also the row mapping every read shares (:func:`row_to_event`, with
+:func:`stored_int` and :func:`stored_type` for rows a raw write altered) and the one
+translation of driver errors into :class:`~ledger.errors.LedgerError` (:func:`translate_errors`).
+
+:class:`~ledger.store.Ledger` is a :class:`LedgerReads`; the split is the one between
+reading the store and appending to it (``ledger/store.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
+
+from ledger.envelope import GENESIS_HASH, RecordedEvent
+from ledger.errors import (
+    BlobNotFoundError,
+    ConcurrencyError,
+    ImmutabilityError,
+    LedgerError,
+    NotMigratedError,
+    UnavailableError,
+)
+from ledger.writer import Writer
+
+__all__ = [
+    "EVENT_COLUMNS",
+    "Checkpoint",
+    "LedgerReads",
+    "row_to_event",
+    "stored_int",
+    "stored_type",
+    "translate_errors",
+]
+
+T = TypeVar("T")
+
+EVENT_COLUMNS = (
+    "seq, event_id, stream, stream_seq, type, type_version, recorded_at, "
+    "payload, payload_hash, prev_hash, hash"
+)
+#: Addresses per ``IN (...)`` query: well under SQLite's and psycopg's parameter limits.
+_CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    tree_size: int
+    root: str
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tree_size": self.tree_size, "root": self.root, "created_at": self.created_at}
+
+
+@contextmanager
+def translate_errors(where: str) -> Iterator[None]:
+    """Map driver errors to :class:`LedgerError` subclasses; ``where`` names the database."""
+    try:
+        yield
+    except LedgerError:
+        raise
+    except IntegrityError as e:
+        msg = str(e.orig)
+        if "append-only" in msg:
+            raise ImmutabilityError(f"{where}: {_first_line(msg)}") from e
+        if ("stream" in msg and "stream_seq" in msg) or "uq_events_stream_position" in msg:
+            raise ConcurrencyError(
+                f"{where}: another writer appended to the stream first; nothing was written"
+            ) from e
+        raise LedgerError(f"{where}: integrity error: {_first_line(msg)}") from e
+    except (OperationalError, ProgrammingError) as e:
+        msg = str(e.orig)
+        low = msg.lower()
+        if "append-only" in low:
+            raise ImmutabilityError(f"{where}: {_first_line(msg)}") from e
+        if "no such table" in low or ("relation" in low and "does not exist" in low):
+            raise NotMigratedError(
+                f"{where} has no ledger schema; run `aborist-ledger migrate`"
+            ) from e
+        raise UnavailableError(f"{where}: {_first_line(msg)}") from e
+    except DBAPIError as e:
+        raise UnavailableError(f"{where}: {_first_line(str(e.orig))}") from e
+
+
+def _first_line(msg: str) -> str:
+    return msg.strip().splitlines()[0] if msg.strip() else "database error"
+
+
+class LedgerReads:
+    """The read methods of :class:`~ledger.store.Ledger` (which sets these attributes)."""
+
+    where: str
+    engine: Engine
+    reader: Engine
+    _writer: Writer
+    _ph: str
+
+    def get_blob(self, blob_hash: str) -> bytes:
+        return self.get_blobs([blob_hash])[blob_hash]
+
+    def get_blobs(self, blob_hashes: Sequence[str]) -> dict[str, bytes]:
+        """Several blobs in one query; raises :class:`BlobNotFoundError` naming a missing one.
+
+        A row whose value is not bytes (SQLite stores whatever an UPDATE gives it, e.g.
+        ``CAST(bytes AS TEXT)`` once the triggers are dropped) holds no blob bytes under
+        that hash either: :class:`BlobNotFoundError` says what it holds instead, so every
+        caller that handles a missing blob handles it too (never a ``TypeError``)."""
+        wanted = list(dict.fromkeys(blob_hashes))
+        found: dict[str, bytes] = {}
+        with translate_errors(self.where), self._writer.transaction(read_only=True) as tx:
+            for i in range(0, len(wanted), _CHUNK):
+                part = wanted[i : i + _CHUNK]
+                names = ", ".join(f":h{j}" for j in range(len(part)))
+                rows = tx.execute(
+                    f"SELECT hash, bytes FROM blobs WHERE hash IN ({names})",
+                    {f"h{j}": h for j, h in enumerate(part)},
+                )
+                for h, data in rows:
+                    kind = stored_type(data)
+                    if kind is not None:
+                        raise BlobNotFoundError(f"blob {h} is stored as {kind}, not bytes")
+                    found[str(h)] = bytes(data)
+        missing = [h for h in wanted if h not in found]
+        if missing:
+            raise BlobNotFoundError(f"no blob with hash {missing[0]}")
+        return found
+
+    def iter_blobs(
+        self, *, batch_size: int = 500
+    ) -> Iterator[tuple[str, bytes | str | int | float | None]]:
+        """Every blob as (stored hash, bytes), in hash order.
+
+        The column is BLOB / ``bytea``, but SQLite keeps whatever type an UPDATE writes
+        (``CAST(bytes AS TEXT)``, once the triggers are dropped): such a value comes back
+        as the driver gives it (``str`` for TEXT, ``int``, ``float``, ``None``), not
+        converted, so that a scan (``aborist-ledger verify``, ``replay``) can report the
+        row rather than fail on it or hash a conversion of it."""
+        after = ""
+        while True:
+            with translate_errors(self.where), self.reader.connect() as conn:
+                rows = conn.execute(
+                    text("SELECT hash, bytes FROM blobs WHERE hash > :a ORDER BY hash LIMIT :n"),
+                    {"a": after, "n": batch_size},
+                ).all()
+            if not rows:
+                return
+            for h, data in rows:
+                yield str(h), data if stored_type(data) else bytes(data)
+            after = str(rows[-1][0])
+
+    def read_blobs(self, blob_hashes: Sequence[str]) -> dict[str, bytes | str]:
+        """The blobs of ``blob_hashes`` that exist, a few hundred per query; a missing one
+        is absent from the result (the caller names it), and a row holding no bytes maps
+        to the SQL type it holds instead (``"TEXT"``, :func:`stored_type`), for an audit
+        to report rather than fail on."""
+        wanted = list(dict.fromkeys(blob_hashes))
+        found: dict[str, bytes | str] = {}
+        with translate_errors(self.where), self.reader.connect() as conn:
+            cursor = conn.connection.cursor()
+            try:
+                for i in range(0, len(wanted), _CHUNK):
+                    part = wanted[i : i + _CHUNK]
+                    marks = ", ".join([self._ph] * len(part))
+                    cursor.execute(f"SELECT hash, bytes FROM blobs WHERE hash IN ({marks})", part)
+                    for h, b in cursor.fetchall():
+                        kind = stored_type(b)
+                        found[str(h)] = bytes(b) if kind is None else kind
+            finally:
+                cursor.close()
+        return found
+
+    # -- read ---------------------------------------------------------------------------
+
+    def head(self) -> tuple[int, str]:
+        """(last seq, its hash); (0, genesis) for an empty ledger."""
+        with translate_errors(self.where), self.reader.connect() as conn:
+            row = conn.exec_driver_sql(
+                "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+            ).first()
+        return (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
+
+    def read(
+        self,
+        *,
+        gt: int = 0,
+        lte: int | None = None,
+        limit: int | None = None,
+        stream: str | None = None,
+        types: Sequence[str] | None = None,
+    ) -> list[RecordedEvent]:
+        """Events with ``gt < seq <= lte`` in seq order, optionally of one stream/types."""
+        clauses = ["seq > :gt"]
+        params: dict[str, Any] = {"gt": gt}
+        if lte is not None:
+            clauses.append("seq <= :lte")
+            params["lte"] = lte
+        if stream is not None:
+            clauses.append("stream = :stream")
+            params["stream"] = stream
+        if types:
+            names = []
+            for i, t in enumerate(types):
+                params[f"t{i}"] = t
+                names.append(f":t{i}")
+            clauses.append(f"type IN ({', '.join(names)})")
+        # Within one stream, stream_seq order is seq order, and it walks the stream's index
+        # instead of the whole table.
+        order = "stream_seq" if stream is not None else "seq"
+        sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY {order}"
+        if limit is not None:
+            sql += " LIMIT :limit"
+            params["limit"] = limit
+        return [row_to_event(r) for r in self.fetch(sql, params)]
+
+    def read_stream(self, stream: str, *, gt: int = 0) -> list[RecordedEvent]:
+        """Every event of ``stream`` with ``stream_seq > gt``, in stream order."""
+        rows = self.fetch(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE stream = :s AND stream_seq > :gt "
+            "ORDER BY stream_seq",
+            {"s": stream, "gt": gt},
+        )
+        return [row_to_event(r) for r in rows]
+
+    def fetch(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """Rows of one read statement (``:name`` parameters), on the ledger's held
+        connection: the cheap path for the small reads a run makes (a cache lookup, the
+        events of one stream), without SQLAlchemy's per-statement machinery or a write
+        lock. Projections' tables are read this way too."""
+        with translate_errors(self.where), self._writer.transaction(read_only=True) as tx:
+            return tx.execute(sql, params)
+
+    def iter_events(
+        self, *, gt: int = 0, lte: int | None = None, batch_size: int = 5000
+    ) -> Iterator[RecordedEvent]:
+        """All events in seq order, fetched in pages so memory stays flat."""
+        cursor = gt
+        while True:
+            page = self.read(gt=cursor, lte=lte, limit=batch_size)
+            if not page:
+                return
+            yield from page
+            cursor = page[-1].seq
+
+    def event_pages(
+        self, *, gt: int = 0, lte: int, size: int = 5000
+    ) -> Iterator[list[RecordedEvent]]:
+        """The events with ``gt < seq <= lte`` in ``seq`` order, ``size`` rows per page.
+
+        The audit's full scan: every row of the ledger comes through here, so the pages come
+        straight from the driver's cursor, one pool checkout per page, without SQLAlchemy's
+        row objects (which cost more than the query at that volume)."""
+        sql = (
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE seq > {self._ph} AND seq <= {self._ph} "
+            f"ORDER BY seq LIMIT {self._ph}"
+        )
+        after = gt
+        while after < lte:
+            with translate_errors(self.where), self.reader.connect() as conn:
+                cursor = conn.connection.cursor()
+                try:
+                    cursor.execute(sql, (after, lte, size))
+                    rows = cursor.fetchall()
+                finally:
+                    cursor.close()
+            if not rows:
+                return
+            page = [row_to_event(r) for r in rows]
+            yield page
+            after = page[-1].seq
+
+    def events_at(self, seqs: Sequence[int], *, chunk: int = 500) -> dict[int, RecordedEvent]:
+        """The events at ``seqs`` (those that exist), by seq, ``chunk`` seqs per query."""
+        found: dict[int, RecordedEvent] = {}
+        with translate_errors(self.where), self.reader.connect() as conn:
+            cursor = conn.connection.cursor()
+            try:
+                for i in range(0, len(seqs), chunk):
+                    part = list(seqs[i : i + chunk])
+                    marks = ", ".join([self._ph] * len(part))
+                    cursor.execute(
+                        f"SELECT {EVENT_COLUMNS} FROM events WHERE seq IN ({marks})", part
+                    )
+                    for r in cursor.fetchall():
+                        ev = row_to_event(r)
+                        found[ev.seq] = ev
+            finally:
+                cursor.close()
+        return found
+
+    def event_hashes(self, size: int | None = None) -> list[bytes]:
+        """Raw event hashes of seq 1..size (all when None): the Merkle tree's entries."""
+        params: dict[str, Any] = {}
+        sql = "SELECT hash FROM events"
+        if size is not None:
+            sql += " WHERE seq <= :n"
+            params["n"] = size
+        sql += " ORDER BY seq"
+        with translate_errors(self.where), self.reader.connect() as conn:
+            rows = conn.execute(text(sql), params).all()
+        return [bytes.fromhex(r[0]) for r in rows]
+
+    def snapshot(self, read: Callable[[Connection], T]) -> tuple[tuple[int, str], T]:
+        """The head (as :meth:`head`) and ``read(conn)``, in one snapshot of the database
+        (PostgreSQL: a REPEATABLE READ transaction; SQLite: one read transaction): what a
+        projection's tables hold then reflects exactly the events up to that head."""
+        reader = self.reader
+        if reader.dialect.name == "postgresql":
+            reader = reader.execution_options(isolation_level="REPEATABLE READ")
+        with translate_errors(self.where), reader.connect() as conn:
+            row = conn.exec_driver_sql(
+                "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
+            ).first()
+            value = read(conn)
+        return ((int(row[0]), str(row[1])) if row is not None else (0, GENESIS_HASH)), value
+
+    # -- checkpoints and projection positions ------------------------------------------
+
+    def checkpoints(self) -> list[Checkpoint]:
+        with translate_errors(self.where), self.reader.connect() as conn:
+            rows = conn.execute(
+                text("SELECT tree_size, root, created_at FROM checkpoints ORDER BY tree_size")
+            ).all()
+        return [Checkpoint(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+    def projection_positions(self) -> dict[str, int]:
+        with translate_errors(self.where), self.reader.connect() as conn:
+            rows = conn.execute(text("SELECT name, position FROM projection_positions")).all()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+
+def stored_int(value: Any) -> Any:
+    """An integer column's value as an ``int``; anything else (SQLite keeps whatever a raw
+    INSERT put in, e.g. the text ``'abc'``) as stored, for the envelope check to name."""
+    if type(value) is int:
+        return value
+    if type(value) is str and value.isascii() and value.isdigit() and len(value) < 20:
+        return int(value)
+    return value
+
+
+def stored_type(value: object) -> str | None:
+    """None for bytes; else the SQL type the driver's value stands for (``TEXT``,
+    ``INTEGER``, ``REAL``, ``NULL``): what a blob row holds when it holds no bytes."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return None
+    if isinstance(value, str):
+        return "TEXT"
+    if isinstance(value, bool | int):
+        return "INTEGER"
+    if isinstance(value, float):
+        return "REAL"
+    return "NULL" if value is None else type(value).__name__
+
+
+def row_to_event(r: Any) -> RecordedEvent:
+    return RecordedEvent(
+        stored_int(r[0]), str(r[1]), str(r[2]), stored_int(r[3]), str(r[4]), stored_int(r[5]),
+        str(r[6]), str(r[7]), str(r[8]), str(r[9]), str(r[10]),
+    )  # fmt: skip
