@@ -211,3 +211,83 @@ def test_the_literal_rule_bites(tmp_path: Path) -> None:
         "aborist/probe.py:2: qa.run_started",
         "aborist/probe.py:5: qa.answer_labelled",
     ]
+
+
+_TABLES = (
+    "events|blobs|checkpoints|projection_positions|alembic_version|runs|providence_cache|"
+    "run_dag_nodes"
+)
+#: SQL that names a ledger or projection table, or a table given at run time (``{}``).
+_TABLE_SQL = re.compile(rf"\b(FROM|INTO|UPDATE|JOIN|TABLE)\s+(({_TABLES})\b|\{{\}})")
+#: Files another branch is rewriting (the answer cache's lookup moves into projections.py).
+_SQL_PENDING = frozenset({"aborist/pipeline/cache.py"})
+
+
+def _sql_text(node: ast.AST) -> str | None:
+    """A string constant's text, or an f-string's with each placeholder as ``{}``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}"
+            for v in node.values
+        )
+    return None
+
+
+def _table_sql(path: Path, root: Path = ROOT) -> list[str]:
+    """SQL against the ledger's or the projections' tables in ``path``, and imports of
+    SQLAlchemy's ``text`` / ``select`` (docstrings are prose, not SQL)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _docstrings(tree)
+    rel = path.relative_to(root).as_posix()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlalchemy"):
+            found += [f"{rel}:{node.lineno}: imports {a.name}" for a in node.names
+                      if a.name in ("text", "select")]  # fmt: skip
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(v) for v in node.values)
+        text = _sql_text(node) if id(node) not in skip else None
+        if text and (m := _TABLE_SQL.search(text)):
+            found.append(f"{rel}:{node.lineno}: {m.group(0)}")
+    return found
+
+
+def _sql_files(root: Path = ROOT) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for top in ("aborist", "cli"):
+        for path in sorted((root / top).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel == "aborist/projections.py" or "migrations" in path.parts:
+                continue
+            if hits := _table_sql(path, root):
+                out[rel] = hits
+    return out
+
+
+def test_table_sql_only_in_the_ledger_and_projections() -> None:
+    """SQL against the ledger's tables lives in ledger/, against the read models in
+    aborist/projections.py (and the migrations); everything else calls their functions."""
+    found = _sql_files()
+    stray = [hit for rel, hits in found.items() if rel not in _SQL_PENDING for hit in hits]
+    assert stray == []
+    stale = sorted(_SQL_PENDING - set(found))
+    assert stale == [], f"no table SQL left in {stale}: drop them from _SQL_PENDING"
+
+
+def test_the_sql_rule_bites(tmp_path: Path) -> None:
+    (tmp_path / "aborist").mkdir()
+    (tmp_path / "aborist" / "probe.py").write_text(
+        '"""SELECT seq FROM events (a docstring: prose)."""\n'
+        "from sqlalchemy import text\n"
+        'A = "SELECT run_id FROM runs WHERE x"\n'
+        'def f(t):\n    return f"SELECT a FROM {t}"\n'
+        'B = "SELECT text FROM chunks"\nC = "runs from events"\n',
+        encoding="utf-8",
+    )
+    assert _table_sql(tmp_path / "aborist" / "probe.py", tmp_path) == [
+        "aborist/probe.py:2: imports text",
+        "aborist/probe.py:3: FROM runs",
+        "aborist/probe.py:5: FROM {}",
+    ]
