@@ -13,7 +13,18 @@ stderr and a non-zero exit.
 
 from __future__ import annotations
 
-__all__ = ["AboristError", "CorpusError", "InputError", "ModelError", "ProjectionError"]
+from typing import TypeGuard
+
+__all__ = [
+    "AboristError",
+    "CorpusError",
+    "InputError",
+    "ModelError",
+    "ProjectionError",
+    "RunGrammarError",
+    "has_question",
+    "require_question",
+]
 
 
 class AboristError(Exception):
@@ -43,3 +54,16 @@ class RunGrammarError(AboristError, ValueError):
     a second stage event, a stage out of order, anything after ``qa.run_completed`` or
     ``qa.run_failed``. Raised by the projection fold inside the append's transaction, so
     nothing of the append is written."""
+
+
+def has_question(question: object) -> TypeGuard[str]:
+    """Whether ``question`` is a question at all: a string with something besides spaces."""
+    return isinstance(question, str) and bool(question.strip())
+
+
+def require_question(question: object) -> str:
+    """``question`` stripped, or :class:`InputError` "the question is empty": the one check
+    every entry point (retrieval, the prompt, ``ask``, the run) makes of a question."""
+    if not has_question(question):
+        raise InputError("the question is empty")
+    return question.strip()

@@ -39,7 +39,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from aborist.errors import InputError
+from aborist.errors import InputError, require_question
+from aborist.events import MODES
 from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = [
@@ -65,9 +66,7 @@ PROMPT_SET_VERSION = "aborist-prompts/1"
 QUOTE_PROMPT_VERSION = "quote/1"
 CLAIM_LATTICE_PROMPT_VERSION = "claim-lattice/1"
 
-MODE_QUOTE = "quote"
-MODE_CLAIM_LATTICE = "claim-lattice"
-MODES = (MODE_QUOTE, MODE_CLAIM_LATTICE)
+MODE_QUOTE, MODE_CLAIM_LATTICE = MODES  # aborist.events.Mode, the one spelling
 
 CANNOT_ANSWER = "I cannot answer this question from the evidence provided."
 NO_EVIDENCE_LINE = "(no evidence was found for this question)"
@@ -202,8 +201,7 @@ def build_messages(
     can quote it verbatim.
     """
     template = template_for(mode)
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("the question is empty")
+    require_question(question)
     return [
         {"role": "system", "content": template.system},
         {"role": "user", "content": _user_message(question.strip(), _pairs(evidence))},

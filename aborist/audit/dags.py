@@ -30,7 +30,14 @@ from typing import Any
 from aborist.audit.findings import Divergence, clip
 from aborist.audit.projections_check import LiveRows, column
 from aborist.audit.run_events import RunEvents, as_run_events
-from aborist.events import AnswerLabelled, CacheWritten, RunCompleted, RunFailed, RunStarted
+from aborist.events import (
+    MODES,
+    AnswerLabelled,
+    CacheWritten,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+)
 from aborist.pipeline.dag import (
     DAG_NODE_DOMAIN,
     STAGE_EVENTS,
@@ -220,7 +227,7 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
         return check
 
     mode = str(run.data(started)["mode"])
-    if mode not in ("quote", "claim-lattice"):
+    if mode not in MODES:
         diverge(started, "question", "mode quote or claim-lattice", clip(mode))
         return check
     repaired = run.first(STAGE_EVENTS["repair"]) is not None

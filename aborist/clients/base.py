@@ -5,7 +5,7 @@ reports is one :class:`aborist.errors.ModelError` with a one-line message. Each 
 states its *model profile* (:meth:`ChatClient.profile`): the JSON-able description of
 everything that shapes the answer — client kind, endpoint without credentials, model name,
 sampling settings and the prompt templates (:func:`aborist.prompts.prompt_profile`). Its
-canonical hash (:meth:`ChatClient.profile_hash`) is the ``model_profile_hash`` dimension of
+canonical hash (as recorded in ``qa.run_started``) is the ``model_profile_hash`` dimension of
 the cache key, so it never contains an API key or anything that changes between runs.
 
 ::
@@ -146,10 +146,6 @@ class ChatClient(ABC):
             "max_tokens": self.max_tokens,
             "prompts": prompt_profile(),
         }
-
-    def profile_hash(self) -> str:
-        """``model_profile_hash``: sha256 of the canonical JSON of :meth:`profile`."""
-        return sha256_hex(canonical_json(self.profile()))
 
     def close(self) -> None:
         """Release connections (a no-op for local clients)."""

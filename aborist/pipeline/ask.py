@@ -16,7 +16,7 @@ from pathlib import Path
 
 from aborist.clients.base import ChatClient
 from aborist.corpus.ingest import ingest, record_ingest
-from aborist.errors import InputError
+from aborist.errors import InputError, require_question
 from aborist.pipeline.corpus_binding import recorded_roots
 from aborist.pipeline.query import ShardSource
 from aborist.pipeline.run import Governance, RepairHook, RunResult, execute_run
@@ -61,8 +61,7 @@ def ask(
         raise InputError(f"{doc}: not a regular file")
     if not doc.is_file():
         raise InputError(f"{doc}: no such file")
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("the question is empty")
+    require_question(question)
     with tempfile.TemporaryDirectory(prefix="aborist-ask-") as tmp:
         shards_dir = Path(tmp)
         report = ingest([doc], ASK_SHARD, shards_dir=shards_dir)

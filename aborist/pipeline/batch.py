@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from aborist.clients.base import ChatClient
-from aborist.errors import AboristError, InputError
+from aborist.errors import AboristError, InputError, has_question
 from aborist.events import RunFailed, run_stream
 from aborist.pipeline.query import ShardSource
 from aborist.pipeline.run import Governance, execute_run
@@ -96,7 +96,7 @@ def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LinePro
             problems.append(LineProblem(line_no, "expected a JSON object with a question"))
             continue
         question = obj.get("question")
-        if not isinstance(question, str) or not question.strip():
+        if not has_question(question):
             problems.append(LineProblem(line_no, "missing or empty question"))
             continue
         if "\x00" in question:

@@ -31,7 +31,6 @@ __all__ = [
     "conversation_hash",
     "governance_policy_hash",
     "json_hash",
-    "model_profile_hash",
     "question_hash",
     "source_root_of",
 ]
@@ -74,10 +73,6 @@ def question_hash(question: str, mode: QuestionHashMode = "strict") -> str:
 def source_root_of(roots: Mapping[str, str]) -> str:
     """One root for a set of shards: the hash of the canonical ``{shard: source_root}``."""
     return json_hash({"shards": dict(roots)})
-
-
-def model_profile_hash(profile: Mapping[str, Any]) -> str:
-    return json_hash(dict(profile))
 
 
 def conversation_hash(turns: Sequence[Mapping[str, str]] = ()) -> str:

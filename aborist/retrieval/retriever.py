@@ -45,7 +45,7 @@ from aborist.concepts.table import (
 )
 from aborist.corpus.lexicon import STOPWORDS, light_stem
 from aborist.corpus.shard_reader import ShardReader, ShardRef, open_readers
-from aborist.errors import InputError
+from aborist.errors import InputError, require_question
 from aborist.retrieval.fts import (
     MAX_PAIRS,
     NEAR_DISTANCE,
@@ -214,8 +214,7 @@ class Retriever:
         candidates_per_shard: int = CANDIDATES_PER_SHARD,
         min_and_hits: int = MIN_AND_HITS,
     ) -> RetrievalResult:
-        if not isinstance(question, str) or not question.strip():
-            raise InputError("the question is empty")
+        require_question(question)
         if budget_bytes <= 0:
             raise InputError(f"budget_bytes must be positive, got {budget_bytes}")
         if candidates_per_shard < 1 or min_and_hits < 1:
@@ -237,8 +236,7 @@ def retrieve(
 ) -> RetrievalResult:
     """Retrieve context for ``question`` from ``shards`` (names in ``shards_dir`` or shard
     file paths; all shards in ``shards_dir`` when empty). See the module doc."""
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("the question is empty")
+    require_question(question)
     with Retriever(shards, shards_dir=shards_dir) as retriever:
         return retriever.retrieve(
             question,

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from aborist.events import Mode
+
 __all__ = [
     "ErrorBody",
     "EvidenceItem",
@@ -35,7 +37,7 @@ class QueryRequest(_Strict):
     shards: list[Annotated[str, Field(pattern=SHARD_NAME)]] | None = Field(
         default=None, max_length=64
     )
-    mode: Literal["claim-lattice", "quote"] = "claim-lattice"
+    mode: Mode = "claim-lattice"
     repair: bool = False
     reprompts: int = Field(default=0, ge=0, le=5)
     use_cache: bool = True
@@ -54,7 +56,7 @@ class VerifyRequest(_Strict):
     answer: str = Field(max_length=MAX_ANSWER_CHARS)
     evidence: list[str | EvidenceItem] = Field(min_length=1, max_length=200)
     question: str | None = Field(default=None, max_length=MAX_QUESTION_CHARS)
-    mode: Literal["quote", "claim-lattice"] = "quote"
+    mode: Mode = "quote"
     inspect: bool = False
 
 

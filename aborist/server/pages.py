@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from aborist.events import MODES
 from aborist.pipeline.recorded import load_run
 from aborist.server.answer_view import render_answer
 from aborist.server.api import answer_question, resolve_run
@@ -69,8 +70,7 @@ def _ask_form(state: AppState, question: str = "", mode: str = "claim-lattice") 
         f'<label><input type="checkbox" name="shard" value="{e(n)}"> {e(n)}</label> ' for n in names
     )
     modes = "".join(
-        f'<option value="{m}"{" selected" if m == mode else ""}>{m}</option>'
-        for m in ("claim-lattice", "quote")
+        f'<option value="{m}"{" selected" if m == mode else ""}>{m}</option>' for m in sorted(MODES)
     )
     return (
         '<form class="ask" method="post" action="/ask" id="ask-form">'

@@ -31,7 +31,13 @@ from aborist.clients.base import (
 from aborist.clients.openai import DEFAULT_TIMEOUT
 from aborist.errors import InputError, ModelError
 from aborist.settings import Settings
-from ledger.canonical import canonical_json
+from ledger.canonical import canonical_json, sha256_hex
+
+
+def _profile_hash(client: ChatClient) -> str:
+    """The ``model_profile_hash`` dimension: sha256 of the canonical profile."""
+    return sha256_hex(canonical_json(client.profile()))
+
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MESSAGES = [
@@ -136,9 +142,9 @@ def test_stub_result_shape() -> None:
 
 def test_stub_profile_tracks_its_answers() -> None:
     a = StubClient({"q": "a"})
-    assert a.profile_hash() == StubClient({"q": "a"}).profile_hash()
-    assert a.profile_hash() != StubClient({"q": "b"}).profile_hash()
-    assert a.profile_hash() != StubClient({"q": "a"}, default="d").profile_hash()
+    assert _profile_hash(a) == _profile_hash(StubClient({"q": "a"}))
+    assert _profile_hash(a) != _profile_hash(StubClient({"q": "b"}))
+    assert _profile_hash(a) != _profile_hash(StubClient({"q": "a"}, default="d"))
     assert StubClient(lambda m: None).profile()["responder"].endswith("<lambda>")
 
 
@@ -167,7 +173,7 @@ def test_openai_profile_is_stable_and_has_no_secret() -> None:
             "prompts": prompts.prompt_profile(),
         }
         assert "sk-abc" not in canonical_json(a.profile()).decode()
-        assert a.profile_hash() == b.profile_hash() == c.profile_hash()
+        assert _profile_hash(a) == _profile_hash(b) == _profile_hash(c)
 
 
 @pytest.mark.parametrize(
@@ -181,20 +187,20 @@ def test_openai_profile_is_stable_and_has_no_secret() -> None:
 )
 def test_profile_changes_with_what_shapes_the_answer(change: dict[str, Any]) -> None:
     with _openai() as base, _openai(**change) as changed:
-        assert base.profile_hash() != changed.profile_hash()
+        assert _profile_hash(base) != _profile_hash(changed)
 
 
 def test_profile_ignores_transport_settings() -> None:
     with _openai() as base, _openai(max_attempts=5, timeout=9.0, backoff_base=2.0) as tuned:
-        assert base.profile_hash() == tuned.profile_hash()
+        assert _profile_hash(base) == _profile_hash(tuned)
 
 
 def test_profile_changes_when_a_prompt_template_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     stub = StubClient(default="x")
-    before = stub.profile_hash()
+    before = _profile_hash(stub)
     edited = prompts.PromptTemplate("quote", prompts.QUOTE_PROMPT_VERSION, "Be brief.")
     monkeypatch.setitem(prompts.TEMPLATES, "quote", edited)
-    assert stub.profile_hash() != before
+    assert _profile_hash(stub) != before
 
 
 # --- OpenAICompatibleClient over MockTransport -------------------------------------------

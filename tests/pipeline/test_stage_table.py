@@ -61,7 +61,7 @@ def test_the_dag_reads_the_table() -> None:
 def test_the_grammar_names_only_table_events() -> None:
     table_types = {r.event.TYPE for r in STAGE_TABLE}
     assert {s.type for s in RUN_GRAMMAR} == table_types
-    assert RUN_EVENT_TYPES == table_types | {RunFailed.TYPE}
+    assert table_types | {RunFailed.TYPE} == RUN_EVENT_TYPES
 
 
 def test_evidence_stage_is_the_tables() -> None:
@@ -97,9 +97,9 @@ def test_parse_event_reads_the_model_of_its_type() -> None:
 
 
 def test_parse_event_refuses_unknown_types_and_bad_payloads() -> None:
-    with pytest.raises(UnknownEventType, match="unknown event type 'qa.no_such'"):
+    with pytest.raises(UnknownEventType, match=r"unknown event type 'qa\.no_such'"):
         parse_event(_event("qa.no_such", {}))
-    with pytest.raises(InvalidEventPayload, match=r"seq 7: qa.prompt_built payload"):
+    with pytest.raises(InvalidEventPayload, match=r"seq 7: qa\.prompt_built payload"):
         parse_event(_event(PromptBuilt.TYPE, {"prompt_blob": "ab"}))
     with pytest.raises(InvalidEventPayload):
         parse_event(_event(PromptBuilt.TYPE, [1, 2]))
