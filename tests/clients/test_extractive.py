@@ -12,12 +12,12 @@ from aborist.clients.extractive import (
     ABBREVIATIONS,
     CLOSEST_PREFIX,
     ExtractiveClient,
-    Relation,
     closest_passages,
     extract,
     question_relation,
     whole_sentences,
 )
+from aborist.clients.relation import Relation
 from aborist.corpus.ingest import ingest
 from aborist.prompts import CANNOT_ANSWER, MODE_QUOTE, build_messages
 from aborist.verify.evidence import build_evidence
