@@ -20,8 +20,8 @@ Events written around the library (raw SQL) that break the grammar are not part 
 run's history: a rebuild, and replay's scratch fold, pass over them (and replay reports
 them), so the tables hold the same reading of every run as every other reader.
 
-:func:`select_runs` is the one query over ``runs`` the CLI lists and exports from
-(``aborist runs``): filtered, newest first, with each run's answer and sources.
+:func:`select_runs` is the one query over ``runs`` (``aborist runs`` and the server's run
+list); :func:`read_tables` reads every table for replay's comparison.
 
 Every column is a function of the events alone (timestamps are the events'
 ``recorded_at``), which is what lets ``aborist-ledger rebuild`` reproduce the tables row for
@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from aborist.errors import InputError, RunGrammarError
 from aborist.events import (
@@ -90,10 +90,8 @@ PROJECTION_COLUMNS: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 PROJECTION_KEYS: dict[str, tuple[str, ...]] = {
-    "providence_cache": ("cache_key",),
-    "run_dag_nodes": ("run_id", "ordinal"),
-    "runs": ("run_id",),
-}
+    "providence_cache": ("cache_key",), "run_dag_nodes": ("run_id", "ordinal"), "runs": ("run_id",),
+}  # fmt: skip
 Row = tuple[Any, ...]
 Tables = dict[str, dict[tuple[Any, ...], Row]]
 
@@ -135,10 +133,8 @@ def _new_run(run_id: str, ev: RecordedEvent, p: dict[str, Any]) -> dict[str, Any
     }  # fmt: skip
 
 
-_FOLDED = frozenset(
-    m.TYPE
-    for m in (RunStarted, CacheChecked, AnswerLabelled, CacheWritten, RunCompleted, RunFailed)
-)
+_FOLDED = frozenset(m.TYPE for m in (RunStarted, CacheChecked, AnswerLabelled, CacheWritten,
+                                      RunCompleted, RunFailed))  # fmt: skip
 
 
 class RunProjection:
@@ -401,15 +397,14 @@ def _like(value: str) -> str:
 def _run_where(f: RunFilter) -> tuple[list[str], dict[str, Any]]:
     where: list[str] = []
     params: dict[str, Any] = {"n": f.limit}
-    if f.label:
-        where.append("label = :label")
-        params["label"] = f.label.upper()
-    if f.audit_mode:
-        where.append("audit_mode = :audit_mode")
-        params["audit_mode"] = f.audit_mode.upper()
-    if f.status:
-        where.append("status = :status")
-        params["status"] = f.status
+    upper = {
+        "label": f.label and f.label.upper(),
+        "audit_mode": f.audit_mode and f.audit_mode.upper(),
+    }
+    for name, value in (*upper.items(), ("status", f.status)):
+        if value:
+            where.append(f"{name} = :{name}")
+            params[name] = value
     if f.since:
         where.append("started_at >= :since")
         params["since"] = _since(f.since)
@@ -447,15 +442,12 @@ def select_runs(
             "COALESCE(runs.served_from_run_id, runs.run_id) AND e.type = :rendered_type "
             "ORDER BY e.stream_seq DESC LIMIT 1)"
         )
-    sql = text(
+    sql = (
         f"SELECT {', '.join(columns)}{extra} FROM runs"
         + (f" WHERE {' AND '.join(where)}" if where else "")
         + " ORDER BY started_seq DESC LIMIT :n"
     )
-    from ledger.store import translate_errors
-
-    with translate_errors(ledger.where), ledger.reader.connect() as conn:
-        rows = conn.execute(sql, params).all()
+    rows = ledger.fetch(sql, params)
     out = []
     for r in rows:
         if not detail:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
@@ -221,41 +221,7 @@ class Ledger(LedgerReads):
                     f"stream {stream!r} is at position {stream_seq}, expected "
                     f"{expected_stream_seq}; nothing was written"
                 )
-            rows = []
-            recorded: list[RecordedEvent] = []
-            for ev, payload, payload_hash, event_id in prepared:
-                seq += 1
-                stream_seq += 1
-                recorded_at = self._clock()
-                if check_recorded_at(recorded_at) is not None:
-                    raise PayloadError(
-                        f"the clock gave recorded_at {recorded_at!r}; "
-                        f"expected {check_recorded_at(recorded_at)}"
-                    )
-                if last_at is not None and recorded_at < last_at:
-                    recorded_at = last_at
-                last_at = recorded_at
-                h = event_hash(
-                    seq=seq,
-                    event_id=event_id,
-                    stream=stream,
-                    stream_seq=stream_seq,
-                    type=ev.type,
-                    type_version=ev.type_version,
-                    recorded_at=recorded_at,
-                    payload_hash=payload_hash,
-                    prev_hash=prev,
-                )
-                rec = RecordedEvent(
-                    seq, event_id, stream, stream_seq, ev.type, ev.type_version,
-                    recorded_at, payload, payload_hash, prev, h,
-                )  # fmt: skip
-                recorded.append(rec)
-                rows.append(
-                    (seq, event_id, stream, stream_seq, ev.type, ev.type_version,
-                     recorded_at, payload, payload_hash, prev, h)
-                )  # fmt: skip
-                prev = h
+            rows, recorded = self._chain(stream, prepared, seq, prev, stream_seq, last_at)
             if blob_rows:
                 self._insert_blobs(tx, blob_rows)
             if len(rows) == 1:
@@ -268,6 +234,55 @@ class Ledger(LedgerReads):
                     projection.apply(tx, folded)
                     _set_position(tx, projection.name, folded[-1].seq)
         return recorded
+
+    def _chain(
+        self,
+        stream: str,
+        prepared: Sequence[tuple[NewEvent, str, str, str]],
+        seq: int,
+        prev: str,
+        stream_seq: int,
+        last_at: str | None,
+    ) -> tuple[list[tuple[Any, ...]], list[RecordedEvent]]:
+        """The rows and recorded events of ``prepared`` chained after (``seq``, ``prev``):
+        each event's seq, stream position, clock reading (never behind ``last_at``) and
+        hash, in the order given."""
+        rows: list[tuple[Any, ...]] = []
+        recorded: list[RecordedEvent] = []
+        for ev, payload, payload_hash, event_id in prepared:
+            seq += 1
+            stream_seq += 1
+            recorded_at = self._clock()
+            if check_recorded_at(recorded_at) is not None:
+                raise PayloadError(
+                    f"the clock gave recorded_at {recorded_at!r}; "
+                    f"expected {check_recorded_at(recorded_at)}"
+                )
+            if last_at is not None and recorded_at < last_at:
+                recorded_at = last_at
+            last_at = recorded_at
+            h = event_hash(
+                seq=seq,
+                event_id=event_id,
+                stream=stream,
+                stream_seq=stream_seq,
+                type=ev.type,
+                type_version=ev.type_version,
+                recorded_at=recorded_at,
+                payload_hash=payload_hash,
+                prev_hash=prev,
+            )
+            rec = RecordedEvent(
+                seq, event_id, stream, stream_seq, ev.type, ev.type_version,
+                recorded_at, payload, payload_hash, prev, h,
+            )  # fmt: skip
+            recorded.append(rec)
+            rows.append(
+                (seq, event_id, stream, stream_seq, ev.type, ev.type_version,
+                 recorded_at, payload, payload_hash, prev, h)
+            )  # fmt: skip
+            prev = h
+        return rows, recorded
 
     # -- blobs --------------------------------------------------------------------------
 
