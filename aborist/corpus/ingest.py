@@ -433,6 +433,102 @@ def _previous(path: Path, *, replace: bool) -> tuple[str | None, list[StoredSour
         ) from e
 
 
+def _read_and_build(
+    path_list: list[Path],
+    role: str,
+    skipped: list[SkippedFile],
+    notes: list[SkippedFile],
+    max_file_bytes: int,
+    progress: Callable[[IngestProgress], None] | None,
+) -> tuple[dict[str, _Source], list[BuiltDocument], list[tuple[str, Relation]], list[str]]:
+    """Read every file under ``path_list`` and build each document (no shard lock yet):
+    the sources by URI, the built documents, their relations and the URIs ingested;
+    refused files go to ``skipped``, warnings to ``notes``."""
+    files = _collect(path_list, skipped)
+    sizes = [_size(f) for f in files]
+    state = IngestProgress(files=0, total_files=len(files), bytes=0, total_bytes=sum(sizes))
+    sources: dict[str, _Source] = {}
+    source_bytes: dict[str, int] = {}
+    for f, size in zip(files, sizes, strict=True):
+        source = _read(f, role, skipped, notes, max_file_bytes)
+        if source is not None:
+            sources[source.source_uri] = source
+            source_bytes[source.source_uri] = size
+        else:
+            state = state.advance(size)
+    if progress is not None and state.files:
+        progress(state)
+
+    built: list[BuiltDocument] = []
+    relations: list[tuple[str, Relation]] = []
+    ingested: list[str] = []
+    for source in sources.values():
+        result = _build_or_skip(source, skipped)
+        state = state.advance(source_bytes[source.source_uri])
+        if progress is not None:
+            progress(state)
+        if result is None:
+            continue
+        built.append(result[0])
+        relations.extend(result[1])
+        ingested.append(source.source_uri)
+    return sources, built, relations, ingested
+
+
+def _nothing_ingested(shard: str, skipped: list[SkippedFile]) -> CorpusError:
+    reasons = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
+    more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
+    return CorpusError(
+        f"nothing ingested into shard {shard!r}: every file was skipped: {reasons}{more}"
+        if skipped
+        else f"nothing ingested into shard {shard!r}: no files found"
+    )
+
+
+def _documents(built: list[BuiltDocument]) -> tuple[DocumentReport, ...]:
+    return tuple(
+        DocumentReport(d.source_uri, d.title, d.doc_root, len(d.chunks), d.source_role)
+        for d in built
+    )
+
+
+def _keep_stored(
+    stored: Iterable[StoredSource],
+    sources: dict[str, _Source],
+    prune: bool,
+    built: list[BuiltDocument],
+    relations: list[tuple[str, Relation]],
+    skipped: list[SkippedFile],
+    pruned: list[str],
+) -> None:
+    """Rebuild the shard's stored documents that this ingest does not replace into
+    ``built`` (and their relations), dropping those ``prune`` finds gone (into ``pruned``)
+    and those the current readers refuse (into ``skipped``)."""
+    for old in stored:
+        if old.source_uri in sources:
+            continue
+        if prune and not _still_there(old.source_uri):
+            pruned.append(old.source_uri)
+            continue
+        again = _Source(old.source_uri, old.file_name, old.source_role, old.format, old.raw_text)
+        try:
+            kept = _build(again)
+        except SourceFileSkipped as e:
+            # a stored document the current readers refuse leaves the shard
+            skipped.append(SkippedFile(old.source_uri, f"dropped from the shard: {e}"))
+            continue
+        if kept is not None:
+            built.append(kept[0])
+            relations.extend(kept[1])
+
+
+def _sort_relations(built: list[BuiltDocument], relations: list[tuple[str, Relation]]) -> None:
+    """Relations in the order of the documents (``built``, sorted) whose chunks hold them."""
+    order = {d.source_uri: i for i, d in enumerate(built)}
+    chunk_owner = {c.hash: d.source_uri for d in built for c in d.chunks}
+    relations.sort(key=lambda hr: (order[chunk_owner[hr[0]]], hr[1].kind, hr[1].a, hr[1].b))
+
+
 def ingest(
     paths: Iterable[Path | str],
     shard: str,
@@ -463,42 +559,11 @@ def ingest(
     path_list = check_paths(given) if given or not prune else []
     skipped: list[SkippedFile] = []
     notes: list[SkippedFile] = []
-    files = _collect(path_list, skipped)
-    sizes = [_size(f) for f in files]
-    state = IngestProgress(files=0, total_files=len(files), bytes=0, total_bytes=sum(sizes))
-    sources: dict[str, _Source] = {}
-    source_bytes: dict[str, int] = {}
-    for f, size in zip(files, sizes, strict=True):
-        source = _read(f, role, skipped, notes, max_file_bytes)
-        if source is not None:
-            sources[source.source_uri] = source
-            source_bytes[source.source_uri] = size
-        else:
-            state = state.advance(size)
-    if progress is not None and state.files:
-        progress(state)
-
-    built: list[BuiltDocument] = []
-    relations: list[tuple[str, Relation]] = []
-    ingested: list[str] = []
-    for source in sources.values():
-        result = _build_or_skip(source, skipped)
-        state = state.advance(source_bytes[source.source_uri])
-        if progress is not None:
-            progress(state)
-        if result is None:
-            continue
-        built.append(result[0])
-        relations.extend(result[1])
-        ingested.append(source.source_uri)
+    sources, built, relations, ingested = _read_and_build(
+        path_list, role, skipped, notes, max_file_bytes, progress
+    )
     if not built and given:
-        reasons = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
-        more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
-        raise CorpusError(
-            f"nothing ingested into shard {shard!r}: every file was skipped: {reasons}{more}"
-            if skipped
-            else f"nothing ingested into shard {shard!r}: no files found"
-        )
+        raise _nothing_ingested(shard, skipped)
     target = shard_path(shards_dir, shard)
     pruned: list[str] = []
     with shard_lock(target, timeout=lock_timeout):
@@ -507,24 +572,7 @@ def ingest(
             raise CorpusError(f"no shard named {shard!r} in {shards_dir}: nothing to prune")
         previous_root, stored = _previous(target, replace=replace)
         if not replace:
-            for old in stored:
-                if old.source_uri in sources:
-                    continue
-                if prune and not _still_there(old.source_uri):
-                    pruned.append(old.source_uri)
-                    continue
-                again = _Source(
-                    old.source_uri, old.file_name, old.source_role, old.format, old.raw_text
-                )
-                try:
-                    kept = _build(again)
-                except SourceFileSkipped as e:
-                    # a stored document the current readers refuse leaves the shard
-                    skipped.append(SkippedFile(old.source_uri, f"dropped from the shard: {e}"))
-                    continue
-                if kept is not None:
-                    built.append(kept[0])
-                    relations.extend(kept[1])
+            _keep_stored(stored, sources, prune, built, relations, skipped, pruned)
         if not built:
             raise CorpusError(
                 f"shard {shard!r} would be left empty: the files of all its "
@@ -532,9 +580,7 @@ def ingest(
                 f"`aborist delete-shard {shard}`"
             )
         built.sort(key=lambda d: d.source_uri)
-        order = {d.source_uri: i for i, d in enumerate(built)}
-        chunk_owner = {c.hash: d.source_uri for d in built for c in d.chunks}
-        relations.sort(key=lambda hr: (order[chunk_owner[hr[0]]], hr[1].kind, hr[1].a, hr[1].b))
+        _sort_relations(built, relations)
 
         pending = build_shard(
             target,
@@ -546,26 +592,14 @@ def ingest(
         )
         try:
             report = IngestReport(
-                shard=shard,
-                path=target,
-                source_root=pending.source_root,
-                previous_root=previous_root,
-                canonicalization_version=CANONICALIZATION_VERSION,
-                chunking_version=CHUNKING_VERSION,
-                role=role,
-                documents=tuple(
-                    DocumentReport(d.source_uri, d.title, d.doc_root, len(d.chunks), d.source_role)
-                    for d in built
-                ),
-                ingested=tuple(sorted(ingested)),
-                skipped=tuple(skipped),
-                notes=tuple(notes),
-                pruned=tuple(pruned),
-                stale_temps_removed=len(stale),
-                concepts=pending.concepts,
+                shard=shard, path=target, source_root=pending.source_root,
+                previous_root=previous_root, canonicalization_version=CANONICALIZATION_VERSION,
+                chunking_version=CHUNKING_VERSION, role=role, documents=_documents(built),
+                ingested=tuple(sorted(ingested)), skipped=tuple(skipped), notes=tuple(notes),
+                pruned=tuple(pruned), stale_temps_removed=len(stale), concepts=pending.concepts,
                 n_chunks=sum(len(d.chunks) for d in built),
                 chunk_hashes=tuple(c.hash for d in built for c in d.chunks),
-            )
+            )  # fmt: skip
             if ledger is not None:
                 record_ingest(ledger, report)
             pending.commit()
