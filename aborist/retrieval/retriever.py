@@ -50,6 +50,7 @@ from aborist.retrieval.fts import (
     MAX_PAIRS,
     NEAR_DISTANCE,
     PAIR_GAP,
+    QueryTerms,
     fts_and,
     fts_or,
     proximity_pairs,
@@ -255,17 +256,19 @@ def _anchor(units: Sequence[str], idf: dict[str, float]) -> str:
     return min(units, key=lambda u: (weight(u), units.index(u)))
 
 
-def _retrieve(
+def _new_result(
     question: str,
+    terms: QueryTerms,
     opened: list[ShardReader],
     table: ConceptTable,
     budget_bytes: int,
     limit: int,
     min_and_hits: int,
 ) -> RetrievalResult:
-    terms = query_terms(question)
+    """The decision record before any search: the question's units, its rivals, and
+    every constant the decision uses."""
     comparative = has_compare_phrasing(question)
-    result = RetrievalResult(
+    return RetrievalResult(
         question=question,
         shards=[s.ref for s in opened],
         units=list(terms.units),
@@ -297,6 +300,60 @@ def _retrieve(
         },
         kept_keywords=list(terms.kept),
     )
+
+
+def _select(
+    result: RetrievalResult,
+    accepted: list[Candidate],
+    table: ConceptTable,
+    headings: dict[int, tuple[str, ...]],
+    budget_bytes: int,
+) -> None:
+    """Select the accepted candidates in rerank order until the budget is spent, rejecting
+    those that name a rival of the question; the record's chunks and bytes used."""
+    used = 0
+    selected: list[Candidate] = []
+    rivals = [(t, f" {light_stem(t)} ") for t in table.rival_first_tokens(result.rivals)]
+    suspects = [
+        c for c in accepted if any(t in headings[id(c)] or p in c.sentence_keys for t, p in rivals)
+    ]
+    for cand in suspects:
+        body = phrase_tokens(cand.text)
+        cand.rivalry = table.rivalry_hit_tokens(result.rivals, headings[id(cand)], body)
+    for cand in accepted:
+        if cand.rivalry is not None:
+            cand.decision = "rejected:rivalry"
+            continue
+        if used + cand.n_bytes > budget_bytes:
+            cand.decision = "rejected:over_budget"
+            continue
+        used += cand.n_bytes
+        cand.in_budget = True
+        cand.decision = "selected"
+        selected.append(cand)
+    result.chunks = [
+        RetrievedChunk(
+            **chunk_identity(c),
+            text=c.text,
+            score=c.rerank or 0.0,
+            accept_path=c.accept_path or "",
+            locator=c.locator,
+        )
+        for c in selected
+    ]
+    result.used_bytes = used
+
+
+def _retrieve(
+    question: str,
+    opened: list[ShardReader],
+    table: ConceptTable,
+    budget_bytes: int,
+    limit: int,
+    min_and_hits: int,
+) -> RetrievalResult:
+    terms = query_terms(question)
+    result = _new_result(question, terms, opened, table, budget_bytes, limit, min_and_hits)
     if not terms.units:
         return result
     idf = {shard.ref.name: shard.key_weights(unit_keys(terms.units)) for shard in opened}
@@ -358,37 +415,7 @@ def _retrieve(
         cand.rerank = sum(RERANK_WEIGHTS[k] * cand.features[k] for k in RERANK_WEIGHTS)
     accepted.sort(key=lambda c: (-(c.rerank or 0.0), c.bm25_rank))
 
-    used = 0
-    selected: list[Candidate] = []
-    rivals = [(t, f" {light_stem(t)} ") for t in table.rival_first_tokens(result.rivals)]
-    suspects = [
-        c for c in accepted if any(t in headings[id(c)] or p in c.sentence_keys for t, p in rivals)
-    ]
-    for cand in suspects:
-        body = phrase_tokens(cand.text)
-        cand.rivalry = table.rivalry_hit_tokens(result.rivals, headings[id(cand)], body)
-    for cand in accepted:
-        if cand.rivalry is not None:
-            cand.decision = "rejected:rivalry"
-            continue
-        if used + cand.n_bytes > budget_bytes:
-            cand.decision = "rejected:over_budget"
-            continue
-        used += cand.n_bytes
-        cand.in_budget = True
-        cand.decision = "selected"
-        selected.append(cand)
-    result.chunks = [
-        RetrievedChunk(
-            **chunk_identity(c),
-            text=c.text,
-            score=c.rerank or 0.0,
-            accept_path=c.accept_path or "",
-            locator=c.locator,
-        )
-        for c in selected
-    ]
-    result.used_bytes = used
+    _select(result, accepted, table, headings, budget_bytes)
     order = {id(c): i for i, c in enumerate(accepted)}
     result.candidates.sort(key=lambda c: (order.get(id(c), len(order)), c.bm25_rank))
     return result
