@@ -180,7 +180,7 @@ class _Page:
         )
         self.add("<h2>Question</h2>", f'<p class="question" id="question">{_e(r.question)}</p>')
         if r.status == "cached":
-            done = r.payload(RunCompleted.TYPE) or {}
+            done = r.payload(RunCompleted) or {}
             served = str(done.get("served_from_run_id"))
             self.add(
                 f'<p class="meta">Served from the answer cache: the answer, evidence and '
@@ -190,7 +190,7 @@ class _Page:
                 self.source = load_run(self.ledger, served)
             except Exception:  # a report must still render what is there
                 self.add('<p class="bad">The served run is not in the ledger.</p>')
-        failed = r.payload(RunFailed.TYPE)
+        failed = r.payload(RunFailed)
         if failed is not None:
             self.add(
                 f'<p class="bad">Run failed at stage {_e(failed.get("stage"))}: '
@@ -199,13 +199,13 @@ class _Page:
 
     def verdict(self) -> None:
         s = self.source
-        labelled = s.payload(AnswerLabelled.TYPE)
-        verified = s.payload(AnswerVerified.TYPE)
+        labelled = s.payload(AnswerLabelled)
+        verified = s.payload(AnswerVerified)
         if labelled is None:
             self.add("<h2>Verdict</h2><p>The run was not labelled.</p>")
             return
         mode = str(labelled.get("audit_mode"))
-        repaired = s.payload(AnswerRepaired.TYPE)
+        repaired = s.payload(AnswerRepaired)
         final = (repaired or {}).get("outcome", {}).get("post_verdict") if repaired else None
         violations = (final or (verified or {}).get("verdict") or {}).get("violations", [])
         try:
@@ -222,7 +222,7 @@ class _Page:
         )
 
     def answer(self) -> None:
-        rendered = self.source.payload(AnswerRendered.TYPE)
+        rendered = self.source.payload(AnswerRendered)
         if rendered is None:
             return
         units = rendered.get("units", [])
@@ -248,7 +248,7 @@ class _Page:
 
     def evidence(self) -> None:
         s = self.source
-        rendered = s.payload(AnswerRendered.TYPE) or {}
+        rendered = s.payload(AnswerRendered) or {}
         citations = {str(c.get("evidence_id")): c for c in rendered.get("citations", [])}
         units = {u.get("index"): str(u.get("text")) for u in rendered.get("units", [])}
         records = s.evidence_records()
@@ -275,7 +275,7 @@ class _Page:
             )
 
     def repair(self) -> None:
-        repaired = self.source.payload(AnswerRepaired.TYPE)
+        repaired = self.source.payload(AnswerRepaired)
         if repaired is None:
             return
         o = repaired.get("outcome", {})
@@ -301,7 +301,7 @@ class _Page:
 
     def dag(self) -> None:
         s = self.source
-        labelled = s.payload(AnswerLabelled.TYPE)
+        labelled = s.payload(AnswerLabelled)
         if labelled is None:
             return
         recorded = labelled.get("run_dag", {})

@@ -14,12 +14,12 @@ __all__ = ["run_json"]
 def run_json(run: RecordedRun) -> dict[str, Any]:
     """The run's id, status, question and mode, every event with its payload, and the run
     DAG recorded in ``qa.answer_labelled`` (None when the run was not labelled)."""
-    label = run.payload(AnswerLabelled.TYPE)
+    label = run.get(AnswerLabelled)
     return {
         "run_id": run.run_id,
         "status": run.status,
         "question": run.question,
         "mode": run.mode,
         "events": [dict(e.to_dict(), payload=e.data) for e in run.events],
-        "run_dag": label["run_dag"] if label else None,
+        "run_dag": label.run_dag if label else None,
     }

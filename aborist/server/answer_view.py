@@ -41,24 +41,25 @@ def render_answer(ledger: Ledger, run: RecordedRun) -> str:
     source = run
     out: list[str] = []
     if run.status == "cached":
-        served = str((run.payload(RunCompleted.TYPE) or {}).get("served_from_run_id"))
+        done = run.get(RunCompleted)
+        served = str(done.served_from_run_id if done else None)
         out.append(
             f'<p class="meta">Served from the answer cache (run <code>{e(served)}</code>).</p>'
         )
         source = load_run(ledger, served)
-    labelled = source.payload(AnswerLabelled.TYPE) or {}
-    rendered = source.payload(AnswerRendered.TYPE)
+    labelled = source.get(AnswerLabelled)
+    rendered = source.get(AnswerRendered)
     if rendered is None:
         return "".join(out) + '<p class="error">The run has no rendered answer.</p>'
-    mode = str(labelled.get("audit_mode", ""))
+    mode = labelled.audit_mode if labelled else ""
     out.append(
         f'<p><span class="badge mode-{e(mode)}" id="audit-mode">{e(mode)}</span> '
-        f'label <b id="label">{e(labelled.get("label"))}</b> · run '
+        f'label <b id="label">{e(labelled.label if labelled else None)}</b> · run '
         f'<a id="run-link" href="/runs/{e(run.run_id)}"><code>{e(run.run_id)}</code></a></p>'
     )
     records = source.evidence_records()
     pointers = {str(r.get("evidence_id")): str(r.get("pointer_id")) for r in records}
-    units = rendered.get("units", [])
+    units = rendered.units
     out.append('<div class="answer" id="answer">')
     for u in units:
         mark = claim_mark(u)
@@ -71,9 +72,9 @@ def render_answer(ledger: Ledger, run: RecordedRun) -> str:
             f'<span class="mark">{mark}</span>{e(u.get("text"))}{links}</span>'
         )
     if not units:
-        out.append(f"<pre>{e(rendered.get('answer'))}</pre>")
+        out.append(f"<pre>{e(rendered.answer)}</pre>")
     out.append("</div>")
-    citations = {str(c.get("evidence_id")): c for c in rendered.get("citations", [])}
+    citations = {str(c.get("evidence_id")): c for c in rendered.citations}
     texts = {u.get("index"): str(u.get("text")) for u in units}
     if records:
         out.append("<h2>Evidence</h2>")

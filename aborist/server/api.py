@@ -112,14 +112,14 @@ def run_detail(run: RecordedRun) -> dict[str, Any]:
     seq), its label and its verdict."""
     from aborist.pipeline.show import run_json
 
-    label = run.payload(AnswerLabelled.TYPE)
-    verified = run.payload(AnswerVerified.TYPE)
+    label = run.get(AnswerLabelled)
+    verified = run.get(AnswerVerified)
     return {
         **run_json(run),
         "stages": {e.type: e.seq for e in run.events},
-        "audit_mode": label.get("audit_mode") if label else None,
-        "label": label.get("label") if label else None,
-        "verdict": verified.get("verdict") if verified else None,
+        "audit_mode": label.audit_mode if label else None,
+        "label": label.label if label else None,
+        "verdict": verified.verdict if verified else None,
     }
 
 
