@@ -72,15 +72,16 @@ def test_evidence_stage_is_the_tables() -> None:
 
 
 def test_the_recorder_names_only_table_stages() -> None:
-    """Every ``rec.stage = "…"`` the recorder sets is a recorder stage of the table (the
-    stage ``qa.run_failed`` records), and every table stage is one it sets."""
-    tree = ast.parse((ROOT / "aborist" / "pipeline" / "run.py").read_text(encoding="utf-8"))
+    """Every ``rec.stage = "…"`` the recorder (aborist/pipeline/) sets is a recorder stage
+    of the table (the stage ``qa.run_failed`` records), and every table stage is one it
+    sets."""
     set_ = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
-            for t in node.targets:
-                if isinstance(t, ast.Attribute) and t.attr == "stage":
-                    set_.add(node.value.value)
+    for path in sorted((ROOT / "aborist" / "pipeline").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and t.attr == "stage":
+                        set_.add(node.value.value)
     assert set_ == {r.recorder for r in STAGE_TABLE}
 
 
