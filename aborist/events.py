@@ -12,6 +12,11 @@ and ``run_failed`` ends a run at whatever stage went wrong. That order is the ru
 written once as a table in :mod:`aborist.pipeline.history` (one of each stage, nothing after
 ``run_completed`` or ``run_failed``); every reader reads a run through it. Large texts
 (chunk texts, prompts, raw answers) are blobs, referenced here by their sha256.
+
+This module is the one place an event type or the answer mode is spelled: elsewhere they
+are ``Model.TYPE`` and :data:`Mode` / :data:`MODES`. :data:`STAGE_TABLE` is the one
+vocabulary of a run's stages (event type, DAG stage per mode, recorder stage), and
+:func:`parse_event` reads a recorded event back as its model.
 """
 
 from __future__ import annotations
@@ -289,11 +294,13 @@ def parse_event(ev: RecordedEvent) -> EventPayload:
     model = model_for(ev.type)
     try:
         return model.model_validate(ev.data)
-    except (ValidationError, ValueError, TypeError) as e:
-        first = str(e).splitlines()[0]
-        raise InvalidEventPayload(
-            f"seq {ev.seq}: {ev.type} payload is malformed ({first})"
-        ) from None
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "the payload"
+        why = f"{where}: {err['msg']}"
+    except (ValueError, TypeError, RecursionError) as e:  # not JSON, or too deep to read
+        why = str(e)[:160]
+    raise InvalidEventPayload(f"seq {ev.seq}: {ev.type} payload is malformed ({why})")
 
 
 @dataclass(frozen=True, slots=True)
