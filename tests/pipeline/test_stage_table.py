@@ -100,7 +100,9 @@ def test_parse_event_reads_the_model_of_its_type() -> None:
 def test_parse_event_refuses_unknown_types_and_bad_payloads() -> None:
     with pytest.raises(UnknownEventType, match=r"unknown event type 'qa\.no_such'"):
         parse_event(_event("qa.no_such", {}))
-    with pytest.raises(InvalidEventPayload, match=r"seq 7: qa\.prompt_built .*prompt_version: Field"):
+    with pytest.raises(
+        InvalidEventPayload, match=r"seq 7: qa\.prompt_built .*prompt_version: Field"
+    ):
         parse_event(_event(PromptBuilt.TYPE, {"prompt_blob": "ab"}))
     with pytest.raises(InvalidEventPayload):
         parse_event(_event(PromptBuilt.TYPE, [1, 2]))
