@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from aborist.errors import InputError
@@ -39,11 +40,22 @@ class RunFilter:
     cursor: str | None = None
 
 
+def _valid_since(value: str) -> bool:
+    """An RFC 3339 UTC date or time that names a real day and time."""
+    if not _SINCE.fullmatch(value):
+        return False
+    try:
+        datetime.fromisoformat(value.replace(" ", "T").replace("Z", "+00:00"))
+    except ValueError:
+        return False  # "2026-13-45" has the shape but names no day
+    return True
+
+
 def list_runs(ledger: Ledger, f: RunFilter) -> tuple[list[dict[str, Any]], str | None]:
     """One page of runs and the cursor of the next page (None on the last)."""
     if not 1 <= f.limit <= MAX_LIMIT:
         raise InputError(f"limit must be between 1 and {MAX_LIMIT}; found {f.limit}")
-    if f.since and not _SINCE.fullmatch(f.since):
+    if f.since and not _valid_since(f.since):
         raise InputError(
             f"since must be an RFC 3339 UTC date or time such as 2026-12-01 or "
             f"2026-12-01T08:00:00Z; found {f.since!r}"

@@ -73,6 +73,8 @@ def test_run_list_filters_and_cursor(served: Served) -> None:
 
 def test_bad_run_list_parameters_are_400_or_422(served: Served) -> None:
     assert served.client.get("/api/v1/runs", params={"since": "yesterday"}).status_code == 400
+    bad_day = served.client.get("/api/v1/runs", params={"since": "2026-13-45"})
+    assert bad_day.status_code == 400 and "RFC 3339" in bad_day.json()["detail"]
     assert served.client.get("/api/v1/runs", params={"cursor": "abc"}).status_code == 400
     r = served.client.get("/api/v1/runs", params={"limit": 0})
     assert r.status_code == 422 and r.json()["error"] == "invalid"
