@@ -272,9 +272,10 @@ class _RunReplay:
                 evidence=self.evidence(blobs),
                 policy=DEFAULT_POLICY,
             )
+            if inputs.mode == "claim-lattice":
+                stage = "parsed_claim_lattice"
             claims, parsed = tail.parse(inputs)
             if parsed is not None:
-                stage = "parsed_claim_lattice"
                 self.compare(self.first(ClaimsParsed.TYPE), stage, parsed)
             stage = "verify"
             verdict, expected = tail.verify(inputs, claims)
