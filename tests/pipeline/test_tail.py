@@ -12,6 +12,7 @@ import pytest
 import aborist.pipeline.tail as tail_mod
 import aborist.verify.verify as verify_mod
 from aborist.clients.base import StubClient
+from aborist.events import AnswerLabelled, AnswerVerified
 from aborist.pipeline import tail
 from aborist.pipeline.query import query
 from aborist.pipeline.recorded import load_run
@@ -94,7 +95,7 @@ def test_recorded_payloads_are_the_tails_from_the_recorded_inputs(
             assert by_type[payload.TYPE].payload == canonical_json(
                 payload.model_dump(mode="json")
             ).decode("utf-8"), (answer, payload.TYPE)
-        labelled = by_type["qa.answer_labelled"].data
+        labelled = by_type[AnswerLabelled.TYPE].data
         assert {k: labelled[k] for k in ("audit_mode", "label", "answer_hash")} == (
             tail.label_fields(raw, verified.verdict)
         )
@@ -144,7 +145,7 @@ def test_show_of_a_repaired_run_shows_the_repaired_rung(
                  governance=Governance(repair_enabled=True))  # fmt: skip
     assert result.pre_repair_audit_mode is not None and result.verdict is not None
     recorded = load_run(pipeline_ledger, result.run_id)
-    first = recorded.payload("qa.answer_verified")
+    first = recorded.payload(AnswerVerified.TYPE)
     assert first is not None and first["verdict"]["rung"] != result.verdict["rung"]
     _print_outcome(recorded)
     line = _rung_line_of(capsys.readouterr().out)
