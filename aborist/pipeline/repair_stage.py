@@ -3,10 +3,6 @@
 Called by :func:`aborist.pipeline.run.execute_run` after the first verification when
 ``policy["repair_enabled"]`` is on and the answer is not STRICT:
 
-The pure parts (the mechanical repair, a reply's verdict, whether it is accepted, the
-payloads) are :mod:`aborist.pipeline.tail`'s, which ``replay --deep`` re-runs; this module
-adds the model calls and the recording.
-
 1. mechanical repair (:func:`aborist.repair.repair.repair_answer`, pure): accepted when the
    number of verified units did not fall; recorded as one ``qa.answer_repaired`` event
    (``method: mechanical``) whose ``outcome`` holds the original and repaired texts, the
@@ -18,6 +14,10 @@ adds the model calls and the recording.
    (``method: reprompt``).
 
 Returns the text, verdict and change log to persist, or None when nothing was accepted.
+
+The pure parts (the mechanical repair, a reply's verdict, whether it is accepted, the
+payloads) are :mod:`aborist.pipeline.tail`'s, which ``replay --deep`` re-runs; this module
+adds the model calls and the recording.
 """
 
 from __future__ import annotations
