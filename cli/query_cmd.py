@@ -15,9 +15,18 @@ import click
 from aborist.clients.base import ChatClient
 from aborist.clients.select import MODEL_KINDS, llm_timeout, select_client
 from aborist.corpus.readers import describe_locator
+from aborist.events import (
+    AnswerLabelled,
+    AnswerRendered,
+    AnswerRepaired,
+    AnswerVerified,
+    RunCompleted,
+    RunFailed,
+)
 from aborist.pipeline.run import Governance, RunResult
+from aborist.pipeline.tail import label_rung
 from aborist.settings import Settings, load_settings
-from aborist.verify.ladder import AUDIT_MODES, LADDER, ladder_rung
+from aborist.verify.ladder import AUDIT_MODES, LADDER
 from cli.common import clean_errors, embedded_ledger, pipeline_ledger
 from cli.term import printable
 
@@ -147,9 +156,7 @@ def print_result(result: RunResult, as_json: bool) -> None:
     elif result.cache_hit:
         click.echo(f"\nClaims: checked when run {result.served_from_run_id} answered "
                    f"(aborist show {result.served_from_run_id})")  # fmt: skip
-    rung = ladder_rung(result.audit_mode, _violations(result))
-    _, name, meaning = LADDER[rung - 1]
-    click.echo(f"\n{result.audit_mode} · rung {rung}/4 {name}: {meaning}")
+    click.echo(f"\n{rung_line(result.audit_mode, result.label)}")
     if result.pre_repair_audit_mode:
         click.echo(f"repaired: {result.pre_repair_audit_mode} → {result.audit_mode}")
     served = f" (cache hit: answer of run {result.served_from_run_id})" if result.cache_hit else ""
@@ -180,11 +187,15 @@ def _print_closest(result: RunResult) -> None:
         click.echo(printable(f"       “{excerpt}”"))
 
 
-def _violations(result: RunResult) -> list[Any]:
-    if result.verdict is not None:
-        return list(result.verdict["violations"])
-    # A cache hit: the label was computed when the answer was; keep its rung.
-    return [{"severity": "blocking"}] if result.label == "PARTIAL" else []
+def rung_line(audit_mode: str, label: str) -> str:
+    """``HYBRID · rung 2/4 SUPPORTED: …``: the recorded audit mode and label, and the rung
+    the label names (:func:`aborist.pipeline.tail.label_rung`), the same for a fresh
+    answer, a cache hit and ``aborist show``."""
+    rung = label_rung(label)
+    if rung is None:  # no rung's name (a ledger written by other code): shown as recorded
+        return printable(f"{audit_mode} · {label}")
+    _, name, meaning = LADDER[rung - 1]
+    return f"{audit_mode} · rung {rung}/4 {name}: {meaning}"
 
 
 class _Progress:
@@ -507,7 +518,7 @@ def show(run_id: str, db_url: str | None, as_json: bool) -> None:
     settings = load_settings(db_url=db_url)
     with pipeline_ledger(settings.db_url) as lg, clean_errors():
         run = load_run(lg, run_id)
-    label = run.payload("qa.answer_labelled")
+    label = run.payload(AnswerLabelled.TYPE)
     if as_json:
         from aborist.pipeline.show import run_json
 
@@ -531,16 +542,16 @@ def show(run_id: str, db_url: str | None, as_json: bool) -> None:
 
 def _print_outcome(run: Any) -> None:
     """What a reader wants first: the answer, each claim's verdict, the label."""
-    rendered = run.payload("qa.answer_rendered")
-    completed = run.payload("qa.run_completed")
-    failed = run.payload("qa.run_failed")
+    rendered = run.payload(AnswerRendered.TYPE)
+    completed = run.payload(RunCompleted.TYPE)
+    failed = run.payload(RunFailed.TYPE)
     if rendered is not None:
         answer = rendered["answer"]
         click.echo("answer:")
         click.echo(printable(answer, multiline=True) if answer.strip()
                    else "(no answer: the model returned no text)")  # fmt: skip
-        verified = run.payload("qa.answer_verified")
-        verdict = None if run.payload("qa.answer_repaired") else (verified or {}).get("verdict")
+        verified = run.payload(AnswerVerified.TYPE)
+        verdict = None if run.payload(AnswerRepaired.TYPE) else (verified or {}).get("verdict")
         if verdict is not None and verdict.get("units"):
             click.echo("claims:")
             for line in claim_lines(verdict):
@@ -552,15 +563,9 @@ def _print_outcome(run: Any) -> None:
     elif completed is not None and completed.get("served_from_run_id"):
         served = completed["served_from_run_id"]
         click.echo(f"answer: served from the cache, run {served} (aborist show {served})")
-    done = completed or run.payload("qa.answer_labelled")
+    done = completed or run.payload(AnswerLabelled.TYPE)
     if done is not None and done.get("audit_mode") in AUDIT_MODES:
-        violations = (
-            (run.payload("qa.answer_verified") or {}).get("verdict", {}).get("violations", [])
-        )
-        blocked = [{"severity": "blocking"}] if done.get("label") == "PARTIAL" else violations
-        rung = ladder_rung(done["audit_mode"], blocked)
-        _, name, meaning = LADDER[rung - 1]
-        click.echo(f"{done['audit_mode']} · rung {rung}/4 {name}: {meaning}")
+        click.echo(rung_line(done["audit_mode"], done.get("label")))
     if failed:
         click.echo(printable(
             f"failed at {failed['stage']}: {failed['error_type']}: {failed['message']}"

@@ -4,19 +4,22 @@ check 3).
 
 Inputs come only from the ledger: the evidence texts and the raw answer from their blobs,
 the question and mode from ``qa.run_started``, and the default verifier policy. The stages
-re-run are the pure functions the pipeline called:
+are re-run by the functions the pipeline itself called to make the payloads it recorded,
+:mod:`aborist.pipeline.tail` (one derivation for both):
 
-- ``parsed_claim_lattice``: :func:`aborist.verify.claims.parse_claims` (claim-lattice);
-- ``verify``: :func:`aborist.verify.verify.verify_answer`;
-- ``repair``: :func:`aborist.repair.repair.repair_answer` (the mechanical repair, pure), when
-  that module is installed; a re-prompt's reply came from the model and is taken as
-  recorded, but its verdict (in ``qa.reprompt_attempted`` and ``qa.answer_repaired``) is
-  re-verified;
-- ``render``: :func:`aborist.pipeline.render.render_answer`;
-- ``final_label``: audit mode, label and answer hash.
+- ``parsed_claim_lattice``: :func:`~aborist.pipeline.tail.parse` (claim-lattice), whose
+  claims the verify stage takes, as in the pipeline;
+- ``verify``: :func:`~aborist.pipeline.tail.verify`;
+- ``repair``: :func:`~aborist.pipeline.tail.mechanical_repair` (pure), when
+  ``aborist.repair`` is installed; a re-prompt's reply came from the model and is taken as
+  recorded, but its verdict and acceptance (in ``qa.reprompt_attempted``) and the accepted
+  reply's ``qa.answer_repaired`` are derived again;
+- ``render``: :func:`~aborist.pipeline.tail.render`;
+- ``final_label``: :func:`~aborist.pipeline.tail.label_fields` (audit mode, label and
+  answer hash).
 
-Each expected payload is built with the event's own pydantic model and compared as RFC 8785
-bytes with the stored payload; a difference is reported at its first JSON path.
+Each expected payload is the event's own pydantic model, compared as RFC 8785 bytes with
+the stored payload; a difference is reported at its first JSON path.
 
 A verdict recorded under another ``verifier_version``, ``verifier_policy_hash`` or
 ``canonicalization_version`` than the running code is *version skew*: the stages are not
@@ -26,10 +29,8 @@ divergence.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from aborist.audit.blobs import (
@@ -40,23 +41,32 @@ from aborist.audit.blobs import (
     check_blob,
     referenced_blobs,
 )
+from aborist.audit.evidence_memo import EvidenceMemo, construct
 from aborist.audit.findings import Divergence, NotReexecuted, ReplayReport, VersionSkew, clip
 from aborist.audit.run_events import RunEvents, as_run_events
 from aborist.errors import AboristError
 from aborist.events import (
+    AnswerLabelled,
     AnswerRendered,
     AnswerRepaired,
     AnswerVerified,
     ClaimsParsed,
+    ContextAssembled,
     EventPayload,
+    EvidenceMapped,
+    ModelAnswered,
+    RepromptAttempted,
+    RunCompleted,
+    RunStarted,
 )
-from aborist.pipeline.render import RENDER_VERSION, render_answer
-from aborist.verify.claims import parse_claims
+from aborist.pipeline import tail
+from aborist.pipeline.render import RENDER_VERSION
+from aborist.pipeline.tail import TailInputs
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import DEFAULT_POLICY, VERIFIER_VERSION, policy_hash
 from aborist.verify.textcanon import CANONICALIZATION_VERSION
-from aborist.verify.verify import Verdict, verify_answer
-from ledger.canonical import canonical_json, sha256_hex
+from aborist.verify.verify import Verdict
+from ledger.canonical import canonical_json
 from ledger.envelope import RecordedEvent
 from ledger.errors import BlobNotFoundError, LedgerError
 
@@ -75,9 +85,9 @@ _MISSING = object()
 #: retrieval record, the cache check) are the bulk of a run's bytes and none of its
 #: inputs. Reading another type here means adding it to this set.
 DEEP_EVENT_TYPES = frozenset(
-    {"qa.run_started", "qa.model_answered", "qa.claims_parsed", "qa.answer_verified",
-     "qa.answer_repaired", "qa.reprompt_attempted", "qa.answer_rendered",
-     "qa.answer_labelled", "qa.run_completed", *BLOB_FIELDS, *EVIDENCE_STAGE}
+    {RunStarted.TYPE, ModelAnswered.TYPE, ClaimsParsed.TYPE, AnswerVerified.TYPE,
+     AnswerRepaired.TYPE, RepromptAttempted.TYPE, AnswerRendered.TYPE,
+     AnswerLabelled.TYPE, RunCompleted.TYPE, *BLOB_FIELDS, *EVIDENCE_STAGE}
 )  # fmt: skip
 _INPUT_ERRORS = (AboristError, LedgerError, KeyError, TypeError, ValueError, UnicodeDecodeError)
 
@@ -119,99 +129,14 @@ def _show(value: Any) -> str:
 
 
 def _load_repair() -> Callable[..., Any] | None:
-    """``aborist.repair.repair.repair_answer`` if the repair stage is installed (lazy import:
-    replay must work on a tree without it)."""
+    """The tail's mechanical repair (:func:`aborist.pipeline.tail.mechanical_repair`) if
+    the repair stage is installed (checked lazily: replay must work on a tree without
+    ``aborist.repair``)."""
     try:
-        module = importlib.import_module("aborist.repair.repair")
+        importlib.import_module("aborist.repair.repair")
     except ImportError:
         return None
-    fn = getattr(module, "repair_answer", None)
-    return fn if callable(fn) else None
-
-
-#: The fields of :class:`EvidenceObject` that :class:`EvidenceMemo` knows how to fill:
-#: the record's and what the object derives from its text. Should the class gain another,
-#: the memo builds every object with the constructor instead.
-_RECORD_FIELDS = ("pointer_id", "source_uri", "title", "source_role")
-_KNOWN_FIELDS = frozenset(
-    {*_RECORD_FIELDS, "text", "evidence_hash", "evidence_id", "canonical_text", "token_list",
-     "form", "token_set"}
-)  # fmt: skip
-_MEMO_FAST = {f.name for f in dataclasses.fields(EvidenceObject)} == _KNOWN_FIELDS
-#: Characters of evidence text an :class:`EvidenceMemo` keeps before it starts afresh.
-MEMO_BUDGET = 16 * 1024 * 1024
-
-
-class EvidenceMemo:
-    """The evidence objects built from evidence records during one replay, so that the
-    runs that cite the same chunks (most runs of a ledger cite chunks other runs cited)
-    do not build them again.
-
-    An :class:`EvidenceObject` is a pure function of its record (pointer, source,
-    title, role, recorded hash) and its text, and the text is a pure function of the text
-    blob's address once the blob's bytes were checked to hash to it (every run's blobs are
-    checked before its evidence is built). So a record seen before gets the object built
-    then; a record new to the memo whose text is known gets a copy of that text's object
-    with the record's own fields (the text's hash, canonical form and tokens are shared,
-    not derived again: ``tests/audit/test_deep_memo.py`` checks the copies field for field
-    against the constructor); anything else, and anything the constructor would refuse
-    (a recorded hash that does not match the text), goes through the constructor, which
-    decides and raises as it always does. Past :data:`MEMO_BUDGET` characters of text the
-    memo starts afresh, so memory stays bounded."""
-
-    def __init__(self, budget: int = MEMO_BUDGET) -> None:
-        self.budget = budget
-        self.by_text: dict[str, EvidenceObject] = {}  # text blob -> an object of its text
-        self.by_record: dict[tuple[Any, ...], EvidenceObject] = {}
-        self.size = 0
-
-    def evidence(self, records: Sequence[Any], blobs: Mapping[str, bytes]) -> list[EvidenceObject]:
-        """The evidence objects of ``records`` (``qa.evidence_mapped`` or
-        ``qa.context_assembled``'s ``evidence``), with texts from the checked ``blobs``."""
-        if self.size > self.budget:
-            self.by_text.clear()
-            self.by_record.clear()
-            self.size = 0
-        return [self.one(r, blobs) for r in records]
-
-    def one(self, r: Any, blobs: Mapping[str, bytes]) -> EvidenceObject:
-        try:
-            key = (r["pointer_id"], r["text_blob"], r["source_uri"], r["title"],
-                   r["source_role"], r["evidence_hash"])  # fmt: skip
-            found = self.by_record.get(key)
-        except (KeyError, TypeError, IndexError):  # not a record: the constructor says why
-            return _construct(r, blobs)
-        if found is not None:
-            return found
-        blob = key[1]
-        proto = self.by_text.get(blob) if type(blob) is str else None
-        if (
-            proto is not None
-            and _MEMO_FAST
-            and all(type(v) is str for v in key)
-            and key[5] in ("", proto.evidence_hash)
-            and blobs.get(blob) is not None
-        ):
-            obj = copy.copy(proto)
-            for name, value in zip(_RECORD_FIELDS, (key[0], *key[2:5]), strict=True):
-                object.__setattr__(obj, name, value)
-        else:
-            obj = _construct(r, blobs)
-            if type(blob) is str and blob not in self.by_text:
-                self.by_text[blob] = obj
-                self.size += len(obj.text)
-        self.by_record[key] = obj
-        return obj
-
-
-def _construct(r: Any, blobs: Mapping[str, bytes]) -> EvidenceObject:
-    """One evidence object from its record, by the constructor (which checks the recorded
-    hash against the text)."""
-    return EvidenceObject(
-        pointer_id=r["pointer_id"], text=blobs[r["text_blob"]].decode("utf-8"),
-        source_uri=r["source_uri"], title=r["title"], source_role=r["source_role"],
-        evidence_hash=r["evidence_hash"],
-    )  # fmt: skip
+    return tail.mechanical_repair
 
 
 class _Fetched:
@@ -315,19 +240,19 @@ class _RunReplay:
 
     def evidence(self, blobs: dict[str, bytes]) -> list[EvidenceObject]:
         records: list[dict[str, Any]] = []
-        for t in ("qa.evidence_mapped", "qa.context_assembled"):
+        for t in (EvidenceMapped.TYPE, ContextAssembled.TYPE):
             ev = self.first(t)
             if ev is not None:
                 records = list(self.data(ev)["evidence"])
                 break
         if self.memo is not None:
             return self.memo.evidence(records, blobs)
-        return [_construct(r, blobs) for r in records]
+        return [construct(r, blobs) for r in records]
 
     def run(self) -> None:
-        verified = self.first("qa.answer_verified")
-        started = self.first("qa.run_started")
-        answered = self.first("qa.model_answered")
+        verified = self.first(AnswerVerified.TYPE)
+        started = self.first(RunStarted.TYPE)
+        answered = self.first(ModelAnswered.TYPE)
         if verified is None or started is None or answered is None:
             return  # a cache hit, a failed or an unfinished run: nothing was verified
         self.report.deep_runs += 1
@@ -340,23 +265,25 @@ class _RunReplay:
             return
         stage = "evidence_map"
         try:
-            question = str(self.data(started)["question"])
-            mode = str(self.data(started)["mode"])
-            evidence = self.evidence(blobs)
-            raw = blobs[self.data(answered)["raw_answer_blob"]].decode("utf-8")
-            if mode == "claim-lattice":
+            inputs = TailInputs(
+                question=str(self.data(started)["question"]),
+                mode=str(self.data(started)["mode"]),
+                raw=blobs[self.data(answered)["raw_answer_blob"]].decode("utf-8"),
+                evidence=self.evidence(blobs),
+                policy=DEFAULT_POLICY,
+            )
+            if inputs.mode == "claim-lattice":
                 stage = "parsed_claim_lattice"
-                claims = [c.to_dict() for c in parse_claims(raw)]
-                self.compare(self.first("qa.claims_parsed"), stage, ClaimsParsed(claims=claims))
+            claims, parsed = tail.parse(inputs)
+            if parsed is not None:
+                self.compare(self.first(ClaimsParsed.TYPE), stage, parsed)
             stage = "verify"
-            verdict = verify_answer(raw, evidence, DEFAULT_POLICY, question=question, mode=mode)
-            expected = AnswerVerified(answer_blob=sha256_hex(raw.encode("utf-8")),
-                                      verdict=verdict.to_dict())  # fmt: skip
+            verdict, expected = tail.verify(inputs, claims)
             self.compare(verified, stage, expected)
             stage = "repair"
-            answer, verdict_dict = self.repair(raw, evidence, verdict, question, mode, blobs)
+            answer, verdict_dict = self.repair(inputs, verdict, blobs)
             stage = "render"
-            self.render(answer, verdict_dict, evidence)
+            self.render(answer, verdict_dict, inputs)
             stage = "final_label"
             self.label(answer, verdict_dict)
         except _INPUT_ERRORS as e:
@@ -365,42 +292,35 @@ class _RunReplay:
             )
 
     def repair(
-        self, raw: str, evidence: list[EvidenceObject], verdict: Verdict, question: str,
-        mode: str, blobs: dict[str, bytes],
-    ) -> tuple[str, dict[str, Any]]:  # fmt: skip
+        self, inputs: TailInputs, verdict: Verdict, blobs: dict[str, bytes]
+    ) -> tuple[str, dict[str, Any]]:
         """Re-run the repair stage as :mod:`aborist.pipeline.repair_stage` ran it; returns the
         answer and verdict that render and label consumed.
 
         The mechanical repair is pure and re-run whole. A re-prompt's reply came from the
-        model and is taken as recorded, but its verdict is re-verified.
+        model and is taken as recorded, but its verdict, whether it was accepted, and the
+        accepted reply's ``qa.answer_repaired`` are derived again.
         """
-        repairs = [e for e in self.events if e.type == "qa.answer_repaired"]
+        repairs = [e for e in self.events if e.type == AnswerRepaired.TYPE]
         mech = next((e for e in repairs if self.data(e).get("method") == "mechanical"), None)
-        policy = self.first("qa.run_started")
+        policy = self.first(RunStarted.TYPE)
         enabled = bool(policy and self.data(policy).get("policy", {}).get("repair_enabled"))
-        if not repairs and not (enabled and verdict.audit_mode != "STRICT"):
-            return raw, verdict.to_dict()
-        repair_answer = _load_repair()
-        if repair_answer is None:
+        if not repairs and not tail.repair_due(enabled, verdict):
+            return inputs.raw, verdict.to_dict()
+        mechanical_repair = _load_repair()
+        if mechanical_repair is None:
             self.skip("repair", "aborist.repair.repair is not installed")
             if not repairs:
-                return raw, verdict.to_dict()
+                return inputs.raw, verdict.to_dict()
             last = self.data(repairs[-1])
             text = blobs[last["repaired_answer_blob"]].decode("utf-8")
             return text, dict(last["outcome"]["post_verdict"])
-        answer, current = raw, verdict.to_dict()
+        answer, current = inputs.raw, verdict
         if verdict.audit_mode != "STRICT":
-            outcome = repair_answer(
-                raw, evidence, verdict, question=question, mode=mode, policy=DEFAULT_POLICY
-            )
-            if outcome.accepted:
-                text = str(outcome.text)
-                expected = AnswerRepaired(
-                    method="mechanical", repaired_answer_blob=sha256_hex(text.encode("utf-8")),
-                    outcome=outcome.to_dict(),
-                )  # fmt: skip
+            outcome, expected = mechanical_repair(inputs, verdict)
+            if expected is not None:
                 self.compare(mech, "repair", expected)
-                answer, current = text, outcome.verdict.to_dict()
+                answer, current = str(outcome.text), outcome.verdict
             elif mech is not None:
                 self.report.deep_stages += 1
                 self.diverge(mech, "repair", "no mechanical repair accepted",
@@ -408,23 +328,35 @@ class _RunReplay:
         elif mech is not None:
             self.report.deep_stages += 1
             self.diverge(mech, "repair", "no repair of a STRICT answer", "a mechanical repair")
+        return self.reprompts(inputs, answer, current, repairs, blobs)
+
+    def reprompts(
+        self, inputs: TailInputs, answer: str, current: Verdict,
+        repairs: list[RecordedEvent], blobs: dict[str, bytes],
+    ) -> tuple[str, dict[str, Any]]:  # fmt: skip
+        """The re-prompts after the mechanical repair: each reply re-verified and its
+        acceptance decided again against the answer it was to replace (the same for every
+        attempt, as the stage stops at the first accepted one)."""
         for ev in self.events:
-            if ev.type == "qa.reprompt_attempted" and self.data(ev).get("raw_answer_blob"):
+            if ev.type == RepromptAttempted.TYPE and self.data(ev).get("raw_answer_blob"):
                 reply = blobs[self.data(ev)["raw_answer_blob"]].decode("utf-8")
-                post = verify_answer(reply, evidence, DEFAULT_POLICY, question=question, mode=mode)
-                self.compare_fields(ev, "repair", {"verdict": post.to_dict()})
+                post = tail.verify_reply(inputs, reply)
+                ok = tail.reprompt_accepted(answer, current, reply, post)
+                self.compare_fields(ev, "repair", {"accepted": ok, "verdict": post.to_dict()})
         reprompt = next(
             (e for e in reversed(repairs) if self.data(e).get("method") == "reprompt"), None
         )
-        if reprompt is not None:
-            self.skip("repair", "the re-prompt's reply came from the model (its verdict was "
-                      "re-verified)")  # fmt: skip
-            text = blobs[self.data(reprompt)["repaired_answer_blob"]].decode("utf-8")
-            post = verify_answer(text, evidence, DEFAULT_POLICY, question=question, mode=mode)
-            want = {"outcome": {"repaired_text": text, "post_verdict": post.to_dict()}}
-            self.compare_fields(reprompt, "repair", want)
-            answer, current = text, post.to_dict()
-        return answer, current
+        if reprompt is None:
+            return answer, current.to_dict()
+        self.skip("repair", "the re-prompt's reply came from the model (its verdict was "
+                  "re-verified)")  # fmt: skip
+        text = blobs[self.data(reprompt)["repaired_answer_blob"]].decode("utf-8")
+        post = tail.verify_reply(inputs, text)
+        attempt = self.data(reprompt)["outcome"]["attempt"]
+        self.compare(
+            reprompt, "repair", tail.reprompt_repaired(attempt, answer, current, text, post)
+        )
+        return text, post.to_dict()
 
     def compare_fields(self, ev: RecordedEvent, stage: str, want: dict[str, Any]) -> None:
         """Only the fields of ``want`` (nested) against the stored payload."""
@@ -442,13 +374,13 @@ class _RunReplay:
 
     def ended_before(self, stage: str, ev: RecordedEvent | None) -> bool:
         """A run that failed or was interrupted before ``stage`` has nothing to compare."""
-        if ev is None and self.first("qa.run_completed") is None:
+        if ev is None and self.first(RunCompleted.TYPE) is None:
             self.skip(stage, "the run ended before this stage")
             return True
         return False
 
-    def render(self, answer: str, verdict: dict[str, Any], evidence: list[EvidenceObject]) -> None:
-        ev = self.first("qa.answer_rendered")
+    def render(self, answer: str, verdict: dict[str, Any], inputs: TailInputs) -> None:
+        ev = self.first(AnswerRendered.TYPE)
         if self.ended_before("render", ev):
             return
         if ev is not None and self.data(ev).get("render_version") != RENDER_VERSION:
@@ -458,23 +390,17 @@ class _RunReplay:
             )  # fmt: skip
             self.skip("render", "version skew: recorded by another renderer")
             return
-        rendered = render_answer(answer, verdict, evidence, window=DEFAULT_POLICY.spotlight_window)
-        self.compare(ev, "render", AnswerRendered(**rendered))
+        self.compare(ev, "render", tail.render(answer, verdict, inputs.evidence, inputs.policy))
 
     def label(self, answer: str, verdict: dict[str, Any]) -> None:
-        ev = self.first("qa.answer_labelled")
+        ev = self.first(AnswerLabelled.TYPE)
         if self.ended_before("final_label", ev):
             return
         if ev is None:
             self.report.deep_stages += 1
-            self.diverge(None, "final_label", "a qa.answer_labelled event", "none")
+            self.diverge(None, "final_label", f"a {AnswerLabelled.TYPE} event", "none")
             return
-        want = {
-            "audit_mode": verdict["audit_mode"],
-            "label": verdict["label"],
-            "answer_hash": sha256_hex(answer.encode("utf-8")),
-        }
-        self.compare_fields(ev, "final_label", want)
+        self.compare_fields(ev, "final_label", tail.label_fields(answer, verdict))
 
 
 def reexecute_run(

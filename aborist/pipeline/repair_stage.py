@@ -14,6 +14,10 @@ Called by :func:`aborist.pipeline.run.execute_run` after the first verification 
    (``method: reprompt``).
 
 Returns the text, verdict and change log to persist, or None when nothing was accepted.
+
+The pure parts (the mechanical repair, a reply's verdict, whether it is accepted, the
+payloads) are :mod:`aborist.pipeline.tail`'s, which ``replay --deep`` re-runs; this module
+adds the model calls and the recording.
 """
 
 from __future__ import annotations
@@ -23,17 +27,14 @@ from typing import Any
 
 from aborist.clients.base import ChatClient
 from aborist.errors import AboristError
-from aborist.events import AnswerRepaired, RepromptAttempted
-from aborist.repair.repair import (
-    REPROMPT_VERSION,
-    accept_reprompt,
-    build_reprompt_messages,
-    repair_answer,
-)
+from aborist.events import RepromptAttempted
+from aborist.pipeline import tail
+from aborist.pipeline.tail import TailInputs
+from aborist.repair.repair import REPROMPT_VERSION, build_reprompt_messages
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.inspect import inspect_answer
 from aborist.verify.policy import VerifierPolicy
-from aborist.verify.verify import Verdict, verify_answer
+from aborist.verify.verify import Verdict
 from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = ["repair_stage"]
@@ -51,20 +52,14 @@ def repair_stage(
     client: ChatClient,
 ) -> tuple[str, dict[str, Any], list[dict[str, Any]]] | None:
     mode = governance.mode
-    outcome = repair_answer(answer, evidence, verdict, question=question, mode=mode, policy=policy)
+    inputs = TailInputs(question, mode, answer, evidence, policy)
+    outcome, mechanical = tail.mechanical_repair(inputs, verdict)
     current_text, current = answer, verdict
     accepted: tuple[str, dict[str, Any], list[dict[str, Any]]] | None = None
-    if outcome.accepted:
-        repaired = outcome.text.encode("utf-8")
-        rec.record(
-            AnswerRepaired(
-                method="mechanical", repaired_answer_blob=sha256_hex(repaired),
-                outcome=outcome.to_dict(),
-            ),
-            blobs=[repaired],
-        )  # fmt: skip
+    if mechanical is not None:
         current_text, current = outcome.text, outcome.verdict
-        accepted = (current_text, current.to_dict(), outcome.to_dict()["changes"])
+        rec.record(mechanical, blobs=[current_text.encode("utf-8")])
+        accepted = (current_text, current.to_dict(), mechanical.outcome["changes"])
     if current.audit_mode == "STRICT":
         return accepted
     for attempt in range(1, governance.repair_max_reprompts + 1):
@@ -89,11 +84,8 @@ def repair_stage(
                 blobs=[prompt],
             )  # fmt: skip
             continue
-        post = verify_answer(reply, evidence, policy, question=question, mode=mode)
-        # Same not-worse rule as the mechanical repair; a reply that repeats the answer
-        # changes nothing and is not accepted.
-        changed = reply.strip() != current_text.strip()
-        ok = changed and post.n_units > 0 and accept_reprompt(current, post)
+        post = tail.verify_reply(inputs, reply)
+        ok = tail.reprompt_accepted(current_text, current, reply, post)
         raw = reply.encode("utf-8")
         rec.record(
             RepromptAttempted(
@@ -105,22 +97,8 @@ def repair_stage(
         )  # fmt: skip
         if not ok:
             continue
-        detail = {
-            "reprompt_version": REPROMPT_VERSION,
-            "attempt": attempt,
-            "accepted": True,
-            "original_text": current_text,
-            "repaired_text": reply,
-            "pre_repair_audit_mode": current.audit_mode,
-            "post_repair_audit_mode": post.audit_mode,
-            "pre_verdict": current.to_dict(),
-            "post_verdict": post.to_dict(),
-        }
-        rec.record(
-            AnswerRepaired(method="reprompt", repaired_answer_blob=sha256_hex(raw),
-                           outcome=detail),
-            blobs=[raw],
-        )  # fmt: skip
+        rec.record(tail.reprompt_repaired(attempt, current_text, current, reply, post),
+                   blobs=[raw])  # fmt: skip
         changes = [{"kind": "reprompt", "attempt": attempt, "before": current_text,
                     "after": reply}]  # fmt: skip
         return reply, post.to_dict(), (accepted[2] if accepted else []) + changes

@@ -20,11 +20,8 @@ from aborist.clients.base import ChatClient
 from aborist.errors import CorpusError, InputError, ModelError
 from aborist.events import (
     AnswerLabelled,
-    AnswerRendered,
-    AnswerVerified,
     CacheChecked,
     CacheWritten,
-    ClaimsParsed,
     ContextAssembled,
     EventPayload,
     EvidenceMapped,
@@ -36,6 +33,7 @@ from aborist.events import (
     RunStarted,
     run_stream,
 )
+from aborist.pipeline import tail
 from aborist.pipeline.cache import Served, answer_hash, lookup, served_run
 from aborist.pipeline.corpus_binding import check_recorded
 from aborist.pipeline.dag import STAGE_EVENTS, build_dag, stages_for
@@ -49,13 +47,11 @@ from aborist.pipeline.keys import (
     question_hash,
     source_root_of,
 )
-from aborist.pipeline.render import render_answer
+from aborist.pipeline.tail import TailInputs
 from aborist.prompts import TEMPLATES, build_messages
 from aborist.retrieval.records import RetrievalResult
-from aborist.verify.claims import parse_claims
 from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy, policy_hash
-from aborist.verify.verify import verify_answer
 from ledger.canonical import canonical_json, sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.errors import LedgerError
@@ -447,19 +443,23 @@ def _stages(
         blobs=[raw_bytes],
     )  # fmt: skip
 
+    # The deterministic tail: the functions replay --deep re-runs (aborist/pipeline/tail.py).
+    inputs = TailInputs(question, gov.mode, raw, evidence, vpolicy)
     if gov.mode == "claim-lattice":
         rec.stage = "parse"
-        rec.record(ClaimsParsed(claims=[c.to_dict() for c in parse_claims(raw)]))
+    claims, parsed = tail.parse(inputs)
+    if parsed is not None:
+        rec.record(parsed)
 
     rec.stage = "verify"
-    verdict = verify_answer(raw, evidence, vpolicy, question=question, mode=gov.mode)
-    verdict_dict = verdict.to_dict()
-    rec.record(AnswerVerified(answer_blob=raw_hash, verdict=verdict_dict))
+    verdict, verified = tail.verify(inputs, claims)
+    rec.record(verified)
 
     answer = raw
+    verdict_dict = verified.verdict
     repair_changes: list[dict[str, Any]] = []
     pre_repair: str | None = None
-    if gov.repair_enabled and verdict.audit_mode != "STRICT":
+    if tail.repair_due(gov.repair_enabled, verdict):
         rec.stage = "repair"
         from aborist.pipeline.repair_stage import repair_stage as default_repair
 
@@ -473,15 +473,11 @@ def _stages(
             pre_repair = verdict.audit_mode
 
     rec.stage = "render"
-    rendered = render_answer(answer, verdict_dict, evidence, window=vpolicy.spotlight_window)
-    rec.record(AnswerRendered(**rendered))
+    rendered = tail.render(answer, verdict_dict, evidence, vpolicy)
+    rec.record(rendered)
 
     rec.stage = "label"
-    label_fields = {
-        "audit_mode": verdict_dict["audit_mode"],
-        "label": verdict_dict["label"],
-        "answer_hash": raw_hash if answer == raw else sha256_hex(answer.encode("utf-8")),
-    }
+    label_fields = tail.label_fields(answer, verdict_dict)
     rec.stage_hashes["final_label"] = label_stage_hash(label_fields)
     dag = build_dag(gov.mode, _dag_inputs(rec.stage_hashes, gov.mode))
     # The label is the last stage; writing the cache and closing the run compute nothing
@@ -506,7 +502,7 @@ def _stages(
         run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key, cache_hit=False,
         answer=answer, audit_mode=label_fields["audit_mode"], label=label_fields["label"],
         run_dag_root=dag.root, evidence=_public_evidence(evidence),
-        citations=rendered["citations"], verdict=verdict_dict,
+        citations=rendered.citations, verdict=verdict_dict,
         repair_changes=repair_changes, pre_repair_audit_mode=pre_repair,
     )  # fmt: skip
 

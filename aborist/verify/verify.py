@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aborist.errors import InputError
-from aborist.verify.claims import parse_claims
+from aborist.verify.claims import ParsedClaim, parse_claims
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.ladder import ladder_label, ladder_rung
 from aborist.verify.lattice import HARD_CHECKS, classify_claim
@@ -131,8 +131,11 @@ def verify_answer(
     *,
     question: str | None = None,
     mode: str = "quote",
+    claims: Sequence[ParsedClaim] | None = None,
 ) -> Verdict:
-    """Classify every unit of ``answer`` against ``evidence`` and roll up the verdict."""
+    """Classify every unit of ``answer`` against ``evidence`` and roll up the verdict.
+    In claim-lattice mode ``claims``, when given, must be ``parse_claims(answer)`` (the
+    pipeline parses once and passes them); quote mode ignores it."""
     if mode not in MODES:
         raise InputError(f"mode must be one of {', '.join(MODES)}; found {mode!r}")
     pol = policy if policy is not None else DEFAULT_POLICY
@@ -146,7 +149,7 @@ def verify_answer(
     else:
         units = [
             classify_claim(i, c, evidence, pol, question)
-            for i, c in enumerate(parse_claims(answer))
+            for i, c in enumerate(parse_claims(answer) if claims is None else claims)
         ]
     violations: list[Violation] = [v for u in units for v in u.violations]
     if not units:

@@ -296,6 +296,36 @@ def test_repair_post_verdict_edited_consistently(built: Built, method: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("event_type", "field", "detail"),
+    [("qa.reprompt_attempted", "accepted", "$.accepted"),
+     ("qa.answer_repaired", "original_text", "$.outcome.original_text")],
+)  # fmt: skip
+def test_reprompt_decision_edited_consistently(
+    built: Built, event_type: str, field: str, detail: str
+) -> None:
+    """What the re-prompt decided from the reply (accepted or not, what it replaced) is
+    derived again from the recorded reply, not taken as recorded."""
+    _, reprompt = add_repair_runs(built)
+    target = built.event(reprompt, event_type)
+
+    def edit(ev: RecordedEvent, payload: dict[str, Any]) -> bool:
+        if ev.seq != target.seq:
+            return False
+        if field == "accepted":
+            payload["accepted"] = not payload["accepted"]
+        else:
+            payload["outcome"]["original_text"] += " (forged)"
+        return True
+
+    rewrite(built.ledger, edit)
+    assert replay(built.ledger).ok  # consistent with itself: only --deep can tell
+    report = replay(built.ledger, deep=True)
+    assert set(report.divergences) == {"deep"}
+    d = only(report, "deep")
+    assert (d.seq, d.run, d.stage, d.detail) == (target.seq, reprompt, "repair", detail)
+
+
+@pytest.mark.parametrize(
     "scope", ["all", "run", "since", "deep", "deep-forked"]
 )  # fmt: skip
 def test_blob_stored_as_text(built: Built, scope: str) -> None:
