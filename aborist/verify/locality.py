@@ -75,7 +75,7 @@ _NEGATION = re.compile(
 _ABBREV = frozenset(
     """
     mr mrs ms dr st jr sr vs etc inc co corp ltd no fig prof gen col lt sgt rev u.s e.g
-    i.e approx dept est cf al ca op vol pp ed eds mt ft
+    i.e approx dept est cf al ca op vol pp ed eds mt ft ph
     """.split()  # noqa: SIM905
 )
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|))")
@@ -344,6 +344,18 @@ def _blocks(text: str) -> list[str]:
     return blocks
 
 
+def _glued_break(word: str, canon: str, m: re.Match[str]) -> bool:
+    """A period glued to the next sentence ("century.First", "in 1989.James",
+    "(GCHQ).The") ends a sentence after a lower-case word or a number of two characters
+    or more, a closing bracket or quote allowed between, and before a capital letter."""
+    core = word.rstrip(")]\"'")
+    nxt = canon[m.end() : m.end() + 1]
+    if not nxt.isalpha() or not nxt.isupper() or len(core) < 2:
+        return False
+    tail = core[-2:]
+    return (tail.isalpha() and tail.islower()) or tail.isdigit() or core != word
+
+
 def split_sentences(text: str) -> list[str]:
     """Cut ``text`` into sentences (canonical form); rules in the module docstring."""
     if "\n" not in text and _END.search(text) is None:
@@ -362,8 +374,8 @@ def split_sentences(text: str) -> list[str]:
                 continue
             if word in _ABBREV:
                 continue
-            if not m.group(1) and not (len(word) >= 2 and word[-2:].isalpha() and word.islower()):
-                continue  # "U.S.A", "Node.Js": no space, so only after a lower-case word
+            if not m.group(1) and not _glued_break(before.group(1) if before else "", canon, m):
+                continue  # "U.S.A", "Node.Js", "3.5": no space, so only after a word
             out.append(canon[start : m.end()].strip())
             start = m.end()
         tail = canon[start:].strip()

@@ -49,6 +49,8 @@ class VerifierPolicy(BaseModel):
     question_anchor_neighbours: int = Field(default=0, ge=0, le=3)
     question_anchor_distance: int = Field(default=0, ge=0)
     question_anchor_share: float = Field(default=0.0, ge=0.0, le=1.0)
+    answer_roles: bool = True
+    answer_subject_bridge: int = Field(default=1, ge=0, le=5)
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -32,6 +32,7 @@ from aborist.verify.locality import (
     stem,
 )
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.roles import other_alternative, role_conflict
 from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
 
 __all__ = [
@@ -159,6 +160,14 @@ def answers_question(
     anchors = question_anchors(question, toks)
     if not anchors:
         return True, ""
+    other = other_alternative(question, toks)
+    offered = bool(other)  # a choice question names the span: nothing to compete with
+    anchors -= other
+    if not anchors:
+        return False, (
+            "NOT_ANSWER_ANCHORED: the question offers a choice and names no other term to "
+            "find beside the span"
+        )
     best = 0
     reach = policy.question_anchor_neighbours
     need = policy.question_anchor_min
@@ -170,21 +179,71 @@ def answers_question(
         )
         need = max(need, math.ceil(policy.question_anchor_share * top))
     dist = policy.question_anchor_distance
+    conflict = ""
     for loc in located:
         stems: set[str] = set()
         lo = max(0, loc.first - reach)
-        for s in loc.evidence.passage.sentences[lo : loc.last + 1 + reach]:
+        hi = max(loc.last + 1 + reach, _bridge(toks, loc, policy.answer_subject_bridge))
+        for s in loc.evidence.passage.sentences[lo:hi]:
             stems |= s.stems
         n = len(anchors & stems)
         if dist and n >= policy.question_anchor_min:
             n = _near(toks, loc, anchors, dist)
-        if n >= need:
-            return True, f"answers the question: shares {n} question term(s) in its sentence"
         best = max(best, n)
+        if n < need:
+            continue
+        own = " ".join(s.text for s in loc.evidence.passage.sentences[loc.first : loc.last + 1])
+        conflict = (
+            role_conflict(text, question, own, loc.evidence.canonical_text)
+            if policy.answer_roles
+            else ""
+        )
+        if not conflict and policy.answer_roles and not offered:
+            conflict = _stated_elsewhere(anchors, loc)
+        if not conflict:
+            where = "its sentence" if hi <= loc.last + 1 else "its sentence and what follows"
+            return True, f"answers the question: shares {n} question term(s) in {where}"
+    if conflict:
+        return False, f"NOT_ANSWER_ANCHORED: the span fills another slot ({conflict})"
     return False, (
         f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
         f"terms {sorted(anchors)} (needs {need})"
     )
+
+
+def _stated_elsewhere(anchors: frozenset[str], loc: Located) -> str:
+    """A sentence of the span's object that holds *every* term of the question (three or
+    more) states the relation asked about; a span outside it and its neighbours answers
+    something else ("A "break" statement … terminates the loop without executing the
+    else clause" for a span "continue" from the next sentence)."""
+    if len(anchors) < 3:
+        return ""
+    sents = loc.evidence.passage.sentences
+    full = [i for i, s in enumerate(sents) if anchors <= s.stems]
+    if full and not any(loc.first <= i <= loc.last for i in full):
+        return f"another: sentence {full[0] + 1} holds every term of the question"
+    return ""
+
+
+#: A sentence that opens with one of these continues the subject of the one before.
+_PRONOUNS = frozenset(["he", "she", "it", "they", "his", "her", "its", "their"])
+
+
+def _bridge(toks: Sequence[str], loc: Located, chain: int) -> int:
+    """End (exclusive) of the sentences a span that *opens* its sentence (its subject,
+    after an optional "the") reaches through the pronoun-led sentences after it ("Walter
+    Coy (1909-1974) was an actor. He was best known for narrating "Frontier"."): up to
+    ``chain`` of them; ``0`` when the span is not its sentence's subject."""
+    sents = loc.evidence.passage.sentences
+    first = list(sents[loc.first].toks)
+    if first[:1] == ["the"] and toks[:1] != ["the"]:
+        first = first[1:]
+    if chain <= 0 or first[: len(toks)] != list(toks):
+        return 0
+    end = loc.last + 1
+    while end < len(sents) and end - loc.last <= chain and sents[end].toks[0] in _PRONOUNS:
+        end += 1
+    return end
 
 
 def _near(toks: Sequence[str], loc: Located, anchors: frozenset[str], dist: int) -> int:
