@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from difflib import SequenceMatcher
+from itertools import combinations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -80,6 +82,8 @@ _ABBREV = frozenset(
 )
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|))")
 _END = re.compile(r"(?<!\.\.)[.!?][\"')\]]*(\s*)(?=[\"'(\[]?[A-Z0-9])")
+_ITEM = re.compile(r"^[ \t]*[-*•+][ \t]")
+_INLINE_ITEM = re.compile(r"[ \t][-*•+][ \t](?=[A-Z])")
 _HEADING = re.compile(r"^[ \t]*#{1,6}\s")
 _LAST_WORD = re.compile(r"(\S+)$")
 
@@ -98,6 +102,8 @@ _ORDINALS = {
     "twelfth": 12,
     "last": -1,
 }
+#: How many times: "evaluated once" is not "evaluated twice".
+_TIMES = {"once": 1, "twice": 2, "thrice": 3}
 _ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _MONTHS = {
     m: i
@@ -226,6 +232,8 @@ def _anchor_key(tok: str) -> str | None:
     m = _ORDINAL_DIGITS.match(tok)
     if m:
         return f"o:{int(m.group(1))}"
+    if tok in _TIMES:
+        return f"x:{_TIMES[tok]}"
     if tok in _MONTHS:
         return f"m:{_MONTHS[tok]}"
     if tok in DIRECTION_WORDS:
@@ -341,7 +349,8 @@ def _blocks(text: str) -> list[str]:
                 current.append(line)
         if current:
             blocks.append("\n".join(current))
-    return blocks
+    # a list flattened onto one line ("- Race conditions, … - Deadlocks, …"): one item each
+    return [item for b in blocks for item in (_INLINE_ITEM.split(b) if _ITEM.match(b) else [b])]
 
 
 def _glued_break(word: str, canon: str, m: re.Match[str]) -> bool:
@@ -624,5 +633,51 @@ def find_support(
                     )
                 )
                 continue
+            swap = substitution(toks, [t for x in sents for t in x.toks])
+            if swap:
+                near(SupportResult(False, ev_id, first, last, cov, "ANCHOR_MISMATCH: " + swap))
+                continue
             return SupportResult(True, ev_id, first, last, cov, "")
     return best
+
+
+def _content_stems(toks: Sequence[str]) -> frozenset[str]:
+    return frozenset(stem(t) for t in toks if t not in STOPWORDS)
+
+
+def substitution(claim: Sequence[str], sentence: Sequence[str]) -> str:
+    """Does the claim put a word in the place of one of its sentence's? Aligned on stems
+    (:class:`difflib.SequenceMatcher`), a *replaced* run of at most three tokens on each
+    side, between runs the two share, is a substitution when
+
+    * its content words are not in the sentence at all ("the nearest enclosing
+      *function*" for "the nearest enclosing *loop*"), or
+    * two replaced runs trade places ("*Crates* … within a *module*" for "*Modules* …
+      within a *crate*"; "the *second* argument … the *first*" for the reverse): a swap
+      of roles.
+
+    Words the claim *adds* (an insertion) are what the coverage slack is for; a word it
+    *substitutes* is another claim. Returns a reason, or ``""``."""
+    a = [stem(t) for t in claim]
+    b = [stem(t) for t in sentence]
+    ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    equal = sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal")
+    if equal < max(3, len(a) // 2):
+        return ""
+    claim_all, sent_all = _content_stems(claim), _content_stems(sentence)
+    swaps: list[tuple[frozenset[str], frozenset[str]]] = []
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag != "replace" or i2 - i1 > 3 or j2 - j1 > 3:
+            continue
+        mine, theirs = _content_stems(claim[i1:i2]), _content_stems(sentence[j1:j2])
+        if not mine or not theirs or mine & theirs:
+            continue
+        flanked = (k > 0 and ops[k - 1][0] == "equal") + (k + 1 < len(ops) and ops[k + 1][0] == "equal")
+        if flanked == 2 and not (mine & sent_all):
+            return f"{' '.join(claim[i1:i2])!r} stands where the sentence has {' '.join(sentence[j1:j2])!r}"
+        if flanked:
+            swaps.append((mine, theirs))
+    for (m1, t1), (m2, t2) in combinations(swaps, 2):
+        if m1 & t2 and m2 & t1:
+            return f"roles swapped: {sorted(m1)} and {sorted(m2)} trade places with the sentence's"
+    return ""

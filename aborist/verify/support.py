@@ -289,6 +289,8 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
     if not toks:
         return True
     title = is_title_like(quote)
+    last_word = _TITLE_WORD.findall(canonicalize(quote))[-1:]
+    words_cap_last = bool(last_word) and last_word[0][0].isupper()
     own: set[str] = set()
     canon_unit = canonicalize(unit)
     at = canon_unit.find('"' + canonicalize(quote))
@@ -306,6 +308,8 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
             ev.canonical_text
         ]
         for m in (m for text in texts for m in pattern.finditer(text)):
+            if title and quote[:1].isupper() and not m.group(0)[:1].isupper():
+                continue  # "The types covered" is not the title "Types"
             text = m.string
             before = re.search(
                 r"(?:([^\W_]+) )?([^\W_]+)(?:[ -]|: )[\"']?$",
@@ -320,7 +324,7 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
                     and (title or before.group(2).lower() not in STOPWORDS)
                 )
                 or (
-                    multi
+                    (multi or quote[:1].isupper())
                     and before.group(2) in _TITLE_CONNECTORS
                     and bool(before.group(1))
                     and before.group(1)[0].isupper()
@@ -333,7 +337,7 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
                     and after.group(1).lower() not in own
                 )
                 or (
-                    multi
+                    (multi or words_cap_last)
                     and after.group(1) in _TITLE_CONNECTORS
                     and bool(after.group(2))
                     and after.group(2)[0].isupper()
