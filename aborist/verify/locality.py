@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from difflib import SequenceMatcher
-from itertools import combinations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
+from aborist.verify.sentences import claim_parts, relative_clause, split_sentences
+from aborist.verify.stems import stem
+from aborist.verify.swaps import substitution
 from aborist.verify.textcanon import (
     NUMBER_WORDS,
     STOPWORDS,
@@ -60,6 +60,7 @@ __all__ = [
     "is_negated",
     "negated_outside",
     "question_anchors",
+    "relative_clause",
     "split_sentences",
     "stem",
 ]
@@ -74,18 +75,6 @@ _NEGATION = re.compile(
     r"|\bno\b(?!-)|n['\u2019]t\b|\b(?:fail(?:s|ed)?|unable)\s+to\b"
 )
 
-_ABBREV = frozenset(
-    """
-    mr mrs ms dr st jr sr vs etc inc co corp ltd no fig prof gen col lt sgt rev u.s e.g
-    i.e approx dept est cf al ca op vol pp ed eds mt ft ph
-    """.split()  # noqa: SIM905
-)
-_BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|))")
-_END = re.compile(r"(?<!\.\.)[.!?][\"')\]]*(\s*)(?=[\"'(\[]?[A-Z0-9])")
-_ITEM = re.compile(r"^[ \t]*[-*•+][ \t]")
-_INLINE_ITEM = re.compile(r"[ \t][-*•+][ \t](?=[A-Z])")
-_HEADING = re.compile(r"^[ \t]*#{1,6}\s")
-_LAST_WORD = re.compile(r"(\S+)$")
 
 _ORDINALS = {
     "first": 1,
@@ -139,34 +128,6 @@ DIRECTION_WORDS: frozenset[str] = frozenset(
     """.split()  # noqa: SIM905
 )
 _DIGITS = re.compile(r"^\d+(?:[.,]\d+)*$")
-_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
-_PARTS = re.compile(
-    r",\s+(?:and|but|while|whereas|which|who|where|although|though)\s+|[,;:]\s+|\s+-\s+"
-    r"|\s+(?:and|but)\s+(?=(?:it|he|she|they|this|these|its|his|her|their|the)\b)",
-    re.I,
-)
-#: A clause opened by one of these is asserted only with the clause after it
-#: ("If any of the rules are violated, the program won't compile"): never a part alone.
-_SUBORDINATORS = frozenset(
-    [
-        "if",
-        "when",
-        "whenever",
-        "unless",
-        "although",
-        "though",
-        "because",
-        "since",
-        "while",
-        "after",
-        "before",
-        "once",
-        "until",
-        "as",
-        "whereas",
-        "provided",
-    ]
-)
 #: Question words and generic request words: never question anchors.
 _QUESTION_GENERIC = frozenset(
     """
@@ -174,33 +135,6 @@ _QUESTION_GENERIC = frozenset(
     kind type tell give list did does do also both either year
     """.split()  # noqa: SIM905
 )
-
-
-@lru_cache(maxsize=65536)
-def stem(tok: str) -> str:
-    """A light suffix stripper (plural, -ed, -ing), then the first 7 letters; a number
-    (``30,847``, ``seven``) stems to its digits (``30847``, ``7``)."""
-    if tok in NUMBER_WORDS:
-        return NUMBER_WORDS[tok]
-    if not tok.isalpha():
-        if _THOUSANDS.match(tok):
-            return tok.replace(",", "")
-        return tok
-    if len(tok) > 5 and tok.endswith("ing"):
-        tok = tok[:-3]
-    elif len(tok) > 4 and tok.endswith("ied"):
-        tok = tok[:-3] + "y"
-    elif len(tok) > 4 and tok.endswith("ed"):
-        tok = tok[:-2]
-    elif len(tok) > 4 and tok.endswith("ies"):
-        tok = tok[:-3] + "y"
-    elif len(tok) > 4 and tok.endswith(("ches", "shes", "sses", "xes", "zes")):
-        tok = tok[:-2]
-    elif len(tok) > 3 and tok.endswith("s") and not tok.endswith(("ss", "us", "is")):
-        tok = tok[:-1]
-    if len(tok) > 4 and tok.endswith("e"):
-        tok = tok[:-1]
-    return tok[:7]
 
 
 def clear_memo() -> None:
@@ -333,66 +267,6 @@ def negated_outside(sentence_toks: Sequence[str], fragment_toks: Sequence[str]) 
     return found
 
 
-def _blocks(text: str) -> list[str]:
-    """Paragraphs, list items and table rows; a Markdown heading line is a block alone."""
-    blocks: list[str] = []
-    for block in _BLOCK_BREAK.split(text):
-        lines = block.split("\n")
-        current: list[str] = []
-        for line in lines:
-            if _HEADING.match(line):
-                if current:
-                    blocks.append("\n".join(current))
-                blocks.append(line)
-                current = []
-            else:
-                current.append(line)
-        if current:
-            blocks.append("\n".join(current))
-    # a list flattened onto one line ("- Race conditions, … - Deadlocks, …"): one item each
-    return [item for b in blocks for item in (_INLINE_ITEM.split(b) if _ITEM.match(b) else [b])]
-
-
-def _glued_break(word: str, canon: str, m: re.Match[str]) -> bool:
-    """A period glued to the next sentence ("century.First", "in 1989.James",
-    "(GCHQ).The") ends a sentence after a lower-case word or a number of two characters
-    or more, a closing bracket or quote allowed between, and before a capital letter."""
-    core = word.rstrip(")]\"'")
-    nxt = canon[m.end() : m.end() + 1]
-    if not nxt.isalpha() or not nxt.isupper() or len(core) < 2:
-        return False
-    tail = core[-2:]
-    return (tail.isalpha() and tail.islower()) or tail.isdigit() or core != word
-
-
-def split_sentences(text: str) -> list[str]:
-    """Cut ``text`` into sentences (canonical form); rules in the module docstring."""
-    if "\n" not in text and _END.search(text) is None:
-        canon = canonicalize(text)
-        return [canon] if canon else []
-    out: list[str] = []
-    for block in _blocks(text):
-        canon = canonicalize(block)
-        if not canon:
-            continue
-        start = 0
-        for m in _END.finditer(canon):
-            before = _LAST_WORD.search(canon[start : m.start()])
-            word = before.group(1).lower().lstrip("(\"'[") if before else ""
-            if len(word) == 1 and word.isalpha():
-                continue
-            if word in _ABBREV:
-                continue
-            if not m.group(1) and not _glued_break(before.group(1) if before else "", canon, m):
-                continue  # "U.S.A", "Node.Js", "3.5": no space, so only after a word
-            out.append(canon[start : m.end()].strip())
-            start = m.end()
-        tail = canon[start:].strip()
-        if tail:
-            out.append(tail)
-    return [s for s in out if s]
-
-
 @dataclass(frozen=True)
 class Sentence:
     """One sentence of an evidence object, with what the support test looks at."""
@@ -426,37 +300,6 @@ def build_sentences(text: str) -> tuple[Sentence, ...]:
             )
         )
     return tuple(built)
-
-
-def claim_parts(text: str) -> list[str]:
-    """The clauses of a claim for the multi-sentence rule; pieces with fewer than two
-    content tokens are joined to the piece before them."""
-    pieces = [
-        p.strip()
-        for sentence in split_sentences(text)
-        for p in _PARTS.split(sentence)
-        if p and p.strip()
-    ]
-    parts: list[str] = []
-    bound = False  # the last part opened a subordinate clause: the next one belongs to it
-    for p in pieces:
-        n = sum(1 for t in tokens(p) if t not in STOPWORDS)
-        first = tokens(p)[:1]
-        opens = bool(first) and first[0] in _SUBORDINATORS
-        if parts and bound:
-            parts[-1] = parts[-1] + " " + p
-            bound = False
-        elif parts and n < 2 and not opens:
-            parts[-1] = parts[-1] + " " + p
-        else:
-            parts.append(p)
-            bound = opens
-    if bound and len(parts) > 1:
-        parts[-2:] = [parts[-2] + " " + parts[-1]]
-    if len(parts) > 1 and sum(1 for t in tokens(parts[0]) if t not in STOPWORDS) < 2:
-        parts[1] = parts[0] + " " + parts[1]
-        parts = parts[1:]
-    return parts
 
 
 def question_anchors(question: str | None, unit_toks: Sequence[str]) -> frozenset[str]:
@@ -544,6 +387,7 @@ def find_support(
     min_coverage: float,
     ignore: frozenset[str] = frozenset(),
     must_contain: Sequence[str] = (),
+    antecedent: frozenset[str] = frozenset(),
 ) -> SupportResult:
     """The first passage (object order, then sentence order) of at most ``window``
     adjacent sentences that supports ``text``; ``ignore`` are stems left out of the
@@ -633,51 +477,21 @@ def find_support(
                     )
                 )
                 continue
+            if antecedent and not antecedent & stems:
+                near(
+                    SupportResult(
+                        False,
+                        ev_id,
+                        first,
+                        last,
+                        cov,
+                        "NOT_LOCALLY_SUPPORTED: the clause's antecedent is not in the passage",
+                    )
+                )
+                continue
             swap = substitution(toks, [t for x in sents for t in x.toks])
             if swap:
                 near(SupportResult(False, ev_id, first, last, cov, "ANCHOR_MISMATCH: " + swap))
                 continue
             return SupportResult(True, ev_id, first, last, cov, "")
     return best
-
-
-def _content_stems(toks: Sequence[str]) -> frozenset[str]:
-    return frozenset(stem(t) for t in toks if t not in STOPWORDS)
-
-
-def substitution(claim: Sequence[str], sentence: Sequence[str]) -> str:
-    """Does the claim put a word in the place of one of its sentence's? Aligned on stems
-    (:class:`difflib.SequenceMatcher`), a *replaced* run of at most three tokens on each
-    side, between runs the two share, is a substitution when
-
-    * its content words are not in the sentence at all ("the nearest enclosing
-      *function*" for "the nearest enclosing *loop*"), or
-    * two replaced runs trade places ("*Crates* … within a *module*" for "*Modules* …
-      within a *crate*"; "the *second* argument … the *first*" for the reverse): a swap
-      of roles.
-
-    Words the claim *adds* (an insertion) are what the coverage slack is for; a word it
-    *substitutes* is another claim. Returns a reason, or ``""``."""
-    a = [stem(t) for t in claim]
-    b = [stem(t) for t in sentence]
-    ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    equal = sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal")
-    if equal < max(3, len(a) // 2):
-        return ""
-    claim_all, sent_all = _content_stems(claim), _content_stems(sentence)
-    swaps: list[tuple[frozenset[str], frozenset[str]]] = []
-    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
-        if tag != "replace" or i2 - i1 > 3 or j2 - j1 > 3:
-            continue
-        mine, theirs = _content_stems(claim[i1:i2]), _content_stems(sentence[j1:j2])
-        if not mine or not theirs or mine & theirs:
-            continue
-        flanked = (k > 0 and ops[k - 1][0] == "equal") + (k + 1 < len(ops) and ops[k + 1][0] == "equal")
-        if flanked == 2 and not (mine & sent_all):
-            return f"{' '.join(claim[i1:i2])!r} stands where the sentence has {' '.join(sentence[j1:j2])!r}"
-        if flanked:
-            swaps.append((mine, theirs))
-    for (m1, t1), (m2, t2) in combinations(swaps, 2):
-        if m1 & t2 and m2 & t1:
-            return f"roles swapped: {sorted(m1)} and {sorted(m2)} trade places with the sentence's"
-    return ""

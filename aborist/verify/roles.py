@@ -52,7 +52,21 @@ CONTRAST = frozenset(
 )
 #: Prepositions of place: their object is a place, never the person a "who" asks for.
 PLACE = frozenset(
-    "at on in into onto from near inside outside within through throughout out".split()
+    [
+        "at",
+        "on",
+        "in",
+        "into",
+        "onto",
+        "from",
+        "near",
+        "inside",
+        "outside",
+        "within",
+        "through",
+        "throughout",
+        "out",
+    ]
 )
 GOVERNORS = CONTRAST | PLACE | frozenset(["to", "for", "with", "about", "of", "by"])
 _EXCLUDING = frozenset(["excluding", "except", "not", "without", "besides", "other", "than"])
@@ -234,10 +248,14 @@ def _typed(evidence: str, phrase: tuple[str, ...]) -> list[str]:
         body = r"[\W_]+".join(re.escape(t) for t in phrase[:k])
         pat = re.compile(r"(?<![^\W_])(?i:" + body + r")\s+\"?((?:[A-Z0-9][^\s\",;:()]*\s?){1,5})")
         # the kind is a common noun (its last word lower case), not part of a name
-        found = [m.group(1).strip() for m in pat.finditer(text) if m.group(0)[0:1] and _lower_head(m)]
+        found = [
+            m.group(1).strip() for m in pat.finditer(text) if m.group(0)[0:1] and _lower_head(m)
+        ]
         if found:
             return found
     return []
+
+
 _AGENT = re.compile(r"(?i)\b([^\W_]+)\s+by\s+")
 _PHRASE_END = re.compile(r"[,;:()\[\]\"]|\.\s|\.$|\s-\s")
 _NEXT_AGENT = re.compile(r"(?i)(?:\s+and)?\s+[^\W_]+\s+by\s")

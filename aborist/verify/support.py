@@ -25,9 +25,11 @@ from aborist.verify.evidence import EvidenceObject
 from aborist.verify.locality import (
     SupportResult,
     claim_parts,
+    content_stems,
     find_support,
     negated_outside,
     question_anchors,
+    relative_clause,
     split_sentences,
     stem,
 )
@@ -81,8 +83,15 @@ def local_support(
     parts = claim_parts(text) if not must_contain else []
     if len(parts) > 1:
         found: list[SupportResult] = []
-        for part in parts:
-            r = find_support(part, objects, window=window, min_coverage=cov, ignore=ignore)
+        for k, part in enumerate(parts):
+            # a relative clause ("…, in which two threads wait") is said of the clause before
+            # it: its passage must name something of that clause too
+            also = (
+                content_stems(tokens(parts[k - 1])) if k and relative_clause(part) else frozenset()
+            )
+            r = find_support(
+                part, objects, window=window, min_coverage=cov, ignore=ignore, antecedent=also
+            )
             if not r.supported:
                 break
             found.append(r)
