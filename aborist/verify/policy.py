@@ -51,6 +51,7 @@ class VerifierPolicy(BaseModel):
     question_anchor_share: float = Field(default=0.0, ge=0.0, le=1.0)
     answer_roles: bool = True
     answer_subject_bridge: int = Field(default=1, ge=0, le=5)
+    answer_entity_bridge: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

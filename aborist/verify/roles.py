@@ -148,6 +148,14 @@ def lemma(tok: str) -> str:
     return stem(_IRREGULAR.get(tok, tok))
 
 
+def _verb_like(tok: str) -> bool:
+    """A finite verb by its shape: an irregular past form, or a word ending in ``-s`` /
+    ``-ed`` ("wrote", "gives", "directed"; not "game", "novel", "album")."""
+    return tok in _IRREGULAR or (
+        len(tok) > 3 and tok.endswith(("s", "ed")) and not tok.endswith("ss")
+    )
+
+
 @dataclass(frozen=True)
 class QuestionFrame:
     """What the question's shape says about the slot it asks for."""
@@ -185,7 +193,7 @@ def question_frame(question: str) -> QuestionFrame:
                 j += 1
             if t not in {"who", "whom"} and (i + 1 >= len(toks) or toks[i + 1] in STOPWORDS):
                 j = len(toks)
-            if j < len(toks) and toks[j] not in STOPWORDS:
+            if j < len(toks) and toks[j] not in STOPWORDS and _verb_like(toks[j]):
                 agent.add(lemma(toks[j]))
         break
     obj = ""
@@ -257,7 +265,7 @@ def _typed(evidence: str, phrase: tuple[str, ...]) -> list[str]:
 
 
 _AGENT = re.compile(r"(?i)\b([^\W_]+)\s+by\s+")
-_PHRASE_END = re.compile(r"[,;:()\[\]\"]|\.\s|\.$|\s-\s")
+_PHRASE_END = re.compile(r"[,;:()\[\]]|\.\s|\.$|\s-\s")
 _NEXT_AGENT = re.compile(r"(?i)(?:\s+and)?\s+[^\W_]+\s+by\s")
 
 

@@ -196,6 +196,11 @@ def answers_question(
         for s in loc.evidence.passage.sentences[lo:hi]:
             stems |= s.stems
         n = len(anchors & stems)
+        reached = set(range(lo, hi))
+        if n < need and policy.answer_entity_bridge:
+            via, where_from = _entity_bridge(toks, loc, anchors)
+            if via > n:
+                n, reached = via, reached | where_from
         if dist and n >= policy.question_anchor_min:
             n = _near(toks, loc, anchors, dist)
         best = max(best, n)
@@ -208,7 +213,7 @@ def answers_question(
             else ""
         )
         if not conflict and policy.answer_roles and not offered:
-            conflict = _stated_elsewhere(anchors, loc)
+            conflict = _stated_elsewhere(anchors, loc, reached)
         if not conflict:
             where = "its sentence" if hi <= loc.last + 1 else "its sentence and what follows"
             return True, f"answers the question: shares {n} question term(s) in {where}"
@@ -220,7 +225,7 @@ def answers_question(
     )
 
 
-def _stated_elsewhere(anchors: frozenset[str], loc: Located) -> str:
+def _stated_elsewhere(anchors: frozenset[str], loc: Located, reached: set[int]) -> str:
     """A sentence of the span's object that holds *every* term of the question (three or
     more) states the relation asked about; a span outside it and its neighbours answers
     something else ("A "break" statement … terminates the loop without executing the
@@ -229,25 +234,70 @@ def _stated_elsewhere(anchors: frozenset[str], loc: Located) -> str:
         return ""
     sents = loc.evidence.passage.sentences
     full = [i for i, s in enumerate(sents) if anchors <= s.stems]
-    if full and not any(loc.first <= i <= loc.last for i in full):
+    if full and not any(i in reached for i in full):
         return f"another: sentence {full[0] + 1} holds every term of the question"
     return ""
+
+
+_LEAD = re.compile(
+    r"^[\"'(]*((?:[A-Z][^\s,;:()\"]*)(?:\s+(?:of|de|van|von|[A-Z][^\s,;:()\"]*)){0,4})"
+)
+
+
+def _entity_bridge(
+    toks: Sequence[str], loc: Located, anchors: frozenset[str]
+) -> tuple[int, set[int]]:
+    """Question terms reached through the *subject* of the span's sentence: when the
+    sentence opens with a name ("Deadwood (…) is a city … the county seat of Lawrence
+    County") that another sentence of the object names together with the question's terms
+    ("It is on display at the Adams Museum in Deadwood"), that sentence's terms count —
+    the answer is a fact about the thing the question leads to (a two-hop question)."""
+    sents = loc.evidence.passage.sentences
+    m = _LEAD.match(sents[loc.first].text)
+    if m is None:
+        return 0, set()
+    lead = [t for t in tokens(m.group(1)) if t not in STOPWORDS]
+    if not lead or set(lead) & set(toks):
+        return 0, set()
+    form = match_form(lead)
+    best, where = 0, set()
+    for i, s in enumerate(sents):
+        if not loc.first <= i <= loc.last and form in s.form:
+            n = len(anchors & s.stems)
+            if n > best:
+                best, where = n, {i}
+    return best, where
 
 
 #: A sentence that opens with one of these continues the subject of the one before.
 _PRONOUNS = frozenset(["he", "she", "it", "they", "his", "her", "its", "their"])
 
 
+_COPULA = frozenset(["is", "was", "are", "were"])
+_ARTICLES = frozenset(["a", "an", "the"])
+
+
+def _complement(toks: Sequence[str], sentence: Sequence[str]) -> bool:
+    """Is the span the complement of its sentence's first copula ("Peggy Seeger (born
+    1935) is an *American* folksinger")? Then it is said of the sentence's subject."""
+    k = next((i for i, t in enumerate(sentence) if t in _COPULA), -1)
+    if k < 0:
+        return False
+    at = k + 1 + (k + 1 < len(sentence) and sentence[k + 1] in _ARTICLES)
+    return list(sentence[at : at + len(toks)]) == list(toks)
+
+
 def _bridge(toks: Sequence[str], loc: Located, chain: int) -> int:
     """End (exclusive) of the sentences a span that *opens* its sentence (its subject,
-    after an optional "the") reaches through the pronoun-led sentences after it ("Walter
-    Coy (1909-1974) was an actor. He was best known for narrating "Frontier"."): up to
-    ``chain`` of them; ``0`` when the span is not its sentence's subject."""
+    after an optional "the"), or is its first copula's complement, reaches through the
+    pronoun-led sentences after it ("Walter Coy (1909-1974) was an actor. He was best
+    known for narrating "Frontier"."): up to ``chain`` of them; ``0`` when the span is
+    not said of its sentence's subject."""
     sents = loc.evidence.passage.sentences
     first = list(sents[loc.first].toks)
     if first[:1] == ["the"] and toks[:1] != ["the"]:
         first = first[1:]
-    if chain <= 0 or first[: len(toks)] != list(toks):
+    if chain <= 0 or not (first[: len(toks)] == list(toks) or _complement(toks, first)):
         return 0
     end = loc.last + 1
     while end < len(sents) and end - loc.last <= chain and sents[end].toks[0] in _PRONOUNS:

@@ -256,3 +256,28 @@ def test_a_title_quotation_is_matched_with_its_capitals_and_connectors() -> None
     gof = "The book is colloquially referred to as The Gang of Four book."
     assert rung('The book is referred to as "Four book".', [gof]) == 4
     assert rung('The book is referred to as "The Gang of Four book".', [gof]) <= 2
+
+
+def test_a_span_reaches_the_question_through_its_sentence_s_subject() -> None:
+    evidence = [
+        "The stone is on display at the Adams Museum in Deadwood. Deadwood is a city in "
+        "South Dakota and the county seat of Lawrence County."
+    ]
+    q = "The stone is on display at a museum in what county?"
+    assert rung("Lawrence County", evidence, question=q) == 1
+    off = VerifierPolicy(answer_entity_bridge=False)
+    assert rung("Lawrence County", evidence, question=q, policy=off) == 3
+    # the subject must be named beside the question's terms
+    apart = [
+        "The stone is on display at the Adams Museum. Deadwood is the seat of Lawrence County."
+    ]
+    assert rung("Lawrence County", apart, question=q) == 3
+
+
+def test_a_copula_complement_reaches_the_pronoun_led_sentence_after_it() -> None:
+    evidence = ["Peggy Seeger is an American folksinger. She was married to James Miller."]
+    q = "What nationality was James Miller's wife?"
+    assert rung("American", evidence, question=q) == 1
+    assert (
+        rung("American", evidence, question=q, policy=VerifierPolicy(answer_subject_bridge=0)) == 3
+    )
