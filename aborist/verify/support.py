@@ -191,7 +191,7 @@ def answers_question(
     conflict = ""
     for loc in located:
         stems: set[str] = set()
-        lo = max(0, loc.first - reach)
+        lo = min(max(0, loc.first - reach), _back(loc, policy.answer_subject_bridge))
         hi = max(loc.last + 1 + reach, _bridge(toks, loc, policy.answer_subject_bridge))
         for s in loc.evidence.passage.sentences[lo:hi]:
             stems |= s.stems
@@ -303,6 +303,17 @@ def _bridge(toks: Sequence[str], loc: Located, chain: int) -> int:
     while end < len(sents) and end - loc.last <= chain and sents[end].toks[0] in _PRONOUNS:
         end += 1
     return end
+
+
+def _back(loc: Located, chain: int) -> int:
+    """Start of the sentences a span in a pronoun-led sentence reaches back to: the
+    sentence before, when that one names the subject the pronoun continues ("Junkers was
+    a German aircraft manufacturer. It produced airplanes in Dessau."); else its own."""
+    sents = loc.evidence.passage.sentences
+    k = loc.first
+    if chain <= 0 or k == 0 or sents[k].toks[0] not in _PRONOUNS:
+        return k
+    return k if sents[k - 1].toks[0] in _PRONOUNS else k - 1
 
 
 def _near(toks: Sequence[str], loc: Located, anchors: frozenset[str], dist: int) -> int:

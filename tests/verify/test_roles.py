@@ -281,3 +281,19 @@ def test_a_copula_complement_reaches_the_pronoun_led_sentence_after_it() -> None
     assert (
         rung("American", evidence, question=q, policy=VerifierPolicy(answer_subject_bridge=0)) == 3
     )
+
+
+def test_a_pronoun_led_sentence_reaches_back_to_the_sentence_naming_its_subject() -> None:
+    evidence = [
+        "Junkers was a major German aircraft manufacturer. It produced airplanes in Dessau."
+    ]
+    q = "The German aircraft manufacturer was based in which city?"
+    assert rung("Dessau", evidence, question=q) == 1
+    off = VerifierPolicy(answer_subject_bridge=0)
+    assert rung("Dessau", evidence, question=q, policy=off) == 3
+    # two pronoun-led sentences: the one before names no subject, so no reach
+    chain = [
+        "Junkers was founded long ago. It was a major German aircraft manufacturer. It "
+        "produced airplanes in Dessau."
+    ]
+    assert rung("Dessau", chain, question=q) == 3
