@@ -8,25 +8,29 @@ words around one occurrence of the span in its sentence and names a **role confl
 positive lexical evidence that the span fills another slot than the one the question asks
 for. No conflict is not proof of an answer; a conflict is proof of a non-answer.
 
-Five rules, each from the shape of the question (:class:`QuestionFrame`):
+The rules, each from the shape of the question (:class:`QuestionFrame`); the table in
+docs/verifier.md §19.9 is the specification:
 
-* **echo** — every content word of the span is a word of the question, and the question
-  does not offer alternatives (``A or B``): the question names the span itself ("Which
-  statement … excluding globals?" → ``global``), so it cannot be what is asked for.
+* **excluded** — the question rules a word of the span out itself ("Which statement …
+  excluding globals?" → ``global``).
+* **number** — a bare number (with at most one lower-case unit word: ``32 bits``)
+  answers only a question that asks for a quantity or a time (``how many/much/old/long``,
+  ``when``, ``year``, ``number``, ``age`` …).
+* **type** — for "Which/What N …", the evidence names another thing right after the kind
+  N (a common noun: "the American animated television series *South Park*") and never
+  the span.
 * **agent** — the question asks for the agent of a relation ("directed by whom?", "Who
   wrote …?", "Which argument gives …?") and the sentence states that relation's agent
   phrase (``directed by Y``, ``given by Y``) without the span in ``Y``.
 * **object** — the question asks for the object of its final verb ("What does the call
   block?", "What do lambda expressions create?"): the span must stand right after a form
   of that verb, or right before it with only a form of *be* between (passive).
-* **governor** — the span is the object of a preposition (after a determiner, if any)
-  that the question does not use: ``behind Walmart``, ``performed on "The Simpsons"``,
-  ``an abbreviation for reference counting`` answer no question that lacks ``behind``,
-  ``on`` or ``for``. ``by`` (the agent) and ``of`` (a noun's complement: "county seat of
-  Lawrence County") are not governors here.
-* **number** — a span that starts with a number answers only a question that asks for a
-  quantity or a time (``how many/much/old/long``, ``when``, ``what year``, ``number``,
-  ``age`` …).
+* **contrast / place** — the span is the object of a contrast word (``behind Walmart``,
+  ``than``, ``unlike`` …) or, for a "who" question, of a place preposition (``at``,
+  ``in``, ``out of`` …) that the question does not use.
+
+A fifth kind of conflict, another sentence stating every term of the question, needs the
+whole evidence object and lives in :mod:`aborist.verify.support`.
 
 All tests are on the canonical sentence text (punctuation matters for the agent phrase:
 it ends at a comma, bracket or clause mark).
@@ -44,7 +48,7 @@ from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
 __all__ = ["QuestionFrame", "other_alternative", "question_frame", "role_conflict"]
 
 _WH = frozenset(["who", "whom", "whose", "what", "which", "where", "when", "how"])
-#: Prepositions whose object fills a slot of its own (place, time, contrast, company).
+#: Words whose object is the other party of a comparison or contrast.
 CONTRAST = frozenset(
     """
     behind than unlike versus vs against except besides beside instead rather
