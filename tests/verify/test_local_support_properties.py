@@ -156,3 +156,37 @@ def test_a_bare_name_that_is_the_agent_of_another_relation_is_never_strict(
     question = f"The {noun} was {verbs[0]} by whom?"
     assert verify_answer(names[1], evidence, question=question).rung >= 3
     assert verify_answer(names[0], evidence, question=question).rung == 1
+
+
+@PROPS
+@given(
+    names=st.lists(st.sampled_from(NAMES), min_size=2, max_size=2, unique=True),
+    noun=st.sampled_from(NOUNS),
+    place=st.sampled_from(PLACES),
+    word=st.sampled_from(["behind", "than", "unlike", "against"]),
+    before=st.integers(0, 2),
+)
+def test_the_other_party_of_a_contrast_is_never_strict(
+    names: list[str], noun: str, place: str, word: str, before: int
+) -> None:
+    sentence = f"{names[0]} runs the second largest {noun} in {place}, {word} {names[1]}."
+    evidence = build_evidence(_evidence(sentence, before, 1))
+    question = f"Who runs the second largest {noun} in {place}?"
+    assert verify_answer(names[1], evidence, question=question).rung >= 3
+    assert verify_answer(names[0], evidence, question=question).rung == 1
+
+
+@PROPS
+@given(
+    names=st.lists(st.sampled_from(NAMES), min_size=2, max_size=2, unique=True),
+    nouns=st.lists(st.sampled_from(NOUNS), min_size=2, max_size=2, unique=True),
+    pick=st.integers(0, 1),
+)
+def test_a_choice_is_never_strict_on_names_alone(
+    names: list[str], nouns: list[str], pick: int
+) -> None:
+    evidence = build_evidence(
+        [f"{names[0]} restored a {nouns[0]}. {names[1]} funded a {nouns[1]}."]
+    )
+    question = f"Who was born first, {names[0]} or {names[1]}?"
+    assert verify_answer(names[pick], evidence, question=question).rung >= 3
