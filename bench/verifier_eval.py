@@ -11,7 +11,8 @@
   ``question``, ``kind`` faithful|corrupted, ``corruption``): corrupted vouched, faithful
   STRICT; a row's ``mode`` (default quote) is honoured. ``--pairs PATH`` reads another
   file. Skipped (with a line saying so) when the file is absent.
-* ``--windows 1,2,3``: the headline rates again for each ``support_window_sentences``.
+* ``--windows 1,2,3``: the headline rates again for each ``support_window_sentences``;
+  ``--sweep FIELD=V1,V2`` the same for any policy field (a trade-off table).
 * Throughput: a 5-claim claim-lattice answer over ~60 KB of evidence (ten 6 KB objects
   built from the HaluEval knowledge texts), verifications per CPU-second (one core,
   single-threaded, memo caches cleared before every call), evidence objects built once
@@ -215,11 +216,53 @@ def quality_rows(
     return rows
 
 
+def sweep(
+    args: argparse.Namespace,
+    policy: VerifierPolicy,
+    limit: int | None,
+    field: str,
+    values: list[str],
+) -> None:
+    """Print the headline rates for each value of one policy field (a trade-off table)."""
+    print()
+    print(
+        f"| {field} | HaluEval halluc. vouched | halluc. STRICT | right non-yes/no STRICT "
+        "| WiCE supported vouched | partially vouched | not_supported vouched "
+        "| pairs corrupted vouched | faithful STRICT |"
+    )
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for value in values:
+        pol = VerifierPolicy(**{**policy.model_dump(), field: value})
+        hh, ww = halueval(args.data, pol, limit), wice(args.data, pol, limit)
+        pp = pairs(args.pairs, pol)
+        n, nn = sum(hh["right"].values()), sum(hh["right_nonpolar"].values())
+        cells = [
+            pct(_vouched(hh["hallucinated"]), n),
+            pct(hh["hallucinated"]["VERIFIED"], n),
+            pct(hh["right_nonpolar"]["VERIFIED"], nn),
+        ]
+        for label in ("supported", "partially_supported", "not_supported"):
+            c = ww.get(label, Counter())
+            cells.append(pct(_vouched(c), sum(c.values())))
+        for kind, key in (("corrupted", "v"), ("faithful", "s")):
+            c = pp.get(kind, Counter()) if pp else Counter()
+            hit = _vouched(c) if key == "v" else c["VERIFIED"]
+            cells.append(pct(hit, sum(c.values())))
+        print(f"| {value} | " + " | ".join(cells) + " |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--windows", default="", help="comma-separated window sizes to compare")
+    parser.add_argument(
+        "--sweep",
+        action="append",
+        default=[],
+        metavar="FIELD=V1,V2,...",
+        help="the headline rates again for each value of a VerifierPolicy field (repeatable)",
+    )
     parser.add_argument("--quick", action="store_true", help="a few seconds; still checked")
     parser.add_argument("--pairs", type=Path, default=PAIRS, help="faithful/corrupted pairs")
     parser.add_argument(
@@ -272,27 +315,14 @@ def main() -> int:
         ),
     ]
     _print(table)
-    if args.windows:
-        print()
-        print(
-            "| window (sentences) | HaluEval halluc. vouched | halluc. STRICT "
-            "| right non-yes/no STRICT | WiCE supported vouched | partially vouched "
-            "| not_supported vouched |"
-        )
-        print("|--:|--:|--:|--:|--:|--:|--:|")
-        for size in (int(x) for x in args.windows.split(",")):
-            pol = policy.model_copy(update={"support_window_sentences": size})
-            hh, ww = halueval(args.data, pol, limit), wice(args.data, pol, limit)
-            n, nn = sum(hh["right"].values()), sum(hh["right_nonpolar"].values())
-            cells = [
-                pct(_vouched(hh["hallucinated"]), n),
-                pct(hh["hallucinated"]["VERIFIED"], n),
-                pct(hh["right_nonpolar"]["VERIFIED"], nn),
-            ]
-            for label in ("supported", "partially_supported", "not_supported"):
-                c = ww.get(label, Counter())
-                cells.append(pct(_vouched(c), sum(c.values())))
-            print(f"| {size} | " + " | ".join(cells) + " |")
+    sweeps = [("support_window_sentences", args.windows)] if args.windows else []
+    try:
+        sweeps += [(f, v) for f, _, v in (item.partition("=") for item in args.sweep)]
+        for field, values in sweeps:
+            sweep(args, policy, limit, field, values.split(","))
+    except ValueError as e:
+        print(f"bad --sweep: {e}".splitlines()[0], file=sys.stderr)
+        return 2
     checks = [
         sum(h["right"].values()) == sum(h["hallucinated"].values()) > 0,
         sum(sum(c.values()) for c in w.values()) > 0,

@@ -33,8 +33,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
+from aborist.verify.sentences import claim_parts, relative_clause, split_sentences
+from aborist.verify.stems import stem
+from aborist.verify.swaps import substitution
 from aborist.verify.textcanon import (
     NUMBER_WORDS,
     STOPWORDS,
@@ -58,6 +60,7 @@ __all__ = [
     "is_negated",
     "negated_outside",
     "question_anchors",
+    "relative_clause",
     "split_sentences",
     "stem",
 ]
@@ -72,16 +75,6 @@ _NEGATION = re.compile(
     r"|\bno\b(?!-)|n['\u2019]t\b|\b(?:fail(?:s|ed)?|unable)\s+to\b"
 )
 
-_ABBREV = frozenset(
-    """
-    mr mrs ms dr st jr sr vs etc inc co corp ltd no fig prof gen col lt sgt rev u.s e.g
-    i.e approx dept est cf al ca op vol pp ed eds mt ft
-    """.split()  # noqa: SIM905
-)
-_BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|))")
-_END = re.compile(r"(?<!\.\.)[.!?][\"')\]]*(\s*)(?=[\"'(\[]?[A-Z0-9])")
-_HEADING = re.compile(r"^[ \t]*#{1,6}\s")
-_LAST_WORD = re.compile(r"(\S+)$")
 
 _ORDINALS = {
     "first": 1,
@@ -98,6 +91,8 @@ _ORDINALS = {
     "twelfth": 12,
     "last": -1,
 }
+#: How many times: "evaluated once" is not "evaluated twice".
+_TIMES = {"once": 1, "twice": 2, "thrice": 3}
 _ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _MONTHS = {
     m: i
@@ -133,34 +128,6 @@ DIRECTION_WORDS: frozenset[str] = frozenset(
     """.split()  # noqa: SIM905
 )
 _DIGITS = re.compile(r"^\d+(?:[.,]\d+)*$")
-_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
-_PARTS = re.compile(
-    r",\s+(?:and|but|while|whereas|which|who|where|although|though)\s+|[,;:]\s+|\s+-\s+"
-    r"|\s+(?:and|but)\s+(?=(?:it|he|she|they|this|these|its|his|her|their|the)\b)",
-    re.I,
-)
-#: A clause opened by one of these is asserted only with the clause after it
-#: ("If any of the rules are violated, the program won't compile"): never a part alone.
-_SUBORDINATORS = frozenset(
-    [
-        "if",
-        "when",
-        "whenever",
-        "unless",
-        "although",
-        "though",
-        "because",
-        "since",
-        "while",
-        "after",
-        "before",
-        "once",
-        "until",
-        "as",
-        "whereas",
-        "provided",
-    ]
-)
 #: Question words and generic request words: never question anchors.
 _QUESTION_GENERIC = frozenset(
     """
@@ -168,33 +135,6 @@ _QUESTION_GENERIC = frozenset(
     kind type tell give list did does do also both either year
     """.split()  # noqa: SIM905
 )
-
-
-@lru_cache(maxsize=65536)
-def stem(tok: str) -> str:
-    """A light suffix stripper (plural, -ed, -ing), then the first 7 letters; a number
-    (``30,847``, ``seven``) stems to its digits (``30847``, ``7``)."""
-    if tok in NUMBER_WORDS:
-        return NUMBER_WORDS[tok]
-    if not tok.isalpha():
-        if _THOUSANDS.match(tok):
-            return tok.replace(",", "")
-        return tok
-    if len(tok) > 5 and tok.endswith("ing"):
-        tok = tok[:-3]
-    elif len(tok) > 4 and tok.endswith("ied"):
-        tok = tok[:-3] + "y"
-    elif len(tok) > 4 and tok.endswith("ed"):
-        tok = tok[:-2]
-    elif len(tok) > 4 and tok.endswith("ies"):
-        tok = tok[:-3] + "y"
-    elif len(tok) > 4 and tok.endswith(("ches", "shes", "sses", "xes", "zes")):
-        tok = tok[:-2]
-    elif len(tok) > 3 and tok.endswith("s") and not tok.endswith(("ss", "us", "is")):
-        tok = tok[:-1]
-    if len(tok) > 4 and tok.endswith("e"):
-        tok = tok[:-1]
-    return tok[:7]
 
 
 def clear_memo() -> None:
@@ -226,6 +166,8 @@ def _anchor_key(tok: str) -> str | None:
     m = _ORDINAL_DIGITS.match(tok)
     if m:
         return f"o:{int(m.group(1))}"
+    if tok in _TIMES:
+        return f"x:{_TIMES[tok]}"
     if tok in _MONTHS:
         return f"m:{_MONTHS[tok]}"
     if tok in DIRECTION_WORDS:
@@ -325,53 +267,6 @@ def negated_outside(sentence_toks: Sequence[str], fragment_toks: Sequence[str]) 
     return found
 
 
-def _blocks(text: str) -> list[str]:
-    """Paragraphs, list items and table rows; a Markdown heading line is a block alone."""
-    blocks: list[str] = []
-    for block in _BLOCK_BREAK.split(text):
-        lines = block.split("\n")
-        current: list[str] = []
-        for line in lines:
-            if _HEADING.match(line):
-                if current:
-                    blocks.append("\n".join(current))
-                blocks.append(line)
-                current = []
-            else:
-                current.append(line)
-        if current:
-            blocks.append("\n".join(current))
-    return blocks
-
-
-def split_sentences(text: str) -> list[str]:
-    """Cut ``text`` into sentences (canonical form); rules in the module docstring."""
-    if "\n" not in text and _END.search(text) is None:
-        canon = canonicalize(text)
-        return [canon] if canon else []
-    out: list[str] = []
-    for block in _blocks(text):
-        canon = canonicalize(block)
-        if not canon:
-            continue
-        start = 0
-        for m in _END.finditer(canon):
-            before = _LAST_WORD.search(canon[start : m.start()])
-            word = before.group(1).lower().lstrip("(\"'[") if before else ""
-            if len(word) == 1 and word.isalpha():
-                continue
-            if word in _ABBREV:
-                continue
-            if not m.group(1) and not (len(word) >= 2 and word[-2:].isalpha() and word.islower()):
-                continue  # "U.S.A", "Node.Js": no space, so only after a lower-case word
-            out.append(canon[start : m.end()].strip())
-            start = m.end()
-        tail = canon[start:].strip()
-        if tail:
-            out.append(tail)
-    return [s for s in out if s]
-
-
 @dataclass(frozen=True)
 class Sentence:
     """One sentence of an evidence object, with what the support test looks at."""
@@ -405,37 +300,6 @@ def build_sentences(text: str) -> tuple[Sentence, ...]:
             )
         )
     return tuple(built)
-
-
-def claim_parts(text: str) -> list[str]:
-    """The clauses of a claim for the multi-sentence rule; pieces with fewer than two
-    content tokens are joined to the piece before them."""
-    pieces = [
-        p.strip()
-        for sentence in split_sentences(text)
-        for p in _PARTS.split(sentence)
-        if p and p.strip()
-    ]
-    parts: list[str] = []
-    bound = False  # the last part opened a subordinate clause: the next one belongs to it
-    for p in pieces:
-        n = sum(1 for t in tokens(p) if t not in STOPWORDS)
-        first = tokens(p)[:1]
-        opens = bool(first) and first[0] in _SUBORDINATORS
-        if parts and bound:
-            parts[-1] = parts[-1] + " " + p
-            bound = False
-        elif parts and n < 2 and not opens:
-            parts[-1] = parts[-1] + " " + p
-        else:
-            parts.append(p)
-            bound = opens
-    if bound and len(parts) > 1:
-        parts[-2:] = [parts[-2] + " " + parts[-1]]
-    if len(parts) > 1 and sum(1 for t in tokens(parts[0]) if t not in STOPWORDS) < 2:
-        parts[1] = parts[0] + " " + parts[1]
-        parts = parts[1:]
-    return parts
 
 
 def question_anchors(question: str | None, unit_toks: Sequence[str]) -> frozenset[str]:
@@ -523,6 +387,7 @@ def find_support(
     min_coverage: float,
     ignore: frozenset[str] = frozenset(),
     must_contain: Sequence[str] = (),
+    antecedent: frozenset[str] = frozenset(),
 ) -> SupportResult:
     """The first passage (object order, then sentence order) of at most ``window``
     adjacent sentences that supports ``text``; ``ignore`` are stems left out of the
@@ -611,6 +476,22 @@ def find_support(
                         f"POLARITY_MISMATCH: the claim is {what}, the passage is not",
                     )
                 )
+                continue
+            if antecedent and not antecedent & stems:
+                near(
+                    SupportResult(
+                        False,
+                        ev_id,
+                        first,
+                        last,
+                        cov,
+                        "NOT_LOCALLY_SUPPORTED: the clause's antecedent is not in the passage",
+                    )
+                )
+                continue
+            swap = substitution(toks, [t for x in sents for t in x.toks])
+            if swap:
+                near(SupportResult(False, ev_id, first, last, cov, "ANCHOR_MISMATCH: " + swap))
                 continue
             return SupportResult(True, ev_id, first, last, cov, "")
     return best

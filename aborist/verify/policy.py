@@ -15,7 +15,7 @@ from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = ["DEFAULT_POLICY", "VERIFIER_VERSION", "VerifierPolicy", "policy_hash"]
 
-VERIFIER_VERSION = "aborist-verifier/2.0.0"
+VERIFIER_VERSION = "aborist-verifier/2.1.0"
 
 
 class VerifierPolicy(BaseModel):
@@ -49,6 +49,9 @@ class VerifierPolicy(BaseModel):
     question_anchor_neighbours: int = Field(default=0, ge=0, le=3)
     question_anchor_distance: int = Field(default=0, ge=0)
     question_anchor_share: float = Field(default=0.0, ge=0.0, le=1.0)
+    answer_roles: bool = True
+    answer_subject_bridge: int = Field(default=1, ge=0, le=5)
+    answer_entity_bridge: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

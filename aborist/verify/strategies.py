@@ -83,6 +83,8 @@ SOURCE_REFERENCES: frozenset[str] = frozenset(
 
 
 _ATTRIBUTION_VERBS = ATTRIBUTION_CUES - SOURCE_REFERENCES
+#: Stems of the source references, computed once (ignored by a frame's local support).
+_SOURCE_STEMS = stems_of(sorted(SOURCE_REFERENCES))
 #: Quotations of up to this many tokens are checked for being whole (titles, names).
 _TITLE_MAX_TOKENS = 12
 
@@ -155,9 +157,7 @@ def quote_grade(
             ["all quotations verbatim; the frame attributes them to the source"],
         )
     quoted = [ev for ev in evidence if ev.evidence_id in ids]
-    ok, why, _ids = local_support(
-        text, quoted, policy, ignore=stems_of(sorted(SOURCE_REFERENCES)), must_contain=quotes
-    )
+    ok, why, _ids = local_support(text, quoted, policy, ignore=_SOURCE_STEMS, must_contain=quotes)
     if ok and refs and short:
         return (
             GRADE_VERBATIM,

@@ -25,13 +25,16 @@ from aborist.verify.evidence import EvidenceObject
 from aborist.verify.locality import (
     SupportResult,
     claim_parts,
+    content_stems,
     find_support,
     negated_outside,
     question_anchors,
+    relative_clause,
     split_sentences,
     stem,
 )
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.roles import other_alternative, role_conflict
 from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
 
 __all__ = [
@@ -80,8 +83,15 @@ def local_support(
     parts = claim_parts(text) if not must_contain else []
     if len(parts) > 1:
         found: list[SupportResult] = []
-        for part in parts:
-            r = find_support(part, objects, window=window, min_coverage=cov, ignore=ignore)
+        for k, part in enumerate(parts):
+            # a relative clause ("…, in which two threads wait") is said of the clause before
+            # it: its passage must name something of that clause too
+            also = (
+                content_stems(tokens(parts[k - 1])) if k and relative_clause(part) else frozenset()
+            )
+            r = find_support(
+                part, objects, window=window, min_coverage=cov, ignore=ignore, antecedent=also
+            )
             if not r.supported:
                 break
             found.append(r)
@@ -159,6 +169,14 @@ def answers_question(
     anchors = question_anchors(question, toks)
     if not anchors:
         return True, ""
+    other = other_alternative(question, toks)
+    offered = bool(other)  # a choice question names the span: nothing to compete with
+    anchors -= other
+    if not anchors:
+        return False, (
+            "NOT_ANSWER_ANCHORED: the question offers a choice and names no other term to "
+            "find beside the span"
+        )
     best = 0
     reach = policy.question_anchor_neighbours
     need = policy.question_anchor_min
@@ -170,21 +188,132 @@ def answers_question(
         )
         need = max(need, math.ceil(policy.question_anchor_share * top))
     dist = policy.question_anchor_distance
+    conflict = ""
     for loc in located:
         stems: set[str] = set()
-        lo = max(0, loc.first - reach)
-        for s in loc.evidence.passage.sentences[lo : loc.last + 1 + reach]:
+        lo = min(max(0, loc.first - reach), _back(loc, policy.answer_subject_bridge))
+        hi = max(loc.last + 1 + reach, _bridge(toks, loc, policy.answer_subject_bridge))
+        for s in loc.evidence.passage.sentences[lo:hi]:
             stems |= s.stems
         n = len(anchors & stems)
+        reached = set(range(lo, hi))
+        if n < need and policy.answer_entity_bridge:
+            via, where_from = _entity_bridge(toks, loc, anchors)
+            if via > n:
+                n, reached = via, reached | where_from
         if dist and n >= policy.question_anchor_min:
             n = _near(toks, loc, anchors, dist)
-        if n >= need:
-            return True, f"answers the question: shares {n} question term(s) in its sentence"
         best = max(best, n)
+        if n < need:
+            continue
+        own = " ".join(s.text for s in loc.evidence.passage.sentences[loc.first : loc.last + 1])
+        conflict = (
+            role_conflict(text, question, own, loc.evidence.canonical_text)
+            if policy.answer_roles
+            else ""
+        )
+        if not conflict and policy.answer_roles and not offered:
+            conflict = _stated_elsewhere(anchors, loc, reached)
+        if not conflict:
+            where = "its sentence" if hi <= loc.last + 1 else "its sentence and what follows"
+            return True, f"answers the question: shares {n} question term(s) in {where}"
+    if conflict:
+        return False, f"NOT_ANSWER_ANCHORED: the span fills another slot ({conflict})"
     return False, (
         f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
         f"terms {sorted(anchors)} (needs {need})"
     )
+
+
+def _stated_elsewhere(anchors: frozenset[str], loc: Located, reached: set[int]) -> str:
+    """A sentence of the span's object that holds *every* term of the question (three or
+    more) states the relation asked about; a span outside it and its neighbours answers
+    something else ("A "break" statement … terminates the loop without executing the
+    else clause" for a span "continue" from the next sentence)."""
+    if len(anchors) < 3:
+        return ""
+    sents = loc.evidence.passage.sentences
+    full = [i for i, s in enumerate(sents) if anchors <= s.stems]
+    if full and not any(i in reached for i in full):
+        return f"another: sentence {full[0] + 1} holds every term of the question"
+    return ""
+
+
+_LEAD = re.compile(
+    r"^[\"'(]*((?:[A-Z][^\s,;:()\"]*)(?:\s+(?:of|de|van|von|[A-Z][^\s,;:()\"]*)){0,4})"
+)
+
+
+def _entity_bridge(
+    toks: Sequence[str], loc: Located, anchors: frozenset[str]
+) -> tuple[int, set[int]]:
+    """Question terms reached through the *subject* of the span's sentence: when the
+    sentence opens with a name ("Deadwood (…) is a city … the county seat of Lawrence
+    County") that another sentence of the object names together with the question's terms
+    ("It is on display at the Adams Museum in Deadwood"), that sentence's terms count —
+    the answer is a fact about the thing the question leads to (a two-hop question)."""
+    sents = loc.evidence.passage.sentences
+    m = _LEAD.match(sents[loc.first].text)
+    if m is None:
+        return 0, set()
+    lead = [t for t in tokens(m.group(1)) if t not in STOPWORDS]
+    if not lead or set(lead) & set(toks):
+        return 0, set()
+    form = match_form(lead)
+    best, where = 0, set()
+    for i, s in enumerate(sents):
+        if not loc.first <= i <= loc.last and form in s.form:
+            n = len(anchors & s.stems)
+            if n > best:
+                best, where = n, {i}
+    return best, where
+
+
+#: A sentence that opens with one of these continues the subject of the one before.
+_PRONOUNS = frozenset(["he", "she", "it", "they", "his", "her", "its", "their"])
+
+
+_COPULA = frozenset(["is", "was", "are", "were"])
+_ARTICLES = frozenset(["a", "an", "the"])
+
+
+def _complement(toks: Sequence[str], sentence: Sequence[str]) -> bool:
+    """Is the span the complement of its sentence's first copula ("Peggy Seeger (born
+    1935) is an *American* folksinger")? Then it is said of the sentence's subject."""
+    k = next((i for i, t in enumerate(sentence) if t in _COPULA), -1)
+    if k < 0:
+        return False
+    at = k + 1 + (k + 1 < len(sentence) and sentence[k + 1] in _ARTICLES)
+    return list(sentence[at : at + len(toks)]) == list(toks)
+
+
+def _bridge(toks: Sequence[str], loc: Located, chain: int) -> int:
+    """End (exclusive) of the sentences a span that *opens* its sentence (its subject,
+    after an optional "the"), or is its first copula's complement, reaches through the
+    pronoun-led sentences after it ("Walter Coy (1909-1974) was an actor. He was best
+    known for narrating "Frontier"."): up to ``chain`` of them; ``0`` when the span is
+    not said of its sentence's subject."""
+    sents = loc.evidence.passage.sentences
+    first = list(sents[loc.first].toks)
+    if first[:1] == ["the"] and toks[:1] != ["the"]:
+        first = first[1:]
+    if chain <= 0 or not (first[: len(toks)] == list(toks) or _complement(toks, first)):
+        return 0
+    end = loc.last + 1
+    while end < len(sents) and end - loc.last <= chain and sents[end].toks[0] in _PRONOUNS:
+        end += 1
+    return end
+
+
+def _back(loc: Located, chain: int) -> int:
+    """Start of the sentences a span in a pronoun-led sentence reaches back to: the
+    sentence before, when that one names the subject the pronoun continues ("Junkers was
+    a German aircraft manufacturer. It produced airplanes in Dessau."); else its own."""
+    sents = loc.evidence.passage.sentences
+    k = loc.first
+    if chain <= 0 or k == 0 or sents[k].toks[0] not in _PRONOUNS:
+        return k
+    return k if sents[k - 1].toks[0] in _PRONOUNS else k - 1
 
 
 def _near(toks: Sequence[str], loc: Located, anchors: frozenset[str], dist: int) -> int:
@@ -230,6 +359,8 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
     if not toks:
         return True
     title = is_title_like(quote)
+    last_word = _TITLE_WORD.findall(canonicalize(quote))[-1:]
+    words_cap_last = bool(last_word) and last_word[0][0].isupper()
     own: set[str] = set()
     canon_unit = canonicalize(unit)
     at = canon_unit.find('"' + canonicalize(quote))
@@ -247,6 +378,8 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
             ev.canonical_text
         ]
         for m in (m for text in texts for m in pattern.finditer(text)):
+            if title and quote[:1].isupper() and not m.group(0)[:1].isupper():
+                continue  # "The types covered" is not the title "Types"
             text = m.string
             before = re.search(
                 r"(?:([^\W_]+) )?([^\W_]+)(?:[ -]|: )[\"']?$",
@@ -261,7 +394,7 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
                     and (title or before.group(2).lower() not in STOPWORDS)
                 )
                 or (
-                    multi
+                    (multi or quote[:1].isupper())
                     and before.group(2) in _TITLE_CONNECTORS
                     and bool(before.group(1))
                     and before.group(1)[0].isupper()
@@ -274,7 +407,7 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
                     and after.group(1).lower() not in own
                 )
                 or (
-                    multi
+                    (multi or words_cap_last)
                     and after.group(1) in _TITLE_CONNECTORS
                     and bool(after.group(2))
                     and after.group(2)[0].isupper()

@@ -280,8 +280,10 @@ def test_every_verdict_carries_its_rung() -> None:
 def test_the_stricter_bare_span_knobs() -> None:
     evidence = ["Beowulf is a film directed by Robert Zemeckis and written by Neil Gaiman."]
     q = "Beowulf was directed by who?"
-    assert rung("Neil Gaiman", evidence, question=q) == 1  # the sentence shares "directed"
-    near = VerifierPolicy(question_anchor_distance=3)
+    assert rung("Neil Gaiman", evidence, question=q) == 3  # the agent of "directed" is Zemeckis
+    no_roles = VerifierPolicy(answer_roles=False)
+    assert rung("Neil Gaiman", evidence, question=q, policy=no_roles) == 1  # shares "directed"
+    near = VerifierPolicy(question_anchor_distance=3, answer_roles=False)
     assert rung("Neil Gaiman", evidence, question=q, policy=near) == 3
     assert rung("Robert Zemeckis", evidence, question=q, policy=near) == 1
     two = ["Beowulf is a film directed by Robert Zemeckis. Neil Gaiman wrote about Beowulf."]

@@ -1,0 +1,161 @@
+"""Cutting evidence and claims into sentences (docs/verifier.md §19.1).
+
+At a blank line; at a line that starts a Markdown heading, list item or table row (a
+heading line is a sentence alone); inside a list flattened onto one line (``- A - B``);
+and after ``.``, ``!`` or ``?`` before a capital, a digit, a quote or a bracket — not after
+an ellipsis, a one-letter initial or a common abbreviation (``Gen.``, ``e.g.``, ``U.S.``,
+``Ph.`` …). A period glued to a capital ("century.First", "1989.James", "(GCHQ).The") is a
+break after a lower-case word, a number or a closing bracket.
+"""
+
+from __future__ import annotations
+
+import re
+
+from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
+
+__all__ = ["claim_parts", "relative_clause", "split_sentences"]
+
+_ABBREV = frozenset(
+    """
+    mr mrs ms dr st jr sr vs etc inc co corp ltd no fig prof gen col lt sgt rev u.s e.g
+    i.e approx dept est cf al ca op vol pp ed eds mt ft ph lit
+    """.split()  # noqa: SIM905
+)
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|))")
+_END = re.compile(r"(?<!\.\.)[.!?][\"')\]]*(\s*)(?=[\"'(\[]?[A-Z0-9])")
+_ITEM = re.compile(r"^[ \t]*[-*•+][ \t]")
+_INLINE_ITEM = re.compile(r"[ \t][-*•+][ \t](?=[A-Z])")
+_HEADING = re.compile(r"^[ \t]*#{1,6}\s")
+_LAST_WORD = re.compile(r"(\S+)$")
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, list items and table rows; a Markdown heading line is a block alone."""
+    blocks: list[str] = []
+    for block in _BLOCK_BREAK.split(text):
+        lines = block.split("\n")
+        current: list[str] = []
+        for line in lines:
+            if _HEADING.match(line):
+                if current:
+                    blocks.append("\n".join(current))
+                blocks.append(line)
+                current = []
+            else:
+                current.append(line)
+        if current:
+            blocks.append("\n".join(current))
+    # a list flattened onto one line ("- Race conditions, … - Deadlocks, …"): one item each
+    return [item for b in blocks for item in (_INLINE_ITEM.split(b) if _ITEM.match(b) else [b])]
+
+
+def _glued_break(word: str, canon: str, m: re.Match[str]) -> bool:
+    """A period glued to the next sentence ("century.First", "in 1989.James",
+    "(GCHQ).The") ends a sentence after a lower-case word or a number of two characters
+    or more, a closing bracket or quote allowed between, and before a capital letter."""
+    core = word.rstrip(")]\"'")
+    nxt = canon[m.end() : m.end() + 1]
+    if not nxt.isalpha() or not nxt.isupper() or len(core) < 2:
+        return False
+    tail = core[-2:]
+    return (tail.isalpha() and tail.islower()) or tail.isdigit() or core != word
+
+
+def split_sentences(text: str) -> list[str]:
+    """Cut ``text`` into sentences (canonical form); rules in the module docstring."""
+    if "\n" not in text and _END.search(text) is None and not _ITEM.match(text):
+        canon = canonicalize(text)
+        return [canon] if canon else []
+    out: list[str] = []
+    for block in _blocks(text):
+        canon = canonicalize(block)
+        if not canon:
+            continue
+        start = 0
+        for m in _END.finditer(canon):
+            before = _LAST_WORD.search(canon[start : m.start()])
+            word = before.group(1).lower().lstrip("(\"'[") if before else ""
+            if len(word) == 1 and word.isalpha():
+                continue
+            if word in _ABBREV:
+                continue
+            if not m.group(1) and not _glued_break(before.group(1) if before else "", canon, m):
+                continue  # "U.S.A", "Node.Js", "3.5": no space, so only after a word
+            out.append(canon[start : m.end()].strip())
+            start = m.end()
+        tail = canon[start:].strip()
+        if tail:
+            out.append(tail)
+    return [s for s in out if s]
+
+
+_PARTS = re.compile(
+    r",\s+(?:and|but|while|whereas|although|though)\s+|,\s+(?=(?:which|who|whom|whose|where)\b)"
+    r"|[,;:]\s+|\s+-\s+"
+    r"|\s+(?:and|but)\s+(?=(?:it|he|she|they|this|these|its|his|her|their|the)\b)",
+    re.I,
+)
+#: A clause opened by one of these is asserted only with the clause after it
+#: ("If any of the rules are violated, the program won't compile"): never a part alone.
+_SUBORDINATORS = frozenset(
+    [
+        "if",
+        "when",
+        "whenever",
+        "unless",
+        "although",
+        "though",
+        "because",
+        "since",
+        "while",
+        "after",
+        "before",
+        "once",
+        "until",
+        "as",
+        "whereas",
+        "provided",
+    ]
+)
+
+
+_RELATIVE = frozenset(["which", "who", "whom", "whose", "where", "that"])
+
+
+def relative_clause(part: str) -> bool:
+    """Does ``part`` open with a relative pronoun ("which …", "in which …", "who …")?
+    Such a clause says something *of* the clause before it."""
+    head = tokens(part)[:2]
+    return bool(head) and (head[0] in _RELATIVE or (len(head) > 1 and head[1] in _RELATIVE))
+
+
+def claim_parts(text: str) -> list[str]:
+    """The clauses of a claim for the multi-sentence rule; pieces with fewer than two
+    content tokens are joined to the piece before them."""
+    pieces = [
+        p.strip()
+        for sentence in split_sentences(text)
+        for p in _PARTS.split(sentence)
+        if p and p.strip()
+    ]
+    parts: list[str] = []
+    bound = False  # the last part opened a subordinate clause: the next one belongs to it
+    for p in pieces:
+        n = sum(1 for t in tokens(p) if t not in STOPWORDS)
+        first = tokens(p)[:1]
+        opens = bool(first) and first[0] in _SUBORDINATORS
+        if parts and bound:
+            parts[-1] = parts[-1] + " " + p
+            bound = False
+        elif parts and n < 2 and not opens:
+            parts[-1] = parts[-1] + " " + p
+        else:
+            parts.append(p)
+            bound = opens
+    if bound and len(parts) > 1:
+        parts[-2:] = [parts[-2] + " " + parts[-1]]
+    if len(parts) > 1 and sum(1 for t in tokens(parts[0]) if t not in STOPWORDS) < 2:
+        parts[1] = parts[0] + " " + parts[1]
+        parts = parts[1:]
+    return parts
