@@ -26,6 +26,7 @@ import re
 from itertools import accumulate
 from typing import Any
 
+import orjson
 import rfc8785
 
 from ledger.canonical import _dumps, canonical_text
@@ -149,13 +150,19 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
     :class:`JSONRefusedError` naming why (too large, too deep, not JSON, a duplicate key,
     or not canonical).
 
-    The honest case costs one C parse, one C serialization and a few substring tests:
-    when the stdlib's sorted, compact, non-ASCII-preserving ``json.dumps`` of the value
-    gives ``text`` back, and no number or character is of the kinds where that differs
-    from JCS (see :func:`ledger.canonical.canonical_json`), ``text`` is canonical. Floats
-    JCS writes otherwise are checked token by token (:func:`_exact`); a text with
-    characters at or above U+D800 against :func:`~ledger.canonical.canonical_text`."""
+    The honest case costs one ``orjson`` parse and serialization and a few substring
+    tests (:func:`_shown_by_orjson`). Anything that test does not show canonical takes
+    the exact path: one C parse and one C serialization by the stdlib, compared with
+    ``text``, when no number or character is of the kinds where that differs from JCS
+    (see :func:`ledger.canonical.canonical_json`). Floats JCS writes otherwise are checked
+    token by token (:func:`_exact`); a text with characters at or above U+D800 against
+    :func:`~ledger.canonical.canonical_text`."""
     check_bounds(text, what=what)
+    high = not text.isascii() and _HIGH.search(text) is not None
+    if not high:
+        shown = _shown_by_orjson(text)
+        if shown is not _UNSHOWN:
+            return shown
     try:
         value, end = _scan_once(text, 0)
     except (StopIteration, ValueError):
@@ -166,7 +173,6 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
         dumped: str | None = _dumps(value)
     except ValueError:  # a number past the double range (1e400)
         dumped = None
-    high = not text.isascii() and _HIGH.search(text) is not None
     # (An integer past I-JSON was read as a double, which dumps writes unlike the text.)
     if dumped == text and not high and not _odd_float(text):
         return value
@@ -175,14 +181,52 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
     return _walked(text, value, what)
 
 
+#: What :func:`_shown_by_orjson` returns when it shows nothing (``None`` is a JSON value).
+_UNSHOWN: Any = object()
+_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+
+
+def _shown_by_orjson(text: str) -> Any:
+    """The value of ``text`` (no character at or above U+D800) if ``text`` is shown to be
+    its own RFC 8785 form by ``orjson``, else :data:`_UNSHOWN` (not a refusal: the exact
+    path decides).
+
+    Shown means: ``orjson.dumps(orjson.loads(text))`` with sorted keys gives ``text``
+    back, byte for byte, and ``text`` holds no float of the two kinds orjson writes
+    unlike JCS (:func:`_odd_float`: an exponent, always signed, or an integral float
+    such as ``1.0``). That proves ``text == JCS(parse(text))`` because each byte form of
+    the output is JCS's (``tests/ledger/test_jsonsafe.py`` checks every one): strings are
+    escaped exactly as JCS escapes them (checked over every code point); members are
+    sorted by code point, which is UTF-16 order for characters below U+D800, the only
+    ones here; integers are plain decimal, and with ``OPT_STRICT_INTEGER`` any past
+    I-JSON (|n| > 2**53 - 1, which JCS reads as a double) refuses to serialize; a float
+    with neither exponent nor ``.0`` is written in plain notation with the shortest
+    digits that round-trip, as JCS (ECMAScript) writes it; the output has no whitespace.
+    The parse's own leniencies cannot slip through: whatever orjson reads, its output is
+    compact JSON with one member per key, so a duplicate key, whitespace, another escape
+    or number form, or anything not JSON makes the output differ from ``text``. And the
+    value handed back is what any correct parser reads from ``text``, since ``text`` is
+    orjson's serialization of it."""
+    try:
+        value = orjson.loads(text)
+        same = orjson.dumps(value, option=_ORJSON_OPTIONS) == text.encode("utf-8")
+    except (ValueError, TypeError, UnicodeError):  # not JSON, an integer past I-JSON, ...
+        return _UNSHOWN
+    if same and not _odd_float(text):
+        return value
+    return _UNSHOWN
+
+
 def _odd_float(text: str) -> bool:
-    """Whether ``text``, as the stdlib's ``json.dumps`` wrote it, may hold a float JCS
-    writes otherwise: an exponent (``repr`` always signs it) or an integral float
-    (``1.0``, which JCS writes ``1``). Plain substring tests; a hit inside a string only
-    costs the exact path."""
+    """Whether ``text``, as the stdlib's ``json.dumps`` or ``orjson`` wrote it, may hold
+    a float JCS writes otherwise: an exponent (both always sign it) or an integral float
+    (``1.0``, which JCS writes ``1``). Plain substring tests (the three of an integral
+    float only when a ``.0`` occurs at all); a hit inside a string only costs the exact
+    path."""
     return (
-        "e-" in text or "e+" in text or ".0," in text or ".0]" in text or ".0}" in text
-        or text.endswith(".0")
+        "e-" in text or "e+" in text
+        or (".0" in text and (".0," in text or ".0]" in text or ".0}" in text
+                              or text.endswith(".0")))
     )  # fmt: skip
 
 

@@ -1,0 +1,173 @@
+"""The fast proof of RFC 8785 form (``ledger.jsonsafe._shown_by_orjson``): every byte form
+its argument relies on is checked here against JCS, and whatever it shows canonical is
+canonical by the rfc8785 package, for honest and hostile texts alike."""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+from typing import Any
+
+import orjson
+import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledger.canonical import canonical_string
+from ledger.jsonsafe import (
+    _UNSHOWN,
+    JSONRefusedError,
+    _odd_float,
+    _shown_by_orjson,
+    parse_canonical,
+)
+
+_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+_LOW = st.characters(max_codepoint=0xD7FF)
+
+
+def _jcs(value: Any) -> str | None:
+    try:
+        return rfc8785.dumps(value).decode("utf-8")
+    except (rfc8785.CanonicalizationError, ValueError, TypeError):
+        return None
+
+
+def test_strings_are_escaped_as_jcs_escapes_them_for_every_code_point() -> None:
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    assert orjson.dumps(every).decode("utf-8") == canonical_string(every)
+    assert _jcs(every) == canonical_string(every)
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.text(_LOW, max_size=4), st.integers(0, 3), max_size=8))
+def test_members_are_sorted_as_jcs_sorts_them_below_u_d800(d: dict[str, int]) -> None:
+    assert orjson.dumps(d, option=_OPTS).decode("utf-8") == _jcs(d)
+
+
+@pytest.mark.parametrize("n", [2**53, -(2**53), 2**53 + 1, 2**63, -(2**63)])
+def test_an_integer_past_i_json_does_not_serialize(n: int) -> None:
+    with pytest.raises(TypeError):
+        orjson.dumps(n, option=_OPTS)
+
+
+def _float_agrees(x: float) -> None:
+    """A float orjson writes with no exponent and not as ``N.0`` is written as JCS does."""
+    form = orjson.dumps(x).decode("ascii")
+    if not _odd_float(form):
+        assert form == _jcs(x), x
+
+
+@settings(max_examples=2000)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_floats_outside_the_guard_are_written_as_jcs_writes_them(x: float) -> None:
+    _float_agrees(x)
+
+
+def test_floats_of_every_magnitude_agree() -> None:
+    """Random bit patterns (every exponent) and decimals near the notation thresholds."""
+    rng = random.Random(8785)
+    for _ in range(20_000):
+        x = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        if x == x and abs(x) != float("inf"):
+            _float_agrees(x)
+    for exp in range(-8, 23):
+        for _ in range(200):
+            _float_agrees(rng.random() * 10.0**exp)
+            _float_agrees(round(rng.random(), rng.randint(1, 9)) * 10.0**exp)
+
+
+values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**60), 2**60),
+              st.floats(allow_nan=False, allow_infinity=False), st.text()),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=15,
+)  # fmt: skip
+
+
+def _with_duplicate(text: str) -> str:
+    """``text`` with its first object's first member repeated (other value, same key)."""
+    i = text.find('{"')
+    if i < 0:
+        return text
+    j = text.find(":", i)
+    return text[: i + 1] + text[i + 1 : j] + ":0," + text[i + 1 :]
+
+
+_MUTATIONS = [
+    lambda t: t,
+    lambda t: t.replace(",", ", ", 1),
+    lambda t: t.replace("/", "\\/", 1),
+    lambda t: t.replace("é", "\\u00e9", 1),
+    lambda t: t.replace("\\u001f", "\\u001F", 1),
+    lambda t: t.replace("\\n", "\\u000a", 1),
+    lambda t: t.replace("0.5", "5e-1", 1),
+    lambda t: t.replace("1,", "1.0,", 1),
+    lambda t: t.replace("1,", "1E0,", 1),
+    lambda t: t.replace(":0", ":-0", 1),
+    lambda t: t.replace(":1", ":01", 1),
+    _with_duplicate,
+]
+hostile = st.one_of(
+    values.map(lambda v: json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(",", ":"))),
+    values.map(lambda v: orjson.dumps(v, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+               if _jcs(v) is not None else "null"),
+    values.map(json.dumps),
+    st.tuples(values, st.sampled_from(_MUTATIONS)).map(
+        lambda t: t[1](_jcs(t[0]) or "null")),
+    st.tuples(st.text(_LOW, max_size=3),
+              st.sampled_from(["1.0", "-0", "0.00001", "1e-05", "1E2", "10000000000000000",
+                               "9007199254740993", "9007199254740992", "1.5", "-1.25e+30",
+                               "123456789012345678", "1e+21", "0.0", "-0.0", "5e-324",
+                               "1e-7", "0.000001", "100.0"])).map(
+        lambda t: f'{{"{t[0]}":{t[1]}}}'),
+    st.text(max_size=20),
+)  # fmt: skip
+
+
+@settings(max_examples=1500)
+@given(hostile)
+def test_what_the_fast_path_shows_canonical_is_canonical(text: str) -> None:
+    """The oracle: a text the fast path accepts is the rfc8785 package's serialization of
+    the value it hands back, and that value is what the stdlib reads (so the exact path
+    would have handed back the same). Texts with characters at or above U+D800 never
+    reach it (:func:`parse_canonical` sends them to the exact path): checked whole."""
+    if any(ord(c) >= 0xD800 for c in text):
+        try:
+            value = parse_canonical(text)
+        except JSONRefusedError:
+            return
+        assert _jcs(value) == text
+        return
+    shown = _shown_by_orjson(text)
+    if shown is _UNSHOWN:
+        return
+    assert _jcs(shown) == text
+    assert json.loads(text) == shown
+    assert parse_canonical(text) == shown
+
+
+@settings(max_examples=500)
+@given(values)
+def test_honest_payloads_take_the_fast_path_when_they_can(value: Any) -> None:
+    """No float in the exponent or ``N.0`` form and nothing at or above U+D800: shown."""
+    text = _jcs(value)
+    if text is None or _odd_float(text) or any(ord(c) >= 0xD800 for c in text):
+        return
+    try:
+        orjson.dumps(orjson.loads(text), option=_OPTS)
+    except TypeError:  # digits past I-JSON (a double JCS writes as an integer)
+        return
+    assert _shown_by_orjson(text) is not _UNSHOWN
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"b":1,"a":2,"a":3}', '{"a":2,"a":3}', '{"a":1.0}', '{"a":9007199254740993}',
+     '{"a":9007199254740992}', '{"a":1e16}', '{"a":1e-7}', '{"a":"\\/"}', '{"a":"\\u00e9"}',
+     '{"a": 1}', '{"a":-0}', '{"a":"\\ud800"}', '{"a":1e400}', '{"a":01}', "[1,]"],
+)  # fmt: skip
+def test_known_non_canonical_or_uncertain_forms_are_not_shown(text: str) -> None:
+    assert _shown_by_orjson(text) is _UNSHOWN
