@@ -32,7 +32,7 @@ from typing import Any
 
 from ledger.envelope import RecordedEvent, validate_stream, validate_type
 from ledger.errors import PayloadError
-from ledger.jsonsafe import JSONRefusedError, parse_canonical
+from ledger.jsonsafe import CanonicalMemo, JSONRefusedError, parse_canonical
 
 __all__ = [
     "LISTED",
@@ -109,6 +109,8 @@ class EnvelopeCheck:
     when it is valid (callers that need it need not parse it again), else None."""
 
     last_recorded_at: str | None = None
+    #: Payload texts shown canonical in this check (see :meth:`_payload`).
+    canonical: CanonicalMemo = field(default_factory=CanonicalMemo, repr=False)
     events_checked: int = 0
     count: int = 0
     findings: list[EnvelopeFinding] = field(default_factory=list)
@@ -142,6 +144,29 @@ class EnvelopeCheck:
         if self.current:
             self.current = []
         self.events_checked += 1
+        # The common case in one expression: every field as the ledger writes it, the
+        # stream and type already seen valid, and the timestamp on the previous event's
+        # day and not before it (so the calendar was consulted for that day already).
+        # Anything else takes the field-by-field check, which names what is wrong.
+        seq, sseq, tv, eid = ev.seq, ev.stream_seq, ev.type_version, ev.event_id
+        at, last, valid = ev.recorded_at, self.last_recorded_at, self._valid
+        if (
+            type(seq) is int and seq >= 1 and type(sseq) is int and sseq >= 1
+            and type(tv) is int and tv >= 1 and type(eid) is str
+            and _UUID4.fullmatch(eid) is not None
+            and ("s", ev.stream) in valid and ("t", ev.type) in valid
+            and type(at) is str and last is not None and at >= last
+            and at[:10] == last[:10] and _RFC3339_UTC.fullmatch(at) is not None
+            and type(ev.payload_hash) is str and type(ev.prev_hash) is str
+            and type(ev.hash) is str
+        ):  # fmt: skip
+            self.last_recorded_at = at
+        else:
+            self._fields(ev)
+        return self._payload(ev)
+
+    def _fields(self, ev: RecordedEvent) -> None:
+        """Every field but the payload, one by one."""
         seq = ev.seq
         for name in ("seq", "stream_seq", "type_version"):
             value = getattr(ev, name)
@@ -177,14 +202,24 @@ class EnvelopeCheck:
             value = getattr(ev, name)
             if type(value) is not str:
                 self._find(seq, name, "text", value)
+
+    def _payload(self, ev: RecordedEvent) -> Any:
+        """The payload parsed if it is a JSON object in its own RFC 8785 form, else None
+        (and a finding).
+
+        A text shown canonical once in this check is not shown again (see
+        :class:`~ledger.jsonsafe.CanonicalMemo`: the memo holds the texts themselves, so
+        its verdict depends on nothing else, the chain included). Runs repeat many
+        payloads: the same question's cache check, prompt, answer and verdict."""
+        payload = ev.payload
         try:
-            data = parse_canonical(ev.payload)
+            data = parse_canonical(payload, memo=self.canonical)
         except JSONRefusedError as e:
-            self._find(seq, "payload", "a JSON object in its own RFC 8785 form", e.reason)
+            self._find(ev.seq, "payload", "a JSON object in its own RFC 8785 form", e.reason)
             return None
         if type(data) is not dict:
             kind = {list: "array", str: "string", bool: "boolean"}.get(type(data), "number")
-            self._find(seq, "payload", "a JSON object", "null" if data is None else f"a {kind}")
+            self._find(ev.seq, "payload", "a JSON object", "null" if data is None else f"a {kind}")
             return None
         return data
 

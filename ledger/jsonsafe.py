@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_PAYLOAD_BYTES",
+    "CanonicalMemo",
     "JSONRefusedError",
     "check_bounds",
     "parse_canonical",
@@ -76,6 +78,37 @@ def _depth(text: str) -> int:
 def check_bounds(text: str, *, max_bytes: int = MAX_PAYLOAD_BYTES, what: str = "payload") -> None:
     """Refuse ``text`` if it is not a ``str``, is longer than ``max_bytes`` in UTF-8 or
     nests deeper than :data:`MAX_DEPTH`; cheap for the texts the ledger writes."""
+    _check_size(text, max_bytes, what)
+    if _may_nest_deep(text):
+        _check_depth(text, what)
+
+
+def _may_nest_deep(text: str) -> bool:
+    """Whether ``text`` has more brackets than :data:`MAX_DEPTH` (else it cannot nest
+    deeper)."""
+    return text.count("[") + text.count("{") > MAX_DEPTH
+
+
+def _check_depth(text: str, what: str) -> None:
+    depth = _depth(text)
+    if depth > MAX_DEPTH:
+        raise JSONRefusedError(f"{what} nests {depth} levels deep; at most {MAX_DEPTH}")
+
+
+def _nesting(value: Any) -> int:
+    """How deep ``value`` (a parsed JSON value) nests: the depth :func:`_depth` finds in
+    its text, counted level by level without recursion."""
+    depth, level = 0, [value] if type(value) in (dict, list) else []
+    while level:
+        depth += 1
+        below: list[Any] = []
+        for v in level:
+            below.extend(v.values() if type(v) is dict else v)
+        level = [v for v in below if type(v) is dict or type(v) is list]
+    return depth
+
+
+def _check_size(text: str, max_bytes: int, what: str) -> None:
     if not isinstance(text, str):
         raise JSONRefusedError(f"{what} is {type(text).__name__}, not text")
     if len(text) * 4 > max_bytes:
@@ -85,10 +118,6 @@ def check_bounds(text: str, *, max_bytes: int = MAX_PAYLOAD_BYTES, what: str = "
             raise JSONRefusedError(f"{what} is not valid UTF-8 (a lone surrogate)") from None
         if size > max_bytes:
             raise JSONRefusedError(f"{what} is {size:,} bytes; at most {max_bytes:,}")
-    if text.count("[") + text.count("{") > MAX_DEPTH:
-        depth = _depth(text)
-        if depth > MAX_DEPTH:
-            raise JSONRefusedError(f"{what} nests {depth} levels deep; at most {MAX_DEPTH}")
 
 
 def _no_constant(name: str) -> Any:
@@ -145,7 +174,33 @@ def parse_json(text: str, *, max_bytes: int = MAX_FILE_BYTES, what: str = "file"
     return _decode(_STRICT, text, what, exact=False)
 
 
-def parse_canonical(text: str, *, what: str = "payload") -> Any:
+@dataclass(slots=True)
+class CanonicalMemo:
+    """Texts :func:`parse_canonical` has shown to be their own RFC 8785 form by the fast
+    proof (:func:`_shown_by_orjson`), for one reader of many payloads (a replay): such a
+    text, met again, is only parsed (each time a value of its own).
+
+    Sound on its own: the memo holds the texts themselves, so a text found in it is, byte
+    for byte, one the proof accepted (a set lookup hashes the whole text and compares it
+    whole on a match); nothing is keyed by a digest a row could lie about. Texts up to
+    ``max_text`` characters are kept, ``max_chars`` in all (then it starts over)."""
+
+    max_text: int = 64 * 1024
+    max_chars: int = 64 * 1024 * 1024
+    texts: set[str] = field(default_factory=set)
+    chars: int = 0
+
+    def add(self, text: str) -> None:
+        if len(text) > self.max_text:
+            return
+        if self.chars + len(text) > self.max_chars:
+            self.texts.clear()
+            self.chars = 0
+        self.texts.add(text)
+        self.chars += len(text)
+
+
+def parse_canonical(text: str, *, what: str = "payload", memo: CanonicalMemo | None = None) -> Any:
     """``text`` parsed, if it is its own RFC 8785 serialization; else
     :class:`JSONRefusedError` naming why (too large, too deep, not JSON, a duplicate key,
     or not canonical).
@@ -156,13 +211,25 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
     ``text``, when no number or character is of the kinds where that differs from JCS
     (see :func:`ledger.canonical.canonical_json`). Floats JCS writes otherwise are checked
     token by token (:func:`_exact`); a text with characters at or above U+D800 against
-    :func:`~ledger.canonical.canonical_text`."""
-    check_bounds(text, what=what)
+    :func:`~ledger.canonical.canonical_text`. With ``memo``, a text it holds is only
+    parsed, and a text the fast proof shows is added to it."""
+    if memo is not None and type(text) is str and text in memo.texts:
+        return orjson.loads(text)
+    _check_size(text, MAX_PAYLOAD_BYTES, what)
+    deep = _may_nest_deep(text)
     high = not text.isascii() and _HIGH.search(text) is not None
     if not high:
+        # orjson refuses more than 1,024 levels itself (no recursion error); the depth of
+        # what it parsed is counted on the value, cheaper than on the text's brackets.
         shown = _shown_by_orjson(text)
         if shown is not _UNSHOWN:
+            if deep and (depth := _nesting(shown)) > MAX_DEPTH:
+                raise JSONRefusedError(f"{what} nests {depth} levels deep; at most {MAX_DEPTH}")
+            if memo is not None:
+                memo.add(text)
             return shown
+    if deep:
+        _check_depth(text, what)
     try:
         value, end = _scan_once(text, 0)
     except (StopIteration, ValueError):
@@ -209,12 +276,44 @@ def _shown_by_orjson(text: str) -> Any:
     orjson's serialization of it."""
     try:
         value = orjson.loads(text)
-        same = orjson.dumps(value, option=_ORJSON_OPTIONS) == text.encode("utf-8")
+        out = orjson.dumps(value, option=_ORJSON_OPTIONS)
     except (ValueError, TypeError, UnicodeError):  # not JSON, an integer past I-JSON, ...
         return _UNSHOWN
-    if same and not _odd_float(text):
+    if out == text.encode("utf-8") and not _odd_float(text):
         return value
-    return _UNSHOWN
+    written = out.decode("utf-8")
+    if not _odd_float(written):  # no float orjson writes unlike JCS: ``out`` is JCS
+        return _UNSHOWN
+    return value if _jcs_floats(written) == text else _UNSHOWN
+
+
+#: A float as orjson writes it unlike JCS: with an exponent, or integral (``1.0``).
+_ORJSON_ODD_FLOAT = re.compile(r"-?\d+(?:\.\d+)?e[-+]\d+|-?\d+\.0(?=[,\]}]|$)")
+
+
+def _jcs_float(m: re.Match[str]) -> str:
+    form = _jcs_number(float(m.group()))
+    if form is None:  # pragma: no cover - orjson writes no NaN or infinity as a number
+        raise ValueError(m.group())
+    return form
+
+
+def _jcs_floats(out: str) -> str | None:
+    """orjson's output ``out`` with each float of the two odd kinds written as JCS
+    writes it (None if one has no JCS form).
+
+    Compared with the text orjson parsed, this shows the text canonical even though
+    orjson writes its floats otherwise (``0.000001``, ``1e-7``: a BM25 score), and it
+    is sound although the pattern cannot tell a number from a string's content: the
+    replacements hold no quote or backslash, so the strings of the result lie where
+    ``out``'s do; if one was changed, the text equal to the result would hold another
+    string than ``out``, that is than the value parsed from that very text, which
+    cannot be. So only number tokens were rewritten, each to the JCS form of the float
+    orjson wrote (its shortest round trip), and the result is ``JCS(value)``."""
+    try:
+        return _ORJSON_ODD_FLOAT.sub(_jcs_float, out)
+    except ValueError:  # pragma: no cover - see _jcs_float
+        return None
 
 
 def _odd_float(text: str) -> bool:

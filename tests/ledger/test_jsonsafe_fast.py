@@ -18,7 +18,12 @@ from hypothesis import strategies as st
 from ledger.canonical import canonical_string
 from ledger.jsonsafe import (
     _UNSHOWN,
+    MAX_DEPTH,
+    CanonicalMemo,
     JSONRefusedError,
+    _depth,
+    _jcs_int,
+    _nesting,
     _odd_float,
     _shown_by_orjson,
     parse_canonical,
@@ -145,8 +150,9 @@ def test_what_the_fast_path_shows_canonical_is_canonical(text: str) -> None:
     if shown is _UNSHOWN:
         return
     assert _jcs(shown) == text
-    assert json.loads(text) == shown
-    assert parse_canonical(text) == shown
+    # Integers past I-JSON read as doubles, as JCS reads them; types compared too.
+    assert repr(json.loads(text, parse_int=_jcs_int)) == repr(shown)
+    assert repr(parse_canonical(text)) == repr(shown)
 
 
 @settings(max_examples=500)
@@ -165,9 +171,74 @@ def test_honest_payloads_take_the_fast_path_when_they_can(value: Any) -> None:
 
 @pytest.mark.parametrize(
     "text",
+    ['{"a":0.000001}', '{"a":1e-7}', '{"a":1.5e+300}', '{"a":[1,0.5,1e+21]}',
+     '{"a":"1e-7","b":0.000006}', '{"a":-5e-324,"b":1.7976931348623157e+308}'],
+)  # fmt: skip
+def test_floats_orjson_writes_otherwise_are_shown_in_their_jcs_form(text: str) -> None:
+    shown = _shown_by_orjson(text)
+    assert shown is not _UNSHOWN and _jcs(shown) == text
+
+
+def test_a_string_holding_such_a_float_is_left_to_the_exact_path() -> None:
+    """The rewrite cannot tell a string's content from a number: a string holding
+    orjson's form of such a float is rewritten too, the result then differs from the
+    text (whose string it is), and the exact path decides; nothing is accepted wrongly."""
+    assert _shown_by_orjson('{"a":"0.000006","b":0.000006}') is not _UNSHOWN
+    assert _shown_by_orjson('{"a":"6e-6","b":0.000006}') is _UNSHOWN
+    assert parse_canonical('{"a":"6e-6","b":0.000006}') == {"a": "6e-6", "b": 6e-6}
+    assert _shown_by_orjson('{"a":"0.000006","b":6e-6}') is _UNSHOWN
+    with pytest.raises(JSONRefusedError):
+        parse_canonical('{"a":"0.000006","b":6e-6}')
+
+
+@pytest.mark.parametrize(
+    "text",
     ['{"b":1,"a":2,"a":3}', '{"a":2,"a":3}', '{"a":1.0}', '{"a":9007199254740993}',
-     '{"a":9007199254740992}', '{"a":1e16}', '{"a":1e-7}', '{"a":"\\/"}', '{"a":"\\u00e9"}',
+     '{"a":9007199254740992}', '{"a":1e16}', '{"a":1E-7}', '{"a":1e-07}', '{"a":"\\/"}',
+     '{"a":"\\u00e9"}',
      '{"a": 1}', '{"a":-0}', '{"a":"\\ud800"}', '{"a":1e400}', '{"a":01}', "[1,]"],
 )  # fmt: skip
 def test_known_non_canonical_or_uncertain_forms_are_not_shown(text: str) -> None:
     assert _shown_by_orjson(text) is _UNSHOWN
+
+
+@settings(max_examples=300)
+@given(values)
+def test_the_depth_counted_on_the_value_is_the_depth_of_the_text(value: Any) -> None:
+    text = json.dumps(value)
+    assert _nesting(json.loads(text)) == _depth(text)
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH, MAX_DEPTH + 1, 1024, 1025])
+def test_the_depth_limit_holds_on_the_fast_path_and_past_orjsons_own(depth: int) -> None:
+    text = '{"a":' * depth + "1" + "}" * depth
+    if depth <= MAX_DEPTH:
+        assert parse_canonical(text) is not None
+    else:
+        with pytest.raises(JSONRefusedError, match=f"nests {depth} levels deep"):
+            parse_canonical(text)
+
+
+def test_a_memo_serves_only_texts_the_proof_accepted_each_as_a_value_of_its_own() -> None:
+    memo = CanonicalMemo()
+    text = '{"a":[1,2],"b":"x"}'
+    first = parse_canonical(text, memo=memo)
+    assert memo.texts == {text}
+    again = parse_canonical(text, memo=memo)
+    assert again == first and again is not first and again["a"] is not first["a"]
+    for bad in ('{"b":"x","a":[1,2]}', '{"a":[1,2],"b":"x","a":3}', '{"a":[1,2], "b":"x"}'):
+        with pytest.raises(JSONRefusedError):
+            parse_canonical(bad, memo=memo)
+    assert memo.texts == {text}
+    # A text only the exact path accepts (2**53: digits JCS reads as a double) is not
+    # remembered (orjson would read it back as an integer).
+    assert repr(parse_canonical('{"a":9007199254740992}', memo=memo)) == repr({"a": 2.0**53})
+    assert memo.texts == {text}
+
+
+def test_a_full_memo_starts_over() -> None:
+    memo = CanonicalMemo(max_text=20, max_chars=20)
+    for t in ('{"a":1}', '{"b":2}', '{"c":3}', '{"d":4}', '{"e":"' + "x" * 30 + '"}'):
+        parse_canonical(t, memo=memo)
+    # Seven characters each: the third starts it over; the last is too long to keep.
+    assert memo.texts == {'{"c":3}', '{"d":4}'} and memo.chars == 14
