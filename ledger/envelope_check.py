@@ -35,6 +35,7 @@ from ledger.errors import PayloadError
 from ledger.jsonsafe import CanonicalMemo, JSONRefusedError, parse_canonical
 
 __all__ = [
+    "CANONICAL_OBJECT",
     "LISTED",
     "EnvelopeCheck",
     "EnvelopeFinding",
@@ -42,6 +43,17 @@ __all__ = [
     "check_recorded_at",
 ]
 
+
+class _CanonicalObject:
+    """See :data:`CANONICAL_OBJECT`."""
+
+    def __repr__(self) -> str:
+        return "CANONICAL_OBJECT"
+
+
+#: What :meth:`EnvelopeCheck.check` returns, when asked not to parse, for a payload it has
+#: shown to be a JSON object in its own RFC 8785 form before: valid, and not parsed.
+CANONICAL_OBJECT: Any = _CanonicalObject()
 #: How many findings a report lists (all are counted).
 LISTED = 20
 _UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
@@ -140,7 +152,11 @@ class EnvelopeCheck:
         for ev in events:
             self.check(ev)
 
-    def check(self, ev: RecordedEvent) -> Any:
+    def check(self, ev: RecordedEvent, want: bool = True) -> Any:
+        """The envelope rules for ``ev``; its payload parsed, or None if refused. With
+        ``want`` false, a payload text already shown canonical in this check that is an
+        object comes back as :data:`CANONICAL_OBJECT` instead, unparsed (for a caller
+        that reads only some payloads)."""
         if self.current:
             self.current = []
         self.events_checked += 1
@@ -163,6 +179,11 @@ class EnvelopeCheck:
             self.last_recorded_at = at
         else:
             self._fields(ev)
+        if not want:
+            payload = ev.payload
+            # A canonical JSON text that begins with "{" is an object.
+            if type(payload) is str and payload in self.canonical.texts and payload[:1] == "{":
+                return CANONICAL_OBJECT
         return self._payload(ev)
 
     def _fields(self, ev: RecordedEvent) -> None:

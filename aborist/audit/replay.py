@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from hashlib import sha256
 from typing import Any
@@ -115,14 +115,17 @@ def _is_hex(s: str) -> bool:
 
 
 def _envelope(
-    check: EnvelopeCheck, page: Sequence[RecordedEvent], report: ReplayReport
-) -> list[Any]:
+    check: EnvelopeCheck, page: Sequence[RecordedEvent], report: ReplayReport,
+    parse: Collection[str] | None = None,
+) -> list[Any]:  # fmt: skip
     """Every envelope field of ``page``'s events (:mod:`ledger.envelope_check`), each
     finding an ``envelope`` divergence at its seq; returns their payloads parsed (None
-    for one the check refused), for the run checks to share."""
+    for one the check refused), for the run checks to share. With ``parse``, a payload
+    of another type that the check has shown valid before comes back unparsed
+    (:data:`~ledger.envelope_check.CANONICAL_OBJECT`: no run check reads it)."""
     parsed = []
     for ev in page:
-        parsed.append(check.check(ev))
+        parsed.append(check.check(ev, parse is None or ev.type in parse))
         for f in check.current:
             stream = ev.stream
             run = stream[4:] if type(stream) is str and stream.startswith(_RUN_PREFIX) else None
@@ -264,7 +267,7 @@ class _Replay:
             if chain is not None:
                 hashed = [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page]
                 chain.check_page(page, hashed)  # a no-op past the first failure
-                parsed = _envelope(self.envelope, page, self.report)
+                parsed = _envelope(self.envelope, page, self.report, self.parse)
                 digests = hashed
             for ev, digest, data in zip(page, digests, parsed, strict=True):
                 stream = ev.stream
