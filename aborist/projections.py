@@ -44,7 +44,7 @@ from aborist.migrations import HEAD_REVISION as SCHEMA_REVISION
 from aborist.pipeline.history import FACT_TYPES, GrammarState
 from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
-from ledger.jsonsafe import parse_canonical
+from ledger.jsonsafe import CanonicalMemo, parse_canonical
 from ledger.store import Ledger
 from ledger.writer import Tx
 
@@ -138,6 +138,9 @@ class RunProjection:
         #: run's consecutive appends need not read its earlier events back. A rolled-back
         #: or interleaved append leaves another head, and the state is read again.
         self._head: tuple[str, GrammarState, int, str] | None = None
+        #: Payload texts already shown canonical by the reader feeding this fold (a
+        #: replay's envelope check), which it then only parses (ledger.jsonsafe).
+        self.memo: CanonicalMemo | None = None
 
     def reset(self, tx: Tx) -> None:
         self._states.clear()
@@ -195,7 +198,7 @@ class RunProjection:
 
             def data(e: RecordedEvent, parsed: list[Any] = parsed) -> Any:
                 if not parsed:
-                    parsed.append(parse_canonical(e.payload))
+                    parsed.append(parse_canonical(e.payload, memo=self.memo))
                 return parsed[0]
 
             broke = state.step(ev, data)

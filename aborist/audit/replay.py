@@ -144,6 +144,8 @@ def _ledger_wide(
     chain = ChainVerifier(start_seq=since + 1, start_prev_hash=prev)
     envelope, part = EnvelopeCheck(last_recorded_at=last_at), ReplayReport()
     projection = ProjectionCheck(run_id, live) if live is not None else None
+    if projection is not None:  # it folds each page after the envelope check saw it
+        projection.scratch.projection.memo = envelope.canonical
     try:
         for page in ledger.event_pages(gt=since, lte=head):
             chain.check_page(page, [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page])
@@ -459,6 +461,7 @@ class _Replay:
                 local = ProjectionCheck(self.run_id, live) if live is not None else None
                 if local is not None:
                     stack.callback(local.scratch.close)
+                    local.scratch.projection.memo = self.envelope.canonical
                 self.check_pages(verifier, head_seq, local if self.full else None)
                 self.finish_pending()
                 chain, part = verifier.report, None
