@@ -159,8 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=int, default=40)
     ap.add_argument("--runs", type=int, default=3, help="repeat each corpus R times; medians")
     ap.add_argument("--sync", default="FULL", choices=["FULL", "NORMAL"])
-    ap.add_argument("--clock", default="wall", choices=["wall", "cpu"],
-                    help="wall: time.perf_counter; cpu: this process's CPU time")
+    ap.add_argument(
+        "--clock",
+        default="wall",
+        choices=["wall", "cpu"],
+        help="wall: time.perf_counter; cpu: this process's CPU time",
+    )
     ap.add_argument("--quick", action="store_true", help="10 questions, 1 run")
     args = ap.parse_args(argv)
     global clock
@@ -182,8 +186,10 @@ def main(argv: list[str] | None = None) -> int:
                    for k in ("miss_ms", "hit_ms", "ratio", "ledger_share")}  # fmt: skip
             rows.append((name, results[0]["n"], med))
             stage_rows[name] = results
-    print(f"SQLite synchronous={args.sync}; {runs} run(s) of {n} questions each; medians; "
-          f"{args.clock} clock\n")
+    print(
+        f"SQLite synchronous={args.sync}; {runs} run(s) of {n} questions each; medians; "
+        f"{args.clock} clock\n"
+    )
     print("| corpus | questions | miss median | hit median | miss/hit (median of pairs) "
           "| ledger+projection share of a miss |")  # fmt: skip
     print("|---|---|---|---|---|---|")
