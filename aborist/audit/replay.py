@@ -124,8 +124,9 @@ def _envelope(
     of another type that the check has shown valid before comes back unparsed
     (:data:`~ledger.envelope_check.CANONICAL_OBJECT`: no run check reads it)."""
     parsed = []
+    fields = not check.fields_hold(page)  # else each event's fields one by one
     for ev in page:
-        parsed.append(check.check(ev, parse is None or ev.type in parse))
+        parsed.append(check.check(ev, parse is None or ev.type in parse, fields))
         for f in check.current:
             stream = ev.stream
             run = stream[4:] if type(stream) is str and stream.startswith(_RUN_PREFIX) else None
