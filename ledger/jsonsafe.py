@@ -108,6 +108,22 @@ def _nesting(value: Any) -> int:
     return depth
 
 
+_DEEPER_LINE = b"\n" + b" " * (2 * MAX_DEPTH)
+
+
+def _beyond_max_depth(value: Any) -> bool:
+    """Whether ``value`` nests deeper than :data:`MAX_DEPTH`, read off orjson's indented
+    serialization (in C): each container's members sit two spaces further in, so the
+    deepest container, at depth ``d``, starts a line indented ``2 * (d - 1)`` spaces (a
+    string's newlines are escaped; only indentation starts a line). Past orjson's own
+    limit (255 levels) it refuses to serialize: deeper still."""
+    try:
+        indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except TypeError:  # orjson.JSONEncodeError: recursion limit reached
+        return True
+    return _DEEPER_LINE in indented
+
+
 def _check_size(text: str, max_bytes: int, what: str) -> None:
     if not isinstance(text, str):
         raise JSONRefusedError(f"{what} is {type(text).__name__}, not text")
@@ -223,7 +239,8 @@ def parse_canonical(text: str, *, what: str = "payload", memo: CanonicalMemo | N
         # what it parsed is counted on the value, cheaper than on the text's brackets.
         shown = _shown_by_orjson(text)
         if shown is not _UNSHOWN:
-            if deep and (depth := _nesting(shown)) > MAX_DEPTH:
+            if deep and _beyond_max_depth(shown):
+                depth = _nesting(shown)
                 raise JSONRefusedError(f"{what} nests {depth} levels deep; at most {MAX_DEPTH}")
             if memo is not None:
                 memo.add(text)
@@ -279,41 +296,75 @@ def _shown_by_orjson(text: str) -> Any:
         out = orjson.dumps(value, option=_ORJSON_OPTIONS)
     except (ValueError, TypeError, UnicodeError):  # not JSON, an integer past I-JSON, ...
         return _UNSHOWN
-    if out == text.encode("utf-8") and not _odd_float(text):
-        return value
-    written = out.decode("utf-8")
+    same = out == text.encode("utf-8")
+    written = text if same else out.decode("utf-8")
     if not _odd_float(written):  # no float orjson writes unlike JCS: ``out`` is JCS
-        return _UNSHOWN
+        return value if same else _UNSHOWN
     return value if _jcs_floats(written) == text else _UNSHOWN
 
 
-#: A float as orjson writes it unlike JCS: with an exponent, or integral (``1.0``).
-_ORJSON_ODD_FLOAT = re.compile(r"-?\d+(?:\.\d+)?e[-+]\d+|-?\d+\.0(?=[,\]}]|$)")
+_DIGITS = frozenset("0123456789")
+_MANTISSA = frozenset("0123456789.")
+_CLOSERS = frozenset(",]}")
 
 
-def _jcs_float(m: re.Match[str]) -> str:
-    form = _jcs_number(float(m.group()))
-    if form is None:  # pragma: no cover - orjson writes no NaN or infinity as a number
-        raise ValueError(m.group())
-    return form
+def _odd_spans(out: str) -> list[tuple[int, int]]:
+    """Where ``out`` may hold a float of the two odd kinds: each maximal run of number
+    characters around an ``e-`` / ``e+`` with digits on both sides, or ending in ``.0``
+    before ``,`` ``]`` ``}`` or the end (found with ``str.find``; a run inside a string
+    is found too, see :func:`_jcs_floats`)."""
+    spans = []
+    n = len(out)
+    for needle in ("e-", "e+", ".0"):
+        i = out.find(needle)
+        while i >= 0:
+            start = i
+            while start > 0 and out[start - 1] in _MANTISSA:
+                start -= 1
+            if start > 0 and out[start - 1] == "-":
+                start -= 1
+            end = i + 2
+            if needle == ".0":
+                if start < i and (end == n or out[end] in _CLOSERS):
+                    spans.append((start, end))
+            else:
+                while end < n and out[end] in _DIGITS:
+                    end += 1
+                if start < i and end > i + 2:
+                    spans.append((start, end))
+            i = out.find(needle, i + 2)
+    spans.sort()
+    return spans
 
 
-def _jcs_floats(out: str) -> str | None:
-    """orjson's output ``out`` with each float of the two odd kinds written as JCS
-    writes it (None if one has no JCS form).
+def _jcs_floats(out: str) -> str:
+    """orjson's output ``out`` with each float of the two odd kinds (:func:`_odd_spans`)
+    written as JCS writes it.
 
     Compared with the text orjson parsed, this shows the text canonical even though
     orjson writes its floats otherwise (``0.000001``, ``1e-7``: a BM25 score), and it
-    is sound although the pattern cannot tell a number from a string's content: the
-    replacements hold no quote or backslash, so the strings of the result lie where
-    ``out``'s do; if one was changed, the text equal to the result would hold another
-    string than ``out``, that is than the value parsed from that very text, which
-    cannot be. So only number tokens were rewritten, each to the JCS form of the float
-    orjson wrote (its shortest round trip), and the result is ``JCS(value)``."""
-    try:
-        return _ORJSON_ODD_FLOAT.sub(_jcs_float, out)
-    except ValueError:  # pragma: no cover - see _jcs_float
-        return None
+    is sound although the search cannot tell a number from a string's content: a
+    rewritten run and its replacement hold only digits, ``.``, ``-``, ``+`` and ``e``
+    (no quote, no backslash), so the strings of the result lie where ``out``'s do; if
+    one was changed, the text equal to the result would hold another string than
+    ``out``, that is than the value parsed from that very text, which cannot be. So only
+    number tokens were rewritten, each to the JCS form of the float orjson wrote (its
+    shortest round trip), and the result is ``JCS(value)``. A run that reads as no
+    float (inside a string) is left as it is."""
+    parts, at = [], 0
+    for start, end in _odd_spans(out):
+        if start < at:  # overlapping runs (only inside a string): keep the first
+            continue
+        token = out[start:end]
+        try:
+            form = _jcs_number(float(token))
+        except ValueError:
+            form = None
+        parts.append(out[at:start])
+        parts.append(token if form is None else form)
+        at = end
+    parts.append(out[at:])
+    return "".join(parts)
 
 
 def _odd_float(text: str) -> bool:

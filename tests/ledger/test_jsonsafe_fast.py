@@ -21,6 +21,7 @@ from ledger.jsonsafe import (
     MAX_DEPTH,
     CanonicalMemo,
     JSONRefusedError,
+    _beyond_max_depth,
     _depth,
     _jcs_int,
     _nesting,
@@ -207,6 +208,17 @@ def test_known_non_canonical_or_uncertain_forms_are_not_shown(text: str) -> None
 def test_the_depth_counted_on_the_value_is_the_depth_of_the_text(value: Any) -> None:
     text = json.dumps(value)
     assert _nesting(json.loads(text)) == _depth(text)
+
+
+@settings(max_examples=200)
+@given(st.integers(0, 300), st.sampled_from(["[", '{"a":', '["x",{"k":']), st.booleans())
+def test_the_indentation_tells_whether_a_value_nests_too_deep(
+    depth: int, opener: str, empty: bool
+) -> None:
+    closer = {"[": "]", '{"a":': "}", '["x",{"k":': "}]"}[opener]
+    inner = "[]" if empty else '"a\\n  b"'
+    value = json.loads(opener * depth + inner + closer * depth)
+    assert _beyond_max_depth(value) == (_nesting(value) > MAX_DEPTH)
 
 
 @pytest.mark.parametrize("depth", [MAX_DEPTH, MAX_DEPTH + 1, 1024, 1025])
