@@ -34,6 +34,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
@@ -53,7 +54,7 @@ from aborist.migrations import HEAD_REVISION as SCHEMA_REVISION
 from aborist.pipeline.history import FACT_TYPES, GrammarState
 from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
-from ledger.jsonsafe import parse_canonical
+from ledger.jsonsafe import CanonicalMemo, parse_canonical
 from ledger.store import Ledger
 from ledger.writer import Tx
 
@@ -66,12 +67,14 @@ __all__ = [
     "RunFilter",
     "RunProjection",
     "Tables",
+    "cache_row",
     "column",
     "open_ledger",
     "read_tables",
     "rebuild_projections",
     "run_ids_with_prefix",
     "select_runs",
+    "stream_outline",
 ]
 
 PROJECTION_TABLES = ("providence_cache", "run_dag_nodes", "runs")
@@ -162,6 +165,9 @@ class RunProjection:
         #: run's consecutive appends need not read its earlier events back. A rolled-back
         #: or interleaved append leaves another head, and the state is read again.
         self._head: tuple[str, GrammarState, int, str] | None = None
+        #: Payload texts already shown canonical by the reader feeding this fold (a
+        #: replay's envelope check), which it then only parses (ledger.jsonsafe).
+        self.memo: CanonicalMemo | None = None
 
     def reset(self, tx: Tx) -> None:
         self._states.clear()
@@ -219,7 +225,7 @@ class RunProjection:
 
             def data(e: RecordedEvent, parsed: list[Any] = parsed) -> Any:
                 if not parsed:
-                    parsed.append(parse_canonical(e.payload))
+                    parsed.append(parse_canonical(e.payload, memo=self.memo))
                 return parsed[0]
 
             broke = state.step(ev, data)
@@ -503,3 +509,52 @@ def read_tables(conn: Connection, run_id: str | None = None) -> Tables:
     finally:
         cursor.close()
     return out
+
+
+#: :func:`cache_row`'s keys: the row's columns, then the served run's last event.
+CACHE_ROW_KEYS = ("answer", "audit_mode", "label", "run_id", "run_dag_root", "written_seq",
+                  "head_stream_seq", "head_hash")  # fmt: skip
+_LAST_OF_RUN = (
+    "(SELECT e.{} FROM events e WHERE e.stream = 'run:' || c.run_id "
+    "ORDER BY e.stream_seq DESC LIMIT 1)"
+)
+_CACHE_ROW = (
+    "SELECT c.answer, c.audit_mode, c.label, c.run_id, c.run_dag_root, c.written_seq, "
+    f"{_LAST_OF_RUN.format('stream_seq')}, {_LAST_OF_RUN.format('hash')} "
+    "FROM providence_cache c WHERE c.cache_key = :k"
+)
+
+
+def cache_row(ledger: Ledger, key: str) -> dict[str, Any] | None:
+    """The ``providence_cache`` row of ``key`` (None if there is none), with the
+    ``stream_seq`` and ``hash`` of the last event of the run it points at
+    (``head_stream_seq``, ``head_hash``; None if that run has no events): one statement,
+    which is all a hit reads when the served run is known unchanged since it was checked
+    (:func:`aborist.pipeline.cache.served_run`)."""
+    rows = ledger.fetch(_CACHE_ROW, {"k": key})
+    return dict(zip(CACHE_ROW_KEYS, rows[0], strict=True)) if rows else None
+
+
+@lru_cache(maxsize=8)
+def _outline_sql(payload_types: tuple[str, ...]) -> str:
+    listed = ", ".join("'" + t.replace("'", "''") + "'" for t in payload_types)
+    return (
+        f"SELECT seq, stream_seq, type, CASE WHEN type IN ({listed}) THEN payload ELSE '' END, "
+        "hash FROM events WHERE stream = :s ORDER BY stream_seq"
+    )
+
+
+def stream_outline(
+    ledger: Ledger, stream: str, payload_types: Sequence[str]
+) -> list[RecordedEvent]:
+    """Every event of ``stream``, in order: its ``seq``, ``stream_seq``, type and hash,
+    and its payload only if its type is one of ``payload_types`` (an empty payload
+    otherwise; the other envelope fields are left empty). For a reader that needs the
+    types of all of a stream's events and the payloads of a few: the bulk of a run's bytes
+    (its retrieval record) is not read."""
+    sql = _outline_sql(tuple(sorted(payload_types)))
+    return [
+        RecordedEvent(int(r[0]), "", stream, int(r[1]), str(r[2]), 1, "", str(r[3] or ""),
+                      "", "", str(r[4]))
+        for r in ledger.fetch(sql, {"s": stream})
+    ]  # fmt: skip

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
+import orjson
 import rfc8785
 
 from ledger.canonical import _dumps, canonical_text
@@ -35,6 +37,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_PAYLOAD_BYTES",
+    "CanonicalMemo",
     "JSONRefusedError",
     "check_bounds",
     "parse_canonical",
@@ -75,6 +78,53 @@ def _depth(text: str) -> int:
 def check_bounds(text: str, *, max_bytes: int = MAX_PAYLOAD_BYTES, what: str = "payload") -> None:
     """Refuse ``text`` if it is not a ``str``, is longer than ``max_bytes`` in UTF-8 or
     nests deeper than :data:`MAX_DEPTH`; cheap for the texts the ledger writes."""
+    _check_size(text, max_bytes, what)
+    if _may_nest_deep(text):
+        _check_depth(text, what)
+
+
+def _may_nest_deep(text: str) -> bool:
+    """Whether ``text`` has more brackets than :data:`MAX_DEPTH` (else it cannot nest
+    deeper)."""
+    return text.count("[") + text.count("{") > MAX_DEPTH
+
+
+def _check_depth(text: str, what: str) -> None:
+    depth = _depth(text)
+    if depth > MAX_DEPTH:
+        raise JSONRefusedError(f"{what} nests {depth} levels deep; at most {MAX_DEPTH}")
+
+
+def _nesting(value: Any) -> int:
+    """How deep ``value`` (a parsed JSON value) nests: the depth :func:`_depth` finds in
+    its text, counted level by level without recursion."""
+    depth, level = 0, [value] if type(value) in (dict, list) else []
+    while level:
+        depth += 1
+        below: list[Any] = []
+        for v in level:
+            below.extend(v.values() if type(v) is dict else v)
+        level = [v for v in below if type(v) is dict or type(v) is list]
+    return depth
+
+
+_DEEPER_LINE = b"\n" + b" " * (2 * MAX_DEPTH)
+
+
+def _beyond_max_depth(value: Any) -> bool:
+    """Whether ``value`` nests deeper than :data:`MAX_DEPTH`, read off orjson's indented
+    serialization (in C): each container's members sit two spaces further in, so the
+    deepest container, at depth ``d``, starts a line indented ``2 * (d - 1)`` spaces (a
+    string's newlines are escaped; only indentation starts a line). Past orjson's own
+    limit (255 levels) it refuses to serialize: deeper still."""
+    try:
+        indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except TypeError:  # orjson.JSONEncodeError: recursion limit reached
+        return True
+    return _DEEPER_LINE in indented
+
+
+def _check_size(text: str, max_bytes: int, what: str) -> None:
     if not isinstance(text, str):
         raise JSONRefusedError(f"{what} is {type(text).__name__}, not text")
     if len(text) * 4 > max_bytes:
@@ -84,10 +134,6 @@ def check_bounds(text: str, *, max_bytes: int = MAX_PAYLOAD_BYTES, what: str = "
             raise JSONRefusedError(f"{what} is not valid UTF-8 (a lone surrogate)") from None
         if size > max_bytes:
             raise JSONRefusedError(f"{what} is {size:,} bytes; at most {max_bytes:,}")
-    if text.count("[") + text.count("{") > MAX_DEPTH:
-        depth = _depth(text)
-        if depth > MAX_DEPTH:
-            raise JSONRefusedError(f"{what} nests {depth} levels deep; at most {MAX_DEPTH}")
 
 
 def _no_constant(name: str) -> Any:
@@ -144,18 +190,63 @@ def parse_json(text: str, *, max_bytes: int = MAX_FILE_BYTES, what: str = "file"
     return _decode(_STRICT, text, what, exact=False)
 
 
-def parse_canonical(text: str, *, what: str = "payload") -> Any:
+@dataclass(slots=True)
+class CanonicalMemo:
+    """Texts :func:`parse_canonical` has shown to be their own RFC 8785 form by the fast
+    proof (:func:`_shown_by_orjson`), for one reader of many payloads (a replay): such a
+    text, met again, is only parsed (each time a value of its own).
+
+    Sound on its own: the memo holds the texts themselves, so a text found in it is, byte
+    for byte, one the proof accepted (a set lookup hashes the whole text and compares it
+    whole on a match); nothing is keyed by a digest a row could lie about. Texts up to
+    ``max_text`` characters are kept, ``max_chars`` in all (then it starts over)."""
+
+    max_text: int = 64 * 1024
+    max_chars: int = 64 * 1024 * 1024
+    texts: set[str] = field(default_factory=set)
+    chars: int = 0
+
+    def add(self, text: str) -> None:
+        if len(text) > self.max_text:
+            return
+        if self.chars + len(text) > self.max_chars:
+            self.texts.clear()
+            self.chars = 0
+        self.texts.add(text)
+        self.chars += len(text)
+
+
+def parse_canonical(text: str, *, what: str = "payload", memo: CanonicalMemo | None = None) -> Any:
     """``text`` parsed, if it is its own RFC 8785 serialization; else
     :class:`JSONRefusedError` naming why (too large, too deep, not JSON, a duplicate key,
     or not canonical).
 
-    The honest case costs one C parse, one C serialization and a few substring tests:
-    when the stdlib's sorted, compact, non-ASCII-preserving ``json.dumps`` of the value
-    gives ``text`` back, and no number or character is of the kinds where that differs
-    from JCS (see :func:`ledger.canonical.canonical_json`), ``text`` is canonical. Floats
-    JCS writes otherwise are checked token by token (:func:`_exact`); a text with
-    characters at or above U+D800 against :func:`~ledger.canonical.canonical_text`."""
-    check_bounds(text, what=what)
+    The honest case costs one ``orjson`` parse and serialization and a few substring
+    tests (:func:`_shown_by_orjson`). Anything that test does not show canonical takes
+    the exact path: one C parse and one C serialization by the stdlib, compared with
+    ``text``, when no number or character is of the kinds where that differs from JCS
+    (see :func:`ledger.canonical.canonical_json`). Floats JCS writes otherwise are checked
+    token by token (:func:`_exact`); a text with characters at or above U+D800 against
+    :func:`~ledger.canonical.canonical_text`. With ``memo``, a text it holds is only
+    parsed, and a text the fast proof shows is added to it."""
+    if memo is not None and type(text) is str and text in memo.texts:
+        return orjson.loads(text)
+    _check_size(text, MAX_PAYLOAD_BYTES, what)
+    deep = _may_nest_deep(text)
+    high = not text.isascii() and _HIGH.search(text) is not None
+    if not high:
+        # orjson refuses more than 1,024 levels itself (no recursion error); the depth of
+        # what it parsed is counted on the value, cheaper than on the text's brackets.
+        shown = _shown_by_orjson(text)
+        if shown is not _UNSHOWN:
+            if deep and _beyond_max_depth(shown):
+                depth = _nesting(shown)
+                raise JSONRefusedError(f"{what} nests {depth} levels deep; at most {MAX_DEPTH}")
+            if memo is not None:
+                memo.add(text)
+            return shown
+    if deep:
+        _check_depth(text, what)
     try:
         value, end = _scan_once(text, 0)
     except (StopIteration, ValueError):
@@ -166,7 +257,6 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
         dumped: str | None = _dumps(value)
     except ValueError:  # a number past the double range (1e400)
         dumped = None
-    high = not text.isascii() and _HIGH.search(text) is not None
     # (An integer past I-JSON was read as a double, which dumps writes unlike the text.)
     if dumped == text and not high and not _odd_float(text):
         return value
@@ -175,14 +265,118 @@ def parse_canonical(text: str, *, what: str = "payload") -> Any:
     return _walked(text, value, what)
 
 
+#: What :func:`_shown_by_orjson` returns when it shows nothing (``None`` is a JSON value).
+_UNSHOWN: Any = object()
+_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+
+
+def _shown_by_orjson(text: str) -> Any:
+    """The value of ``text`` (no character at or above U+D800) if ``text`` is shown to be
+    its own RFC 8785 form by ``orjson``, else :data:`_UNSHOWN` (not a refusal: the exact
+    path decides).
+
+    Shown means: ``orjson.dumps(orjson.loads(text))`` with sorted keys gives ``text``
+    back, byte for byte, and ``text`` holds no float of the two kinds orjson writes
+    unlike JCS (:func:`_odd_float`: an exponent, always signed, or an integral float
+    such as ``1.0``). That proves ``text == JCS(parse(text))`` because each byte form of
+    the output is JCS's (``tests/ledger/test_jsonsafe.py`` checks every one): strings are
+    escaped exactly as JCS escapes them (checked over every code point); members are
+    sorted by code point, which is UTF-16 order for characters below U+D800, the only
+    ones here; integers are plain decimal, and with ``OPT_STRICT_INTEGER`` any past
+    I-JSON (|n| > 2**53 - 1, which JCS reads as a double) refuses to serialize; a float
+    with neither exponent nor ``.0`` is written in plain notation with the shortest
+    digits that round-trip, as JCS (ECMAScript) writes it; the output has no whitespace.
+    The parse's own leniencies cannot slip through: whatever orjson reads, its output is
+    compact JSON with one member per key, so a duplicate key, whitespace, another escape
+    or number form, or anything not JSON makes the output differ from ``text``. And the
+    value handed back is what any correct parser reads from ``text``, since ``text`` is
+    orjson's serialization of it."""
+    try:
+        value = orjson.loads(text)
+        out = orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except (ValueError, TypeError, UnicodeError):  # not JSON, an integer past I-JSON, ...
+        return _UNSHOWN
+    same = out == text.encode("utf-8")
+    written = text if same else out.decode("utf-8")
+    if not _odd_float(written):  # no float orjson writes unlike JCS: ``out`` is JCS
+        return value if same else _UNSHOWN
+    return value if _jcs_floats(written) == text else _UNSHOWN
+
+
+_DIGITS = frozenset("0123456789")
+_MANTISSA = frozenset("0123456789.")
+_CLOSERS = frozenset(",]}")
+
+
+def _odd_spans(out: str) -> list[tuple[int, int]]:
+    """Where ``out`` may hold a float of the two odd kinds: each maximal run of number
+    characters around an ``e-`` / ``e+`` with digits on both sides, or ending in ``.0``
+    before ``,`` ``]`` ``}`` or the end (found with ``str.find``; a run inside a string
+    is found too, see :func:`_jcs_floats`)."""
+    spans = []
+    n = len(out)
+    for needle in ("e-", "e+", ".0"):
+        i = out.find(needle)
+        while i >= 0:
+            start = i
+            while start > 0 and out[start - 1] in _MANTISSA:
+                start -= 1
+            if start > 0 and out[start - 1] == "-":
+                start -= 1
+            end = i + 2
+            if needle == ".0":
+                if start < i and (end == n or out[end] in _CLOSERS):
+                    spans.append((start, end))
+            else:
+                while end < n and out[end] in _DIGITS:
+                    end += 1
+                if start < i and end > i + 2:
+                    spans.append((start, end))
+            i = out.find(needle, i + 2)
+    spans.sort()
+    return spans
+
+
+def _jcs_floats(out: str) -> str:
+    """orjson's output ``out`` with each float of the two odd kinds (:func:`_odd_spans`)
+    written as JCS writes it.
+
+    Compared with the text orjson parsed, this shows the text canonical even though
+    orjson writes its floats otherwise (``0.000001``, ``1e-7``: a BM25 score), and it
+    is sound although the search cannot tell a number from a string's content: a
+    rewritten run and its replacement hold only digits, ``.``, ``-``, ``+`` and ``e``
+    (no quote, no backslash), so the strings of the result lie where ``out``'s do; if
+    one was changed, the text equal to the result would hold another string than
+    ``out``, that is than the value parsed from that very text, which cannot be. So only
+    number tokens were rewritten, each to the JCS form of the float orjson wrote (its
+    shortest round trip), and the result is ``JCS(value)``. A run that reads as no
+    float (inside a string) is left as it is."""
+    parts, at = [], 0
+    for start, end in _odd_spans(out):
+        if start < at:  # overlapping runs (only inside a string): keep the first
+            continue
+        token = out[start:end]
+        try:
+            form = _jcs_number(float(token))
+        except ValueError:
+            form = None
+        parts.append(out[at:start])
+        parts.append(token if form is None else form)
+        at = end
+    parts.append(out[at:])
+    return "".join(parts)
+
+
 def _odd_float(text: str) -> bool:
-    """Whether ``text``, as the stdlib's ``json.dumps`` wrote it, may hold a float JCS
-    writes otherwise: an exponent (``repr`` always signs it) or an integral float
-    (``1.0``, which JCS writes ``1``). Plain substring tests; a hit inside a string only
-    costs the exact path."""
+    """Whether ``text``, as the stdlib's ``json.dumps`` or ``orjson`` wrote it, may hold
+    a float JCS writes otherwise: an exponent (both always sign it) or an integral float
+    (``1.0``, which JCS writes ``1``). Plain substring tests (the three of an integral
+    float only when a ``.0`` occurs at all); a hit inside a string only costs the exact
+    path."""
     return (
-        "e-" in text or "e+" in text or ".0," in text or ".0]" in text or ".0}" in text
-        or text.endswith(".0")
+        "e-" in text or "e+" in text
+        or (".0" in text and (".0," in text or ".0]" in text or ".0}" in text
+                              or text.endswith(".0")))
     )  # fmt: skip
 
 

@@ -99,13 +99,18 @@ def _references(
 ) -> list[BlobRef]:
     refs: list[BlobRef] = []
     for ev in events:
+        if ev.type not in EVIDENCE_STAGE and ev.type not in BLOB_FIELDS:
+            continue
+        payload = data(ev)
+        if not isinstance(payload, dict):  # a JSON value but no object: names no blob
+            continue
         if ev.type in EVIDENCE_STAGE:
-            items = data(ev).get("evidence")
+            items = payload.get("evidence")
             for item in items if isinstance(items, list) else []:
                 if isinstance(item, dict) and isinstance(item.get("text_blob"), str):
                     refs.append(BlobRef(item["text_blob"], ev.seq, run_id, EVIDENCE_STAGE[ev.type]))
         for stage, name in BLOB_FIELDS.get(ev.type, ()):
-            value = data(ev).get(name)
+            value = payload.get(name)
             if isinstance(value, str):
                 refs.append(BlobRef(value, ev.seq, run_id, stage))
     return refs

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from hashlib import sha256
 from typing import Any
@@ -123,14 +123,18 @@ def _is_hex(s: str) -> bool:
 
 
 def _envelope(
-    check: EnvelopeCheck, page: Sequence[RecordedEvent], report: ReplayReport
-) -> list[Any]:
+    check: EnvelopeCheck, page: Sequence[RecordedEvent], report: ReplayReport,
+    parse: Collection[str] | None = None,
+) -> list[Any]:  # fmt: skip
     """Every envelope field of ``page``'s events (:mod:`ledger.envelope_check`), each
     finding an ``envelope`` divergence at its seq; returns their payloads parsed (None
-    for one the check refused), for the run checks to share."""
+    for one the check refused), for the run checks to share. With ``parse``, a payload
+    of another type that the check has shown valid before comes back unparsed
+    (:data:`~ledger.envelope_check.CANONICAL_OBJECT`: no run check reads it)."""
     parsed = []
+    fields = not check.fields_hold(page)  # else each event's fields one by one
     for ev in page:
-        parsed.append(check.check(ev))
+        parsed.append(check.check(ev, parse is None or ev.type in parse, fields))
         for f in check.current:
             stream = ev.stream
             run = stream[4:] if type(stream) is str and stream.startswith(_RUN_PREFIX) else None
@@ -149,6 +153,8 @@ def _ledger_wide(
     chain = ChainVerifier(start_seq=since + 1, start_prev_hash=prev)
     envelope, part = EnvelopeCheck(last_recorded_at=last_at), ReplayReport()
     projection = ProjectionCheck(run_id, live) if live is not None else None
+    if projection is not None:  # it folds each page after the envelope check saw it
+        projection.scratch.projection.memo = envelope.canonical
     try:
         for page in ledger.event_pages(gt=since, lte=head):
             chain.check_page(page, [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page])
@@ -272,7 +278,7 @@ class _Replay:
             if chain is not None:
                 hashed = [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page]
                 chain.check_page(page, hashed)  # a no-op past the first failure
-                parsed = _envelope(self.envelope, page, self.report)
+                parsed = _envelope(self.envelope, page, self.report, self.parse)
                 digests = hashed
             for ev, digest, data in zip(page, digests, parsed, strict=True):
                 stream = ev.stream
@@ -464,6 +470,7 @@ class _Replay:
                 local = ProjectionCheck(self.run_id, live) if live is not None else None
                 if local is not None:
                     stack.callback(local.scratch.close)
+                    local.scratch.projection.memo = self.envelope.canonical
                 self.check_pages(verifier, head_seq, local if self.full else None)
                 self.finish_pending()
                 chain, part = verifier.report, None

@@ -15,6 +15,7 @@ from hashlib import sha256
 from typing import Any, overload
 
 from ledger.envelope import RecordedEvent
+from ledger.envelope_check import CANONICAL_OBJECT
 from ledger.jsonsafe import JSONRefusedError, check_bounds, parse_canonical
 
 __all__ = ["RunEvents", "as_run_events", "is_json_object", "parse_payload"]
@@ -69,13 +70,15 @@ class RunEvents(Sequence[RecordedEvent]):
     ``seq`` cannot make one event's payload stand in for another's.
     """
 
-    __slots__ = ("_by_type", "_data", "_digests", "blob_refs", "events", "run_id")
+    __slots__ = ("_by_type", "_data", "_digests", "_objects", "blob_refs", "events", "run_id")
 
     def __init__(self, run_id: str, events: Iterable[RecordedEvent] = ()) -> None:
         self.run_id = run_id
         self.events: list[RecordedEvent] = list(events)
         self._digests: dict[int, str] = {}
         self._data: dict[int, Any] = {}
+        #: Events whose payload the caller showed to be a JSON object without parsing it.
+        self._objects: set[int] = set()
         self._by_type: dict[str, tuple[RecordedEvent, RecordedEvent]] | None = None
         #: The run's blob references once :func:`aborist.audit.blobs.referenced_blobs`
         #: listed them (replay's blob prefetch and the deep re-execution both need them).
@@ -89,6 +92,7 @@ class RunEvents(Sequence[RecordedEvent]):
         out = RunEvents(self.run_id, self.events[:n])
         out._data = self._data
         out._digests = self._digests
+        out._objects = self._objects
         return out
 
     def append(self, ev: RecordedEvent, digest: str | None = None, data: Any = None) -> None:
@@ -98,7 +102,9 @@ class RunEvents(Sequence[RecordedEvent]):
         self.events.append(ev)
         if digest is not None:
             self._digests[id(ev)] = digest
-        if data is not None:
+        if data is CANONICAL_OBJECT:  # shown a JSON object, not parsed: read on demand
+            self._objects.add(id(ev))
+        elif data is not None:
             self._data[id(ev)] = data
         self._by_type = None
         self.blob_refs = None
@@ -177,7 +183,7 @@ class RunEvents(Sequence[RecordedEvent]):
             if key in data:
                 if type(data[key]) is not dict:
                     return ev
-            elif not is_json_object(ev.payload):
+            elif key not in self._objects and not is_json_object(ev.payload):
                 return ev
         return None
 

@@ -17,13 +17,25 @@ asked.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+from weakref import WeakKeyDictionary
+
+import orjson
 
 from aborist.errors import ProjectionError
-from aborist.events import run_stream
+from aborist.events import (
+    AnswerLabelled,
+    AnswerRendered,
+    CacheChecked,
+    CacheWritten,
+    ContextAssembled,
+    EvidenceMapped,
+    RunStarted,
+    run_stream,
+)
 from aborist.pipeline.history import FACT_TYPES, RunHistory
 from aborist.pipeline.keys import (
     SCHEMA_VERSION,
@@ -35,25 +47,25 @@ from aborist.pipeline.keys import (
     question_hash,
     source_root_of,
 )
+from aborist.projections import cache_row, stream_outline
 from ledger.canonical import sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
 
-__all__ = ["Served", "answer_hash", "lookup", "recorded_key_dimensions", "served_run"]
+__all__ = [
+    "Served",
+    "answer_hash",
+    "lookup",
+    "recorded_key_dimensions",
+    "remember_written",
+    "served_run",
+]
 
 
 def lookup(ledger: Ledger, key: str) -> dict[str, Any] | None:
-    rows = ledger.fetch(
-        "SELECT answer, audit_mode, label, run_id, run_dag_root, written_seq "
-        "FROM providence_cache WHERE cache_key = :k",
-        {"k": key},
-    )
-    if not rows:
-        return None
-    return dict(
-        zip(("answer", "audit_mode", "label", "run_id", "run_dag_root", "written_seq"), rows[0],
-            strict=True)
-    )  # fmt: skip
+    """The cache row of ``key`` and the served run's last event
+    (:func:`aborist.projections.cache_row`), or None."""
+    return cache_row(ledger, key)
 
 
 def answer_hash(answer: str) -> str:
@@ -73,10 +85,103 @@ class Served:
 
 #: The cache row's columns that must equal the served run's ``qa.cache_written``.
 _CACHED = ("answer", "audit_mode", "label", "run_dag_root")
-_EVIDENCE = ("qa.evidence_mapped", "qa.context_assembled")
+_EVIDENCE = (EvidenceMapped.TYPE, ContextAssembled.TYPE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """What :func:`_served_checked` showed of one served run, and from which events."""
+
+    key: str
+    #: The ``stream_seq`` and ``hash`` of the last event of the run's stream, when read.
+    head: tuple[int, str]
+    #: The ``_CACHED`` columns and ``written_seq`` of the row it was served for.
+    row: tuple[Any, ...]
+    #: ``(evidence, citations)`` as JSON: every hit gets its own copy.
+    served: bytes
+    written_seq: int
+
+
+#: Per ledger, per served run, what serving it showed last (at most _MEMO_RUNS runs).
+_MEMO: WeakKeyDictionary[Ledger, dict[str, _Shown]] = WeakKeyDictionary()
+_MEMO_RUNS = 1024
+
+
+def _row_of(hit: dict[str, Any]) -> tuple[Any, ...]:
+    return (*(hit[c] for c in _CACHED), hit.get("written_seq"))
 
 
 def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
+    """What the hit ``hit`` (a :func:`lookup` row) serves: :func:`_served_checked`, or
+    what it showed for the same run before, when nothing it read can have changed.
+
+    A run's events are append-only and its blobs content-addressed, so what the check
+    shows of a run depends only on the key, the row and the run's stream. The stream is
+    known unchanged when its last event (``stream_seq`` and ``hash``, which the row's
+    lookup reads in the same statement) is the one the check read last: anything appended
+    after it moves the head, and the check then runs again on the whole stream (and
+    refuses an event after the run's end, as the grammar does). Any other row or key is
+    checked afresh too. So a hit served from the memo is served exactly what the check
+    would serve, without reading the run's stream again."""
+    run_id = hit["run_id"]
+    memo = _MEMO.get(ledger)
+    shown = memo.get(run_id) if memo is not None else None
+    if (
+        shown is not None
+        and shown.key == key
+        and shown.head == (hit.get("head_stream_seq"), hit.get("head_hash"))
+        and shown.row == _row_of(hit)
+    ):
+        evidence, citations = orjson.loads(shown.served)
+        return Served(evidence, citations, shown.written_seq)
+    served, head = _served_checked(ledger, key, hit)
+    _remember(ledger, key, hit, served, head)
+    return served
+
+
+def _remember(
+    ledger: Ledger, key: str, hit: dict[str, Any], served: Served, head: tuple[int, str]
+) -> None:
+    memo = _MEMO.get(ledger)
+    if memo is None:
+        memo = _MEMO.setdefault(ledger, {})
+    if len(memo) >= _MEMO_RUNS:
+        memo.clear()
+    memo[hit["run_id"]] = _Shown(key, head, _row_of(hit),
+                                 orjson.dumps((served.evidence, served.citations)),
+                                 served.written_seq)  # fmt: skip
+
+
+def remember_written(
+    ledger: Ledger, key: str, run_id: str, events: Sequence[RecordedEvent],
+    blobs: Sequence[bytes] = (),
+) -> None:  # fmt: skip
+    """Check, as a hit of ``key`` would, the run this process has just recorded (its
+    ``events`` as the append returned them, the evidence ``blobs`` it appended), and
+    remember what it shows: the first hit then finds the run's last event unchanged and
+    is served without reading the run back. The check is the hit's own
+    (:func:`_served_checked`), run on the very events the ledger holds; a run it would
+    refuse is not remembered (its first hit reads the ledger, and refuses)."""
+    written = next((ev for ev in reversed(events) if ev.type == CacheWritten.TYPE), None)
+    if written is None:
+        return
+    try:
+        hit = {c: written.data.get(c) for c in _CACHED}
+        hit.update(run_id=run_id, written_seq=written.seq)
+        texts = {sha256_hex(b): b for b in blobs}
+        served, head = _served_checked(ledger, key, hit, events, texts)
+    except (ProjectionError, KeyError, TypeError, ValueError, AttributeError):
+        return
+    _remember(ledger, key, hit, served, head)
+
+
+def _served_checked(
+    ledger: Ledger,
+    key: str,
+    hit: dict[str, Any],
+    outline: Sequence[RecordedEvent] | None = None,
+    blobs: dict[str, bytes] | None = None,
+) -> tuple[Served, tuple[int, str]]:
     """The run a cache hit serves, from its own history and blobs, checked against the
     ``providence_cache`` row that pointed at it.
 
@@ -86,7 +191,10 @@ def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
     completed run whose one ``qa.cache_written`` is the row's event (``written_seq``),
     names the same key and holds the same answer, audit mode, label and DAG root;
     otherwise the hit fails with :class:`ProjectionError` and the run is recorded as
-    failed at ``cache``."""
+    failed at ``cache``. Returns it with the ``stream_seq`` and hash of the last event
+    of the run's stream as read. ``outline`` and ``blobs``, when given, are the run's
+    events and evidence blobs as this process recorded them (:func:`remember_written`):
+    read from memory instead of the ledger (a blob not among them is read)."""
     run_id = hit["run_id"]
     parsed: dict[int, Any] = {}
 
@@ -96,9 +204,11 @@ def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
             found = parsed[ev.seq] = ev.data
         return found
 
-    history = RunHistory.read(run_id, _stream_outline(ledger, run_id), data)
+    if outline is None:
+        outline = stream_outline(ledger, run_stream(run_id), _SERVED_PAYLOADS)
+    history = RunHistory.read(run_id, outline, data)
     fix = "run `aborist-ledger replay` to see what differs, `aborist-ledger rebuild` to restore"
-    written_ev = history.event("qa.cache_written")
+    written_ev = history.event(CacheWritten.TYPE)
     written = data(written_ev) if written_ev is not None else None
     if written is None or written.get("cache_key") != key or history.status != "completed":
         raise ProjectionError(
@@ -113,7 +223,7 @@ def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
     if differs:
         raise ProjectionError(
             f"the answer cache row for key {key[:16]}… differs from run {run_id}'s "
-            f"qa.cache_written event in {', '.join(differs)}; nothing was served ({fix})"
+            f"{CacheWritten.TYPE} event in {', '.join(differs)}; nothing was served ({fix})"
         )
     evidence: list[dict[str, Any]] = []
     for t in _EVIDENCE:
@@ -121,7 +231,10 @@ def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
         if ev is None:
             continue
         items = data(ev)["evidence"]
-        texts = ledger.get_blobs([item["text_blob"] for item in items])
+        wanted = [item["text_blob"] for item in items]
+        texts = {h: blobs[h] for h in wanted if h in blobs} if blobs else {}
+        if len(texts) < len(set(wanted)):
+            texts = ledger.get_blobs(wanted)
         for item in items:
             public = {k: item[k] for k in ("pointer_id", "evidence_id", "source_uri",
                                             "title", "source_role")}  # fmt: skip
@@ -129,9 +242,10 @@ def served_run(ledger: Ledger, key: str, hit: dict[str, Any]) -> Served:
                 public["locator"] = item["locator"]
             public["text"] = texts[item["text_blob"]].decode("utf-8")
             evidence.append(public)
-    rendered = history.event("qa.answer_rendered")
+    rendered = history.event(AnswerRendered.TYPE)
     citations = data(rendered)["citations"] if rendered is not None else []
-    return Served(evidence, citations, written_ev.seq)
+    last = outline[-1]  # not empty: the run's history holds a cache write
+    return Served(evidence, citations, written_ev.seq), (last.stream_seq, last.hash)
 
 
 def _check_bound(
@@ -146,7 +260,7 @@ def _check_bound(
     the key it is served under, and its cache write's dimensions those: a run that asked
     one question cannot have filed its answer under another's key, even when every event
     of it was appended through the library."""
-    started, checked = history.event("qa.run_started"), history.event("qa.cache_checked")
+    started, checked = history.event(RunStarted.TYPE), history.event(CacheChecked.TYPE)
     try:
         assert started is not None and checked is not None
         # The verifier policy as the check names it: replay holds it to the verdict (a
@@ -161,7 +275,7 @@ def _check_bound(
             f"record (question, model profile, policies, shard roots) does not give that "
             f"key; nothing was served ({fix})"
         )
-    labelled = history.event("qa.answer_labelled")
+    labelled = history.event(AnswerLabelled.TYPE)
     label = data(labelled) if labelled is not None else {}
     concluded = (label.get("answer_hash"), label.get("audit_mode"), label.get("label"))
     cached = (answer_hash(str(written.get("answer"))), written.get("audit_mode"),
@@ -169,33 +283,15 @@ def _check_bound(
     if concluded != cached:
         raise ProjectionError(
             f"run {run_id}'s cache write does not repeat the answer and label its "
-            f"qa.answer_labelled concluded; nothing was served ({fix})"
+            f"{AnswerLabelled.TYPE} concluded; nothing was served ({fix})"
         )
 
 
 #: The payloads serving a hit reads: the grammar's facts and what is served.
 _SERVED_PAYLOADS = tuple(
-    sorted(FACT_TYPES | {"qa.cache_written", "qa.answer_rendered", "qa.answer_labelled",
+    sorted(FACT_TYPES | {CacheWritten.TYPE, AnswerRendered.TYPE, AnswerLabelled.TYPE,
                          *_EVIDENCE})
 )  # fmt: skip
-_OUTLINE = (
-    "SELECT seq, stream_seq, type, CASE WHEN type IN "
-    f"({', '.join(repr(t) for t in _SERVED_PAYLOADS)}) THEN payload ELSE '' END "
-    "FROM events WHERE stream = :s ORDER BY stream_seq"
-)
-
-
-def _stream_outline(ledger: Ledger, run_id: str) -> list[RecordedEvent]:
-    """Every event of the run's stream, in order: its position, type and, for
-    :data:`_SERVED_PAYLOADS` only, its payload (the others, the retrieval record above
-    all, are the bulk of a run's bytes and nothing a hit serves: the grammar reads their
-    types). The hashes are not read: the chain is replay's to check."""
-    stream = run_stream(run_id)
-    return [
-        RecordedEvent(int(r[0]), "", stream, int(r[1]), str(r[2]), 1, "", str(r[3] or ""),
-                      "", "", "")
-        for r in ledger.fetch(_OUTLINE, {"s": stream})
-    ]  # fmt: skip
 
 
 @lru_cache(maxsize=256)

@@ -34,7 +34,7 @@ from aborist.events import (
     run_stream,
 )
 from aborist.pipeline import tail
-from aborist.pipeline.cache import Served, answer_hash, lookup, served_run
+from aborist.pipeline.cache import Served, answer_hash, lookup, remember_written, served_run
 from aborist.pipeline.corpus_binding import check_recorded
 from aborist.pipeline.dag import STAGE_EVENTS, build_dag, stages_for
 from aborist.pipeline.keys import (
@@ -169,6 +169,7 @@ class RunRecorder:
         self.stage = "start"
         self.seqs: dict[str, int] = {}
         self.pending: list[EventPayload] = []
+        self.recorded: list[RecordedEvent] = []  # every event appended, in order
         self._stage_of = {
             STAGE_EVENTS[s]: s for s in stages_for(mode, repaired=True) if s != "final_label"
         }
@@ -191,6 +192,7 @@ class RunRecorder:
         )
         self.pending.clear()
         self.position += len(events)
+        self.recorded.extend(events)
         for event in events:
             self.seqs[event.type] = event.seq
             stage = self._stage_of.get(event.type)
@@ -498,6 +500,8 @@ def _stages(
         )
     )  # fmt: skip
     rec.record_all(closing)
+    if use_cache:  # the first hit of the key is then served without reading the run back
+        remember_written(ledger, key, rec.run_id, rec.recorded, texts)
     return RunResult(
         run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key, cache_hit=False,
         answer=answer, audit_mode=label_fields["audit_mode"], label=label_fields["label"],

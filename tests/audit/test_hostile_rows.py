@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -95,6 +96,20 @@ def test_each_hostile_payload_is_a_finding_at_its_seq(built: Built, tmp_path: Pa
     assert codes.pop("rebuild --force") == 0
     assert set(codes.values()) == {1}, codes
     assert "verify-bundle" in codes
+
+
+@pytest.mark.parametrize("payload", ["null", "[]", "0.000001", '"text"'])
+def test_a_json_value_that_is_no_object_where_blobs_are_named_is_a_finding(
+    built: Built, tmp_path: Path, payload: str
+) -> None:
+    """Canonical JSON, but no object, in an event whose payload names blobs: export and
+    verify-bundle list no blob from it and report it; no traceback."""
+    row = append_raw(built.ledger, stream=f"run:{built.quote}", type="qa.prompt_built",
+                     payload=payload)  # fmt: skip
+    d = replay(built.ledger).first("envelope")
+    assert d is not None and (d.seq, d.detail) == (row["seq"], "payload")
+    codes = _audit(built, built.quote, tmp_path, since=row["seq"] - 1)
+    assert codes["verify-bundle"] == 1 and codes["replay --run"] == 1
 
 
 @settings(
