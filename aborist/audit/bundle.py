@@ -51,7 +51,7 @@ from aborist.audit.findings import Divergence, ReplayReport, clip
 from aborist.audit.replay import parse_checkpoint
 from aborist.audit.run_end import RunEnd, run_end
 from aborist.audit.run_events import RunEvents
-from aborist.errors import InputError
+from aborist.errors import BundleFormatError, InputError
 from aborist.events import run_stream
 from ledger import merkle
 from ledger.canonical import sha256_hex
@@ -191,7 +191,7 @@ class _BundleBlobs:
 
 def _hex_list(value: object) -> list[bytes]:
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-        raise ValueError("a proof is a list of hex strings")
+        raise BundleFormatError("a proof is a list of hex strings")
     return [bytes.fromhex(p) for p in value]
 
 
@@ -233,16 +233,18 @@ class _Verify:
                     want = int if k in _INT_FIELDS else str
                     value = getattr(e, k)
                     if type(value) is not want:
-                        raise ValueError(f"event {e.seq!r}: {k} must be a JSON {want.__name__}")
+                        raise BundleFormatError(
+                            f"event {e.seq!r}: {k} must be a JSON {want.__name__}"
+                        )
             self.blobs = {str(h): base64.b64decode(v, validate=True) for h, v in b["blobs"].items()}
             self.size, root = parse_checkpoint(b["checkpoint"])
             self.root = bytes.fromhex(root)
             self.report.checkpoint = {"tree_size": self.size, "root": root}
             self.report.seqs = [e.seq for e in self.events]
             if not isinstance(b["inclusion_proofs"], list):
-                raise ValueError("inclusion_proofs is a list")
+                raise BundleFormatError("inclusion_proofs is a list")
             if not isinstance(b.get("consistency_proofs", []), list):
-                raise ValueError("consistency_proofs is a list")
+                raise BundleFormatError("consistency_proofs is a list")
         except (KeyError, TypeError, ValueError, AttributeError, binascii.Error, InputError) as e:
             self.fail(
                 "format",
