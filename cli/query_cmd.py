@@ -16,6 +16,7 @@ from aborist.clients.base import ChatClient
 from aborist.clients.select import MODEL_KINDS, llm_timeout, select_client
 from aborist.corpus.readers import describe_locator
 from aborist.events import (
+    MODES,
     AnswerLabelled,
     AnswerRendered,
     AnswerRepaired,
@@ -41,7 +42,7 @@ def answer_options(f: F) -> F:
         click.option("--db", "db_url", metavar="URL", help="Ledger database URL."),
         click.option(
             "--mode",
-            type=click.Choice(["claim-lattice", "quote"]),
+            type=click.Choice(sorted(MODES)),
             default="claim-lattice",
             show_default=True,
             help="claim-lattice: one claim per line with [E#] pointers; quote: prose with "

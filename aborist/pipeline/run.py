@@ -17,8 +17,9 @@ from typing import Any, Protocol
 
 from aborist import __version__
 from aborist.clients.base import ChatClient
-from aborist.errors import CorpusError, InputError, ModelError
+from aborist.errors import CorpusError, InputError, ModelError, require_question
 from aborist.events import (
+    MODES,
     AnswerLabelled,
     CacheChecked,
     CacheWritten,
@@ -67,7 +68,6 @@ __all__ = [
     "label_stage_hash",
 ]
 
-MODES = ("claim-lattice", "quote")
 _RUN_ID = re.compile(r"[0-9a-z_-]{8,64}")
 
 
@@ -167,7 +167,6 @@ class RunRecorder:
         self.position = 0
         self.stage_hashes: dict[str, str] = {}
         self.stage = "start"
-        self.seqs: dict[str, int] = {}
         self.pending: list[EventPayload] = []
         self._stage_of = {
             STAGE_EVENTS[s]: s for s in stages_for(mode, repaired=True) if s != "final_label"
@@ -192,7 +191,6 @@ class RunRecorder:
         self.pending.clear()
         self.position += len(events)
         for event in events:
-            self.seqs[event.type] = event.seq
             stage = self._stage_of.get(event.type)
             if stage is not None:
                 self.stage_hashes[stage] = event.payload_hash
@@ -255,9 +253,7 @@ def check_question(question: object) -> str:
     """``question`` stripped, or an :class:`InputError` saying in plain words why it
     cannot be answered: empty, too long, not valid text, or nothing to search for (only
     punctuation, or only common words such as "what is the"). Runs before any event."""
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("the question is empty")
-    question = question.strip()
+    question = require_question(question)
     if len(question) > MAX_QUESTION_CHARS:
         raise InputError(
             f"the question is {len(question):,} characters long; the limit is "
