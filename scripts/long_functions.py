@@ -1,10 +1,11 @@
 """List every function of ``aborist/``, ``ledger/`` and ``cli/`` longer than the house's
 limit (80 lines, docs/architecture.md), read from the code.
 
-A function's length runs from its ``def`` (or first decorator) to its last line. A long
-function may stay when a comment says why: a line ``# long: <reason>`` directly above it
-(above its decorators). Each one is printed as ``path:line name length`` and either
-``justified: <reason>`` or ``NOT JUSTIFIED``; ``--check`` exits 1 when any is not.
+A function's length runs from its ``def`` to its last line (decorators, such as a click
+command's options, are declarations, not its body). A long function may stay when a
+comment block directly above it (above its decorators) starts ``# long: <reason>``. Each
+one is printed as ``path:line name length`` and either ``justified: <reason>`` or ``NOT
+JUSTIFIED``; ``--check`` exits 1 when any is not.
 """
 
 from __future__ import annotations
@@ -28,9 +29,17 @@ def _functions(tree: ast.AST) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def _reason(lines: list[str], first: int) -> str | None:
-    """The ``# long:`` reason on the line above line ``first`` (1-based), or None."""
-    above = lines[first - 2].strip() if first >= 2 else ""
-    return above[len(MARK) :].strip() or None if above.startswith(MARK) else None
+    """The reason of the comment block ending just above line ``first`` (1-based) when
+    the block starts with ``# long:``, or None."""
+    block: list[str] = []
+    i = first - 2
+    while i >= 0 and lines[i].strip().startswith("#"):
+        block.insert(0, lines[i].strip())
+        i -= 1
+    if not block or not block[0].startswith(MARK):
+        return None
+    text = " ".join([block[0][len(MARK) :], *(b.lstrip("#") for b in block[1:])])
+    return " ".join(text.split()) or None
 
 
 def long_functions(root: Path = ROOT) -> list[tuple[str, int, str, int, str | None]]:
@@ -42,7 +51,7 @@ def long_functions(root: Path = ROOT) -> list[tuple[str, int, str, int, str | No
             lines = text.splitlines()
             for fn in _functions(ast.parse(text, filename=str(path))):
                 first = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
-                length = (fn.end_lineno or fn.lineno) - first + 1
+                length = (fn.end_lineno or fn.lineno) - fn.lineno + 1
                 if length > LIMIT:
                     rel = path.relative_to(root).as_posix()
                     found.append((rel, fn.lineno, fn.name, length, _reason(lines, first)))
