@@ -13,8 +13,8 @@ stderr and a non-zero exit.
      ├── RunDagError       stage hashes that are not the run DAG of their mode
      └── CacheKeyError     a cache-key dimension or question-hash mode that makes no key
 
-The classes a caller may have caught as ``ValueError`` before they existed
-(``InputError``, ``RunGrammarError``, ``RunDagError``, ``CacheKeyError``) still are one.
+``InputError``, ``RunGrammarError``, ``RunDagError`` and ``CacheKeyError`` are also
+``ValueError``: a caller that caught the bare ``ValueError`` they replaced still does.
 """
 
 from __future__ import annotations
