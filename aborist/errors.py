@@ -5,10 +5,16 @@ stderr and a non-zero exit.
 
     AboristError
      ├── InputError        a missing or unreadable file, an empty question, malformed JSON
+     │    └── BundleFormatError  an export bundle not of the shape docs/ledger-format.md gives
      ├── CorpusError       ingest or shard problems
      ├── ModelError        the model server failed or answered something unusable
      ├── ProjectionError   a read model (the answer cache) disagrees with the ledger
-     └── RunGrammarError   an append that would break a run's grammar (nothing written)
+     ├── RunGrammarError   an append that would break a run's grammar (nothing written)
+     ├── RunDagError       stage hashes that are not the run DAG of their mode
+     └── CacheKeyError     a cache-key dimension or question-hash mode that makes no key
+
+``InputError``, ``RunGrammarError``, ``RunDagError`` and ``CacheKeyError`` are also
+``ValueError``: a caller that caught the bare ``ValueError`` they replaced still does.
 """
 
 from __future__ import annotations
@@ -17,10 +23,13 @@ from typing import TypeGuard
 
 __all__ = [
     "AboristError",
+    "BundleFormatError",
+    "CacheKeyError",
     "CorpusError",
     "InputError",
     "ModelError",
     "ProjectionError",
+    "RunDagError",
     "RunGrammarError",
     "has_question",
     "require_question",
@@ -33,6 +42,11 @@ class AboristError(Exception):
 
 class InputError(AboristError, ValueError):
     """User input that cannot be used as given."""
+
+
+class BundleFormatError(InputError):
+    """An export bundle that is not of the shape docs/ledger-format.md ("Export bundles")
+    gives: :func:`aborist.audit.bundle.verify_bundle` reports it as its ``format`` check."""
 
 
 class CorpusError(AboristError):
@@ -54,6 +68,16 @@ class RunGrammarError(AboristError, ValueError):
     a second stage event, a stage out of order, anything after ``qa.run_completed`` or
     ``qa.run_failed``. Raised by the projection fold inside the append's transaction, so
     nothing of the append is written."""
+
+
+class RunDagError(AboristError, ValueError):
+    """Stage hashes that are not the run DAG of their mode (docs/pipeline.md, "The run
+    DAG"): an unknown mode, a missing stage, or a stage the mode does not have."""
+
+
+class CacheKeyError(AboristError, ValueError):
+    """A cache-key dimension that is empty or holds the separator ``|``, or a question-hash
+    mode other than ``strict`` and ``equivalence_class`` (docs/pipeline.md)."""
 
 
 def has_question(question: object) -> TypeGuard[str]:

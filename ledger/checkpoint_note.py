@@ -35,9 +35,6 @@ __all__ = [
     "sign_checkpoint",
 ]
 
-DEFAULT_ORIGIN = "aborist.local/ledger"
-"""The origin when ``ABORIST_LOG_ORIGIN`` is unset; a real deployment names its own."""
-
 
 @dataclass(frozen=True, slots=True)
 class CheckpointBody:

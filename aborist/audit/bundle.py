@@ -38,20 +38,20 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from aborist.audit.blobs import referenced_blobs
 from aborist.audit.bundle_export import BUNDLE_FORMAT, export_run
+from aborist.audit.bundle_report import BUNDLE_CHECKS, BundleReport
 from aborist.audit.cache_binding import check_cache_binding
 from aborist.audit.dags import check_run
 from aborist.audit.deep import reexecute_run
 from aborist.audit.evidence_link import run_evidence_link
-from aborist.audit.findings import Divergence, ReplayReport, clip
+from aborist.audit.findings import Divergence, clip
 from aborist.audit.replay import parse_checkpoint
-from aborist.audit.run_end import RunEnd, run_end
+from aborist.audit.run_end import run_end
 from aborist.audit.run_events import RunEvents
-from aborist.errors import InputError
+from aborist.errors import BundleFormatError, InputError
 from aborist.events import run_stream
 from ledger import merkle
 from ledger.canonical import sha256_hex
@@ -61,10 +61,6 @@ from ledger.errors import BlobNotFoundError
 
 __all__ = ["BUNDLE_CHECKS", "BUNDLE_FORMAT", "BundleReport", "export_run", "verify_bundle"]
 
-#: The checks of :func:`verify_bundle`, in the order they run.
-BUNDLE_CHECKS = (
-    "format", "events", "history", "inclusion", "checkpoint", "blob", "dag", "cache", "deep",
-)  # fmt: skip
 _ENVELOPE_FIELDS = (
     "seq",
     "event_id",
@@ -86,96 +82,6 @@ _INT_FIELDS = ("seq", "stream_seq", "type_version")
 # -- verify ---------------------------------------------------------------------------------
 
 
-@dataclass
-class BundleReport:
-    """What :func:`verify_bundle` found; ``ok`` when every check held.
-
-    ``failures`` keeps the first failure of each check, in check order (``first`` is the
-    one to name); ``deep`` carries the re-execution's version skew and skipped stages."""
-
-    run_id: str = ""
-    events: int = 0
-    blobs: int = 0
-    checkpoint: dict[str, Any] = field(default_factory=dict)
-    trusted_checkpoint: int | None = None
-    checks: dict[str, str] = field(default_factory=dict)
-    failures: dict[str, Divergence] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    deep: ReplayReport = field(default_factory=ReplayReport)
-    #: How the run's events end (None when they could not be read that far).
-    end: RunEnd | None = None
-    #: The seqs of the run's events in the bundle, in order.
-    seqs: list[int] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
-
-    @property
-    def status(self) -> str | None:
-        """completed | cached | failed | incomplete, from the run's events."""
-        return self.end.status if self.end is not None else None
-
-    @property
-    def first(self) -> Divergence | None:
-        return next((self.failures[k] for k in BUNDLE_CHECKS if k in self.failures), None)
-
-    def fail(self, d: Divergence) -> None:
-        self.failures.setdefault(d.kind, d)
-        self.counts[d.kind] = self.counts.get(d.kind, 0) + 1
-
-    def vouched_for(self) -> dict[str, Any]:
-        """What vouches for the run's events: the checkpoint the caller gave covers those
-        at seqs up to its size (once it held against the bundle's); the bundle's own
-        checkpoint is the exporting database's word, so nothing outside that database
-        vouches for the later ones, nor for any when no checkpoint was given."""
-        size = self.trusted_checkpoint
-        bundle_size = self.checkpoint.get("tree_size")
-        if size is None:
-            return {"anchored": False, "covered": [], "unanchored": list(self.seqs),
-                    "text": f"self-consistent: the bundle's checkpoint (size {bundle_size}) "
-                            "is the exporting database's own, not anchored to anything "
-                            "outside it (give --checkpoint FILE, a checkpoint kept "
-                            "elsewhere, to anchor it)"}  # fmt: skip
-        if self.checks.get("checkpoint") != "held":
-            return {
-                "anchored": False,
-                "covered": [],
-                "unanchored": list(self.seqs),
-                "text": f"the checkpoint you gave (size {size}) does not hold: nothing "
-                "outside the exporting database vouches for these events",
-            }
-        covered = [q for q in self.seqs if q <= size]
-        after = [q for q in self.seqs if q > size]
-        text = f"events 1–{size} are covered by the checkpoint you gave"
-        if after:
-            span = f"seq {after[0]}" if len(after) == 1 else f"seqs {after[0]}–{after[-1]}"
-            text += (f"; this run's {len(after)} event(s) at {span} come after it and nothing "
-                     "outside the exporting database vouches for them")  # fmt: skip
-        else:
-            text += " (every event of this run)"
-        return {"anchored": True, "covered": covered, "unanchored": after, "text": text}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "run_id": self.run_id,
-            "vouched_for": self.vouched_for(),
-            "events": self.events,
-            "blobs": self.blobs,
-            "checkpoint": self.checkpoint,
-            "trusted_checkpoint": self.trusted_checkpoint,
-            "checks": dict(self.checks),
-            "status": self.status,
-            "end": self.end.to_dict() if self.end else None,
-            "failures": [self.failures[k].to_dict() for k in BUNDLE_CHECKS if k in self.failures],
-            "failure_counts": {k: self.counts[k] for k in BUNDLE_CHECKS if k in self.counts},
-            "deep_stages": self.deep.deep_stages,
-            "version_skew": [s.to_dict() for s in self.deep.version_skew],
-            "not_reexecuted": [n.to_dict() for n in self.deep.not_reexecuted],
-        }
-
-
 class _BundleBlobs:
     """The bundle's blobs as a :class:`aborist.audit.blobs.BlobSource` (no database)."""
 
@@ -191,7 +97,7 @@ class _BundleBlobs:
 
 def _hex_list(value: object) -> list[bytes]:
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-        raise ValueError("a proof is a list of hex strings")
+        raise BundleFormatError("a proof is a list of hex strings")
     return [bytes.fromhex(p) for p in value]
 
 
@@ -233,16 +139,18 @@ class _Verify:
                     want = int if k in _INT_FIELDS else str
                     value = getattr(e, k)
                     if type(value) is not want:
-                        raise ValueError(f"event {e.seq!r}: {k} must be a JSON {want.__name__}")
+                        raise BundleFormatError(
+                            f"event {e.seq!r}: {k} must be a JSON {want.__name__}"
+                        )
             self.blobs = {str(h): base64.b64decode(v, validate=True) for h, v in b["blobs"].items()}
             self.size, root = parse_checkpoint(b["checkpoint"])
             self.root = bytes.fromhex(root)
             self.report.checkpoint = {"tree_size": self.size, "root": root}
             self.report.seqs = [e.seq for e in self.events]
             if not isinstance(b["inclusion_proofs"], list):
-                raise ValueError("inclusion_proofs is a list")
+                raise BundleFormatError("inclusion_proofs is a list")
             if not isinstance(b.get("consistency_proofs", []), list):
-                raise ValueError("consistency_proofs is a list")
+                raise BundleFormatError("consistency_proofs is a list")
         except (KeyError, TypeError, ValueError, AttributeError, binascii.Error, InputError) as e:
             self.fail(
                 "format",

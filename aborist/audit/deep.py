@@ -10,10 +10,10 @@ are re-run by the functions the pipeline itself called to make the payloads it r
 - ``parsed_claim_lattice``: :func:`~aborist.pipeline.tail.parse` (claim-lattice), whose
   claims the verify stage takes, as in the pipeline;
 - ``verify``: :func:`~aborist.pipeline.tail.verify`;
-- ``repair``: :func:`~aborist.pipeline.tail.mechanical_repair` (pure), when
-  ``aborist.repair`` is installed; a re-prompt's reply came from the model and is taken as
-  recorded, but its verdict and acceptance (in ``qa.reprompt_attempted``) and the accepted
-  reply's ``qa.answer_repaired`` are derived again;
+- ``repair``: :func:`~aborist.pipeline.tail.mechanical_repair` (pure); a re-prompt's
+  reply came from the model and is taken as recorded, but its verdict and acceptance (in
+  ``qa.reprompt_attempted``) and the accepted reply's ``qa.answer_repaired`` are derived
+  again;
 - ``render``: :func:`~aborist.pipeline.tail.render`;
 - ``final_label``: :func:`~aborist.pipeline.tail.label_fields` (audit mode, label and
   answer hash).
@@ -29,8 +29,7 @@ divergence.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from aborist.audit.blobs import (
@@ -126,17 +125,6 @@ def first_difference(expected: Any, found: Any, path: str = "$") -> tuple[str, A
 
 def _show(value: Any) -> str:
     return "(absent)" if value is _MISSING else clip(canonical_json(value).decode("utf-8"))
-
-
-def _load_repair() -> Callable[..., Any] | None:
-    """The tail's mechanical repair (:func:`aborist.pipeline.tail.mechanical_repair`) if
-    the repair stage is installed (checked lazily: replay must work on a tree without
-    ``aborist.repair``)."""
-    try:
-        importlib.import_module("aborist.repair.repair")
-    except ImportError:
-        return None
-    return tail.mechanical_repair
 
 
 class _Fetched:
@@ -307,17 +295,9 @@ class _RunReplay:
         enabled = bool(policy and self.data(policy).get("policy", {}).get("repair_enabled"))
         if not repairs and not tail.repair_due(enabled, verdict):
             return inputs.raw, verdict.to_dict()
-        mechanical_repair = _load_repair()
-        if mechanical_repair is None:
-            self.skip("repair", "aborist.repair.repair is not installed")
-            if not repairs:
-                return inputs.raw, verdict.to_dict()
-            last = self.data(repairs[-1])
-            text = blobs[last["repaired_answer_blob"]].decode("utf-8")
-            return text, dict(last["outcome"]["post_verdict"])
         answer, current = inputs.raw, verdict
         if verdict.audit_mode != "STRICT":
-            outcome, expected = mechanical_repair(inputs, verdict)
+            outcome, expected = tail.mechanical_repair(inputs, verdict)
             if expected is not None:
                 self.compare(mech, "repair", expected)
                 answer, current = str(outcome.text), outcome.verdict

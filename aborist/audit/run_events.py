@@ -165,9 +165,6 @@ class RunEvents(Sequence[RecordedEvent]):
         found = self._index().get(type_)
         return found[1] if found is not None else None
 
-    def of_type(self, type_: str) -> list[RecordedEvent]:
-        return [ev for ev in self.events if ev.type == type_]
-
     def unreadable(self, parse: Collection[str] = ()) -> RecordedEvent | None:
         """The first event whose payload is not a JSON object (edited bytes can do that).
         Payloads of the types in ``parse`` are parsed (and kept for the checks that read

@@ -141,10 +141,6 @@ def question_relation(question: str) -> Relation:
     return Relation(None)
 
 
-def _stems(text: str) -> list[str]:
-    return [light_stem(w) for w in _words(text)]
-
-
 def _in_relation(rel: Relation, c: Stated) -> bool:
     """Whether candidate ``c`` states the question's relation; the coverage gate has
     already checked that it holds most of the question."""

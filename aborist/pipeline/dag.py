@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aborist.errors import RunDagError
 from aborist.events import MODES, STAGE_TABLE, AnswerRepaired
 from ledger.canonical import canonical_json, sha256_hex
 
@@ -128,15 +129,15 @@ def node_hash(stage: str, stage_hash: str, parents: tuple[str, ...]) -> str:
 def build_dag(mode: str, stage_hashes: Mapping[str, str]) -> RunDag:
     """Build the DAG from each stage's hash. ``repair`` is included iff present."""
     if mode not in STAGES:
-        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(STAGES)}")
+        raise RunDagError(f"unknown mode {mode!r}; expected one of {', '.join(STAGES)}")
     repaired = "repair" in stage_hashes
     order = stages_for(mode, repaired=repaired)
     missing = [s for s in order if s not in stage_hashes]
     if missing:
-        raise ValueError(f"run DAG is missing stage(s): {', '.join(missing)}")
+        raise RunDagError(f"run DAG is missing stage(s): {', '.join(missing)}")
     extra = sorted(set(stage_hashes) - set(order))
     if extra:
-        raise ValueError(f"stage(s) not in a {mode} run: {', '.join(extra)}")
+        raise RunDagError(f"stage(s) not in a {mode} run: {', '.join(extra)}")
     done: dict[str, str] = {}
     nodes = []
     for stage in order:

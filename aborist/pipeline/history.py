@@ -380,15 +380,12 @@ class RunHistory:
         return self.broken is None
 
     def event(self, type_: str) -> RecordedEvent | None:
-        """The history's event of ``type_`` (the only one; ``qa.reprompt_attempted``
-        and ``qa.answer_repaired`` may occur twice: :meth:`all_of`)."""
+        """The history's event of ``type_`` (the first of ``qa.reprompt_attempted`` and
+        ``qa.answer_repaired``, which may occur twice; the rest are in ``accepted``)."""
         if not self._by_type and self.accepted:
             for ev in self.accepted:
                 self._by_type.setdefault(ev.type, ev)
         return self._by_type.get(type_)
-
-    def all_of(self, type_: str) -> list[RecordedEvent]:
-        return [ev for ev in self.accepted if ev.type == type_]
 
     @property
     def terminal(self) -> RecordedEvent | None:

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from aborist.errors import CacheKeyError
 from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = [
@@ -66,7 +67,7 @@ def question_hash(question: str, mode: QuestionHashMode = "strict") -> str:
     elif mode == "equivalence_class":
         form = equivalence_form(question)
     else:
-        raise ValueError(f"question hash mode must be strict or equivalence_class, not {mode!r}")
+        raise CacheKeyError(f"question hash mode must be strict or equivalence_class, not {mode!r}")
     return json_hash({"mode": mode, "question": form})
 
 
@@ -110,5 +111,7 @@ def cache_key(dims: KeyDimensions) -> str:
     named = dims.to_dict()
     for name, value in named.items():
         if not isinstance(value, str) or not value or "|" in value:
-            raise ValueError(f"cache key dimension {name} must be a non-empty string without '|'")
+            raise CacheKeyError(
+                f"cache key dimension {name} must be a non-empty string without '|'"
+            )
     return sha256_hex(CACHE_KEY_DOMAIN + "|".join(named.values()).encode("utf-8"))

@@ -19,7 +19,9 @@ from aborist import __version__
 from aborist.clients.base import ChatClient
 from aborist.errors import CorpusError, InputError, ModelError
 from aborist.events import (
+    MODES,
     AnswerLabelled,
+    AnswerRendered,
     CacheChecked,
     CacheWritten,
     ContextAssembled,
@@ -31,12 +33,11 @@ from aborist.events import (
     RunCompleted,
     RunFailed,
     RunStarted,
-    run_stream,
 )
 from aborist.pipeline import tail
 from aborist.pipeline.cache import Served, answer_hash, lookup, remember_written, served_run
 from aborist.pipeline.corpus_binding import check_recorded
-from aborist.pipeline.dag import STAGE_EVENTS, build_dag, stages_for
+from aborist.pipeline.dag import RunDag, build_dag, stages_for
 from aborist.pipeline.keys import (
     SCHEMA_VERSION,
     KeyDimensions,
@@ -47,27 +48,25 @@ from aborist.pipeline.keys import (
     question_hash,
     source_root_of,
 )
+from aborist.pipeline.question import check_question
+from aborist.pipeline.recorder import RunRecorder
 from aborist.pipeline.tail import TailInputs
 from aborist.prompts import TEMPLATES, build_messages
 from aborist.retrieval.records import RetrievalResult
 from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy, policy_hash
 from ledger.canonical import canonical_json, sha256_hex
-from ledger.envelope import RecordedEvent
 from ledger.errors import LedgerError
 from ledger.store import Ledger
 
 __all__ = [
-    "MAX_QUESTION_CHARS",
     "CorpusSource",
     "Governance",
     "RunResult",
-    "check_question",
     "execute_run",
     "label_stage_hash",
 ]
 
-MODES = ("claim-lattice", "quote")
 _RUN_ID = re.compile(r"[0-9a-z_-]{8,64}")
 
 
@@ -156,51 +155,6 @@ def label_stage_hash(payload: dict[str, Any]) -> str:
     return json_hash({k: v for k, v in payload.items() if k != "run_dag"})
 
 
-class RunRecorder:
-    """Appends one run's events in order, tracking the stream position and stage hashes."""
-
-    def __init__(self, ledger: Ledger, run_id: str, mode: str) -> None:
-        self.ledger = ledger
-        self.run_id = run_id
-        self.mode = mode
-        self.stream = run_stream(run_id)
-        self.position = 0
-        self.stage_hashes: dict[str, str] = {}
-        self.stage = "start"
-        self.seqs: dict[str, int] = {}
-        self.pending: list[EventPayload] = []
-        self.recorded: list[RecordedEvent] = []  # every event appended, in order
-        self._stage_of = {
-            STAGE_EVENTS[s]: s for s in stages_for(mode, repaired=True) if s != "final_label"
-        }
-
-    def defer(self, payload: EventPayload) -> None:
-        """Hold ``payload`` back to be appended with the next recorded event."""
-        self.pending.append(payload)
-
-    def record(self, payload: EventPayload, blobs: Sequence[bytes] = ()) -> RecordedEvent:
-        return self.record_all([payload], blobs)[-1]
-
-    def record_all(
-        self, payloads: Sequence[EventPayload], blobs: Sequence[bytes] = ()
-    ) -> list[RecordedEvent]:
-        events = self.ledger.append(
-            self.stream,
-            [p.to_event() for p in [*self.pending, *payloads]],
-            expected_stream_seq=self.position,
-            blobs=blobs,
-        )
-        self.pending.clear()
-        self.position += len(events)
-        self.recorded.extend(events)
-        for event in events:
-            self.seqs[event.type] = event.seq
-            stage = self._stage_of.get(event.type)
-            if stage is not None:
-                self.stage_hashes[stage] = event.payload_hash
-        return events[len(events) - len(payloads) :]
-
-
 def _evidence_from(result: RetrievalResult) -> list[EvidenceObject]:
     return build_evidence(
         {
@@ -248,54 +202,6 @@ def _public_evidence(evidence: Sequence[EvidenceObject]) -> list[dict[str, Any]]
 
 
 RepairHook = Callable[..., Any]
-
-#: The longest question answered, in characters: longer is a document, not a question.
-MAX_QUESTION_CHARS = 10_000
-
-
-def check_question(question: object) -> str:
-    """``question`` stripped, or an :class:`InputError` saying in plain words why it
-    cannot be answered: empty, too long, not valid text, or nothing to search for (only
-    punctuation, or only common words such as "what is the"). Runs before any event."""
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("the question is empty")
-    question = question.strip()
-    if len(question) > MAX_QUESTION_CHARS:
-        raise InputError(
-            f"the question is {len(question):,} characters long; the limit is "
-            f"{MAX_QUESTION_CHARS:,} (ask about the document instead of pasting it)"
-        )
-    if "\x00" in question:
-        raise InputError("the question contains a NUL character")
-    if not question.isascii():
-        try:
-            question.encode("utf-8")
-        except UnicodeEncodeError as e:
-            code = ord(question[e.start])
-            what = (
-                f"the byte 0x{code - 0xDC00:02X}, which is not UTF-8"
-                if 0xDC80 <= code <= 0xDCFF  # how Python carries an undecodable argv byte
-                else f"half of a character (the lone surrogate U+{code:04X})"
-            )
-            raise InputError(
-                f"the question is not valid text: character {e.start + 1} is {what}; "
-                "check the encoding of your terminal or file"
-            ) from None
-    from aborist.corpus.lexicon import STOPWORDS, tokens
-    from aborist.retrieval.fts import query_terms
-
-    words = tokens(question)
-    if not words:
-        raise InputError(
-            f"the question {question[:40]!r} has no words to search for, only punctuation"
-        )
-    if all(w in STOPWORDS for w in words) and not query_terms(question).kept:
-        raise InputError(
-            f"the question {question[:60]!r} has only common words (such as 'what', 'is', "
-            "'the') and nothing to search for; name what you are asking about (write a "
-            "keyword as code, e.g. `with`)"
-        )
-    return question
 
 
 def execute_run(
@@ -358,10 +264,11 @@ def _stages(
     profile_hash: str,
     allow_unrecorded: bool = False,
 ) -> RunResult:
-    ledger = rec.ledger
+    """The run's stages in order: the cache check (a hit ends the run there), retrieval
+    to the model's answer, the deterministic tail, and the label that closes the run."""
     rec.stage = "cache"
     roots = source.roots()
-    unrecorded = check_recorded(ledger, roots, allow=allow_unrecorded)
+    unrecorded = check_recorded(rec.ledger, roots, allow=allow_unrecorded)
     canon_v, chunk_v = source.versions()
     dims = KeyDimensions(
         source_root=source_root_of(roots),
@@ -375,6 +282,37 @@ def _stages(
         verifier_policy_hash=policy_hash(vpolicy),
     )
     key = cache_key(dims)
+    cached = _cache_stage(question, rec, gov, roots, dims, key, use_cache, unrecorded)
+    if cached is not None:
+        return cached
+    evidence, raw = _answer_stages(question, source, rec, client, gov)
+    inputs = TailInputs(question, gov.mode, raw, evidence, vpolicy)
+    answer, verdict_dict, rendered, repair_changes, pre_repair = _tail_stages(
+        inputs, rec, client, gov, repair_stage
+    )
+    label_fields, dag = _label_stage(rec, gov, key, dims, answer, verdict_dict, use_cache)
+    return RunResult(
+        run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key, cache_hit=False,
+        answer=answer, audit_mode=label_fields["audit_mode"], label=label_fields["label"],
+        run_dag_root=dag.root, evidence=_public_evidence(evidence),
+        citations=rendered.citations, verdict=verdict_dict,
+        repair_changes=repair_changes, pre_repair_audit_mode=pre_repair,
+    )  # fmt: skip
+
+
+def _cache_stage(
+    question: str,
+    rec: RunRecorder,
+    gov: Governance,
+    roots: dict[str, str],
+    dims: KeyDimensions,
+    key: str,
+    use_cache: bool,
+    unrecorded: list[str],
+) -> RunResult | None:
+    """Record ``qa.cache_checked``; on a hit, close the run as served from the cached run
+    and return its result (None on a miss: the run goes on)."""
+    ledger = rec.ledger
     hit = lookup(ledger, key) if use_cache else None
     served: Served | None = None
     if hit is not None:  # the row only points at a run: what is served is that run's record
@@ -388,25 +326,32 @@ def _stages(
     )  # fmt: skip
     if hit is None:
         rec.record(checked)
-    else:  # nothing runs between the two: one transaction records the whole short run
-        rec.record_all(
-            [
-                checked,
-                RunCompleted(
-                    status="cached", cache_hit=True, served_from_run_id=hit["run_id"],
-                    audit_mode=hit["audit_mode"], label=hit["label"],
-                    run_dag_root=hit["run_dag_root"],
-                ),
-            ]
-        )  # fmt: skip
-        assert served is not None
-        return RunResult(
-            run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key,
-            cache_hit=True, answer=hit["answer"], audit_mode=hit["audit_mode"],
-            label=hit["label"], run_dag_root=hit["run_dag_root"], evidence=served.evidence,
-            citations=served.citations, served_from_run_id=hit["run_id"],
-        )  # fmt: skip
+        return None
+    # nothing runs between the two: one transaction records the whole short run
+    rec.record_all(
+        [
+            checked,
+            RunCompleted(
+                status="cached", cache_hit=True, served_from_run_id=hit["run_id"],
+                audit_mode=hit["audit_mode"], label=hit["label"],
+                run_dag_root=hit["run_dag_root"],
+            ),
+        ]
+    )  # fmt: skip
+    assert served is not None
+    return RunResult(
+        run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key,
+        cache_hit=True, answer=hit["answer"], audit_mode=hit["audit_mode"],
+        label=hit["label"], run_dag_root=hit["run_dag_root"], evidence=served.evidence,
+        citations=served.citations, served_from_run_id=hit["run_id"],
+    )  # fmt: skip
 
+
+def _answer_stages(
+    question: str, source: CorpusSource, rec: RunRecorder, client: ChatClient, gov: Governance
+) -> tuple[list[EvidenceObject], str]:
+    """Retrieval, evidence, prompt and the model's answer, each recorded; returns the
+    evidence and the raw answer the tail is a function of."""
     rec.stage = "retrieval"
     result = source.retrieve(question, gov.budget_bytes)
     texts = [c.text.encode("utf-8") for c in result.chunks]
@@ -444,9 +389,19 @@ def _stages(
         ),
         blobs=[raw_bytes],
     )  # fmt: skip
+    return evidence, raw
 
-    # The deterministic tail: the functions replay --deep re-runs (aborist/pipeline/tail.py).
-    inputs = TailInputs(question, gov.mode, raw, evidence, vpolicy)
+
+def _tail_stages(
+    inputs: TailInputs,
+    rec: RunRecorder,
+    client: ChatClient,
+    gov: Governance,
+    repair_stage: RepairHook | None,
+) -> tuple[str, dict[str, Any], AnswerRendered, list[dict[str, Any]], str | None]:
+    """The deterministic tail — the functions replay --deep re-runs (aborist/pipeline/
+    tail.py) — recorded: parse, verify, repair when due, render. Returns the answer, its
+    verdict, the rendered payload, the repair's changes and the audit mode before it."""
     if gov.mode == "claim-lattice":
         rec.stage = "parse"
     claims, parsed = tail.parse(inputs)
@@ -457,7 +412,7 @@ def _stages(
     verdict, verified = tail.verify(inputs, claims)
     rec.record(verified)
 
-    answer = raw
+    answer = inputs.raw
     verdict_dict = verified.verdict
     repair_changes: list[dict[str, Any]] = []
     pre_repair: str | None = None
@@ -467,17 +422,30 @@ def _stages(
 
         hook = repair_stage if repair_stage is not None else default_repair
         repaired = hook(
-            rec=rec, question=question, answer=raw, evidence=evidence, verdict=verdict,
-            governance=gov, policy=vpolicy, client=client,
+            rec=rec, question=inputs.question, answer=inputs.raw, evidence=inputs.evidence,
+            verdict=verdict, governance=gov, policy=inputs.policy, client=client,
         )  # fmt: skip
         if repaired is not None:
             answer, verdict_dict, repair_changes = repaired
             pre_repair = verdict.audit_mode
 
     rec.stage = "render"
-    rendered = tail.render(answer, verdict_dict, evidence, vpolicy)
+    rendered = tail.render(answer, verdict_dict, inputs.evidence, inputs.policy)
     rec.record(rendered)
+    return answer, verdict_dict, rendered, repair_changes, pre_repair
 
+
+def _label_stage(
+    rec: RunRecorder,
+    gov: Governance,
+    key: str,
+    dims: KeyDimensions,
+    answer: str,
+    verdict_dict: dict[str, Any],
+    use_cache: bool,
+) -> tuple[dict[str, Any], RunDag]:
+    """The label, the cache row and the run's close, committed together; returns the
+    label's fields and the run DAG."""
     rec.stage = "label"
     label_fields = tail.label_fields(answer, verdict_dict)
     rec.stage_hashes["final_label"] = label_stage_hash(label_fields)
@@ -501,14 +469,8 @@ def _stages(
     )  # fmt: skip
     rec.record_all(closing)
     if use_cache:  # the first hit of the key is then served without reading the run back
-        remember_written(ledger, key, rec.run_id, rec.recorded, texts)
-    return RunResult(
-        run_id=rec.run_id, question=question, mode=gov.mode, cache_key=key, cache_hit=False,
-        answer=answer, audit_mode=label_fields["audit_mode"], label=label_fields["label"],
-        run_dag_root=dag.root, evidence=_public_evidence(evidence),
-        citations=rendered.citations, verdict=verdict_dict,
-        repair_changes=repair_changes, pre_repair_audit_mode=pre_repair,
-    )  # fmt: skip
+        remember_written(rec.ledger, key, rec.run_id, rec.recorded, rec.blobs)
+    return label_fields, dag
 
 
 def _dag_inputs(stage_hashes: dict[str, str], mode: str) -> dict[str, str]:

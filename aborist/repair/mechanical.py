@@ -279,9 +279,9 @@ def _changes(
     return changes
 
 
-# Long by choice (about 110 lines): one pass over the diagnoses in which every branch
-# ends in a skip with its reason or a planned edit, checked in the order docs/repair.md
-# gives the skip reasons; split, that order would be spread over several functions.
+# long: one pass over the diagnoses in which every branch ends in a skip with its reason
+# or a planned edit, checked in the order docs/repair.md gives the skip reasons; split,
+# that order would be spread over several functions.
 def mechanical_repair(
     answer: str,
     unverified_quotes: Sequence[SpanDiagnosis],

@@ -153,9 +153,6 @@ class RepairOutcome:
             "post_verdict": post.to_dict() if post is not None else None,
         }
 
-    def canonical_bytes(self) -> bytes:
-        return canonical_json(self.to_dict())
-
 
 def repair_answer(
     answer: str,

@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from aborist.errors import InputError
+
 __all__ = ["AUDIT_MODES", "LADDER", "ladder_label", "ladder_rung"]
 
 AUDIT_MODES = ("STRICT", "HYBRID", "UNGROUNDED")
@@ -65,7 +67,7 @@ def ladder_rung(audit_mode: str, violations: Iterable[Any]) -> int:
     """Rung 1–4 for ``(audit_mode, violations)``; violations are objects or dicts with a
     ``severity`` (missing severity counts as blocking)."""
     if audit_mode not in AUDIT_MODES:
-        raise ValueError(f"audit_mode must be one of {AUDIT_MODES}, found {audit_mode!r}")
+        raise InputError(f"audit_mode must be one of {AUDIT_MODES}, found {audit_mode!r}")
     if audit_mode == "UNGROUNDED":
         return 4
     blocking = any(_severity(v) == "blocking" for v in violations)

@@ -118,6 +118,45 @@ def _grade(
     return GRADE_NONE, why, failure_code(why, "NOT_LOCALLY_SUPPORTED")
 
 
+class _ClaimChecks:
+    """The record of one claim's hard checks as they run: passes, the reasons and
+    violations so far, and the evidence the claim cites (once resolved)."""
+
+    def __init__(self, index: int, claim: ParsedClaim) -> None:
+        self.index = index
+        self.claim = claim
+        self.cited: list[EvidenceObject] = []
+        self.checks: list[tuple[str, str]] = []
+        self.reasons: list[str] = []
+        self.violations: list[Violation] = []
+
+    def passed(self, check: str) -> None:
+        self.checks.append((check, "pass"))
+
+    def fail(self, check: str, code: str, detail: str) -> UnitVerdict:
+        """``check`` failed with ``code``: the later checks are skipped."""
+        self.checks.append((check, "fail"))
+        self.checks.extend((c, "skipped") for c in HARD_CHECKS[len(self.checks) :])
+        self.reasons.append(f"{code}: {detail}")
+        self.violations.append(Violation(code, SEVERITY_BLOCKING, self.index, detail))
+        return self.unit(False, GRADE_NONE)
+
+    def unit(self, verified: bool, unit_grade: str) -> UnitVerdict:
+        return UnitVerdict(
+            index=self.index,
+            text=self.claim.claim_text,
+            strategy="claim_lattice",
+            verified=verified,
+            grade=unit_grade,
+            line_no=self.claim.line_no,
+            evidence_ids=tuple(ev.evidence_id for ev in self.cited),
+            pointer_ids=self.claim.pointer_ids,
+            reasons=tuple(self.reasons),
+            checks=tuple(self.checks),
+            violations=tuple(self.violations),
+        )
+
+
 def classify_claim(
     index: int,
     claim: ParsedClaim,
@@ -126,77 +165,104 @@ def classify_claim(
     question: str | None,
 ) -> UnitVerdict:
     """Run the seven hard checks on one claim."""
-    by_pointer = {ev.pointer_id: ev for ev in reversed(evidence)}
-    by_id = {ev.evidence_id: ev for ev in reversed(evidence)}
-    checks: list[tuple[str, str]] = []
-    reasons: list[str] = []
-    violations: list[Violation] = []
+    c = _ClaimChecks(index, claim)
     content = content_tokens(tokens(claim.claim_text))
     if extract_quotes(claim.claim_text):
         content = [t for t in content if t not in ATTRIBUTION_CUES]
-    cited: list[EvidenceObject] = []
-    grade = GRADE_NONE
+    failed = _check_citations(c, content, evidence, policy) or _check_coverage(c, content, policy)
+    if failed is not None:
+        return failed
 
-    def fail(check: str, code: str, detail: str) -> UnitVerdict:
-        checks.append((check, "fail"))
-        checks.extend((c, "skipped") for c in HARD_CHECKS[len(checks) :])
-        reasons.append(f"{code}: {detail}")
-        violations.append(Violation(code, SEVERITY_BLOCKING, index, detail))
-        return _unit(False, GRADE_NONE)
+    warrant = check_warrant(claim.claim_text, c.cited, question)
+    if warrant.status == WARRANT_FAIL:
+        return c.fail("anchor_warrant", "WARRANT_FAILED", "; ".join(warrant.reasons))
+    c.passed("anchor_warrant")
+    if warrant.classes:
+        c.reasons.append(f"warrant {warrant.status}: {list(warrant.classes)}")
 
-    def _unit(verified: bool, unit_grade: str) -> UnitVerdict:
-        return UnitVerdict(
-            index=index,
-            text=claim.claim_text,
-            strategy="claim_lattice",
-            verified=verified,
-            grade=unit_grade,
-            line_no=claim.line_no,
-            evidence_ids=tuple(ev.evidence_id for ev in cited),
-            pointer_ids=claim.pointer_ids,
-            reasons=tuple(reasons),
-            checks=tuple(checks),
-            violations=tuple(violations),
+    grade, why, code = _grade(claim.claim_text, c.cited, policy, question)
+    if grade == GRADE_NONE:
+        code = code or "NOT_LOCALLY_SUPPORTED"
+        detail = "; ".join(why)
+        return c.fail("local_support", code, detail.removeprefix(code + ": "))
+    c.passed("local_support")
+    c.reasons.extend(why)
+    if code:
+        c.violations.append(Violation(code, SEVERITY_BLOCKING, index, "; ".join(why)))
+    if warrant.status == WARRANT_DEMOTE:
+        grade = GRADE_PARTIAL
+        c.violations.append(
+            Violation("WARRANT_DEMOTED", SEVERITY_ADVISORY, index, "; ".join(warrant.reasons))
         )
+    if grade == GRADE_PARTIAL:
+        c.violations.append(
+            Violation(
+                "PARTIAL_SUPPORT",
+                SEVERITY_ADVISORY,
+                index,
+                "claim_lattice: not verbatim in cited evidence",
+            )
+        )
+    return c.unit(True, grade)
 
+
+def _check_citations(
+    c: _ClaimChecks,
+    content: list[str],
+    evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
+) -> UnitVerdict | None:
+    """The first four checks — the line parsed, its pointers resolve, their roles are
+    allowed, the claim has content — setting ``c.cited``; the failed unit, or None."""
+    claim = c.claim
+    by_pointer = {ev.pointer_id: ev for ev in reversed(evidence)}
+    by_id = {ev.evidence_id: ev for ev in reversed(evidence)}
     if claim.parse_status != PARSE_OK:
         code = (
             "PARSE_FAILED" if claim.parse_status == PARSE_MALFORMED_POINTER else claim.parse_status
         )
-        return fail("parser_succeeded", code, f"line {claim.line_no}: {claim.parse_status}")
-    checks.append(("parser_succeeded", "pass"))
+        return c.fail("parser_succeeded", code, f"line {claim.line_no}: {claim.parse_status}")
+    c.passed("parser_succeeded")
 
     unresolved = [p for p in claim.pointer_ids if p not in by_pointer and p not in by_id]
     if unresolved:
         known = ", ".join(ev.pointer_id for ev in evidence) or "none"
-        return fail(
+        return c.fail(
             "evidence_resolves", "POINTER_UNRESOLVED", f"{unresolved} not in evidence ({known})"
         )
-    cited = [by_pointer.get(p) or by_id[p] for p in claim.pointer_ids]
-    checks.append(("evidence_resolves", "pass"))
+    c.cited = [by_pointer.get(p) or by_id[p] for p in claim.pointer_ids]
+    c.passed("evidence_resolves")
 
     denied = [
         f"{ev.pointer_id}:{ev.source_role}"
-        for ev in cited
+        for ev in c.cited
         if not policy.role_allowed(ev.source_role)
     ]
     if denied:
-        return fail("source_role_allowed", "SOURCE_ROLE_DENIED", f"role not allowed: {denied}")
-    checks.append(("source_role_allowed", "pass"))
+        return c.fail("source_role_allowed", "SOURCE_ROLE_DENIED", f"role not allowed: {denied}")
+    c.passed("source_role_allowed")
 
     if not content:
-        return fail("claim_non_empty", "EMPTY_CLAIM", "claim has no content token")
-    checks.append(("claim_non_empty", "pass"))
+        return c.fail("claim_non_empty", "EMPTY_CLAIM", "claim has no content token")
+    c.passed("claim_non_empty")
+    return None
 
+
+def _check_coverage(
+    c: _ClaimChecks, content: list[str], policy: VerifierPolicy
+) -> UnitVerdict | None:
+    """Citation coverage and the pointer cap (trimming to the best-covering pointers when
+    the trimmed set still covers); the failed unit, or None."""
+    cited = c.cited
     cov = _coverage(content, cited)
     if cov < policy.citation_coverage_min:
-        return fail(
+        return c.fail(
             "citation_coverage",
             "COVERAGE_BELOW_THRESHOLD",
             f"coverage {cov:.3f} < {policy.citation_coverage_min}",
         )
-    checks.append(("citation_coverage", "pass"))
-    reasons.append(f"citation coverage {cov:.3f}")
+    c.passed("citation_coverage")
+    c.reasons.append(f"citation coverage {cov:.3f}")
 
     if len(cited) > policy.max_pointers_per_claim:
         wanted = set(content)
@@ -206,47 +272,16 @@ def classify_claim(
         trimmed_cov = _coverage(content, trimmed)
         dropped = [cited[i].pointer_id for i in range(len(cited)) if i not in keep]
         if trimmed_cov < policy.citation_coverage_min:
-            return fail(
+            return c.fail(
                 "pointer_cap",
                 "POINTER_CAP_EXCEEDED",
                 f"{len(cited)} pointers > cap {policy.max_pointers_per_claim}; "
                 f"trimmed coverage {trimmed_cov:.3f} < {policy.citation_coverage_min}",
             )
-        cited = trimmed
-        violations.append(
-            Violation("POINTER_TRIMMED", SEVERITY_ADVISORY, index, f"dropped {dropped}")
+        c.cited = trimmed
+        c.violations.append(
+            Violation("POINTER_TRIMMED", SEVERITY_ADVISORY, c.index, f"dropped {dropped}")
         )
-        reasons.append(f"POINTER_TRIMMED: dropped {dropped}")
-    checks.append(("pointer_cap", "pass"))
-
-    warrant = check_warrant(claim.claim_text, cited, question)
-    if warrant.status == WARRANT_FAIL:
-        return fail("anchor_warrant", "WARRANT_FAILED", "; ".join(warrant.reasons))
-    checks.append(("anchor_warrant", "pass"))
-    if warrant.classes:
-        reasons.append(f"warrant {warrant.status}: {list(warrant.classes)}")
-
-    grade, why, code = _grade(claim.claim_text, cited, policy, question)
-    if grade == GRADE_NONE:
-        code = code or "NOT_LOCALLY_SUPPORTED"
-        detail = "; ".join(why)
-        return fail("local_support", code, detail.removeprefix(code + ": "))
-    checks.append(("local_support", "pass"))
-    reasons.extend(why)
-    if code:
-        violations.append(Violation(code, SEVERITY_BLOCKING, index, "; ".join(why)))
-    if warrant.status == WARRANT_DEMOTE:
-        grade = GRADE_PARTIAL
-        violations.append(
-            Violation("WARRANT_DEMOTED", SEVERITY_ADVISORY, index, "; ".join(warrant.reasons))
-        )
-    if grade == GRADE_PARTIAL:
-        violations.append(
-            Violation(
-                "PARTIAL_SUPPORT",
-                SEVERITY_ADVISORY,
-                index,
-                "claim_lattice: not verbatim in cited evidence",
-            )
-        )
-    return _unit(True, grade)
+        c.reasons.append(f"POINTER_TRIMMED: dropped {dropped}")
+    c.passed("pointer_cap")
+    return None

@@ -379,6 +379,55 @@ class SupportResult:
         return f"{self.evidence_id} sentence {span}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Sought:
+    """What a passage must hold to support a text: its content stems (``wanted``), its
+    anchors (capitalized stems ``caps``, numbers and other ``values``), the quotations'
+    forms, its polarity (``negated``, the negation ``scope``) and a clause's antecedent."""
+
+    toks: list[str]
+    wanted: frozenset[str]
+    caps: frozenset[str]
+    values: frozenset[str]
+    must_contain: Sequence[str]
+    forms: list[str]
+    negated: bool
+    scope: frozenset[str]
+    antecedent: frozenset[str]
+
+
+def _window_failure(
+    s: _Sought, sents: Sequence[Sentence], stems: frozenset[str], keys: frozenset[str], cov: float
+) -> str:
+    """Why a window that covers enough of ``s.wanted`` still does not support it (a
+    missing anchor or quotation, the other polarity, no antecedent, a swapped word), or
+    "" when it does."""
+    missing = sorted(k.split(":", 1)[1] for k in s.values - keys) + sorted(s.caps - stems)
+    if missing:
+        return f"ANCHOR_MISMATCH: {missing} not in the passage"
+    if s.forms:
+        joined = " " + " ".join(x.form.strip() for x in sents) + " "
+        absent = [q for q, f in zip(s.must_contain, s.forms, strict=True) if f not in joined]
+        if absent:
+            return f"quotation {absent[0]!r} not in it"
+    holding = [x for x in sents if x.stems & s.wanted]
+    scopes = frozenset().union(*(x.scope for x in holding))
+    if s.negated:
+        # a negated claim needs its cues to govern the same words in the passage
+        mismatch = not any(x.negated for x in holding) or not s.scope <= scopes
+    else:
+        # an affirmative claim fails where a cue governs one of its words, or (when
+        # some claim word is missing, perhaps the paraphrased predicate) any word
+        mismatch = bool(scopes & (s.wanted | {""})) or (bool(scopes) and cov < 1.0)
+    if mismatch:
+        what = "negated" if s.negated else "affirmative"
+        return f"POLARITY_MISMATCH: the claim is {what}, the passage is not"
+    if s.antecedent and not s.antecedent & stems:
+        return "NOT_LOCALLY_SUPPORTED: the clause's antecedent is not in the passage"
+    swap = substitution(s.toks, [t for x in sents for t in x.toks])
+    return "ANCHOR_MISMATCH: " + swap if swap else ""
+
+
 def find_support(
     text: str,
     objects: Sequence[tuple[str, Passage]],
@@ -403,14 +452,11 @@ def find_support(
         return SupportResult(False, reason="no content word to look for")
     caps = frozenset(k[2:] for k in anchors if k.startswith("s:"))
     values = anchors - {"s:" + c for c in caps}
+    sought = _Sought(
+        toks, wanted, caps, values, must_contain, forms, negated, scope, antecedent
+    )  # fmt: skip
     need = len(wanted)
     best = SupportResult(False, reason="no sentence holds enough words of the claim")
-
-    def near(result: SupportResult) -> None:
-        nonlocal best
-        if not best.supported and result.coverage >= best.coverage:
-            best = result
-
     for ev_id, passage in objects:
         counts = passage.candidates(wanted)
         if not counts:
@@ -429,69 +475,13 @@ def find_support(
                 stems = frozenset().union(*(s.stems for s in sents))
                 keys = frozenset().union(*(s.keys for s in sents))
             cov = len(wanted & stems) / need
-            if cov < min_coverage:
-                near(SupportResult(False, ev_id, first, last, cov, f"passage covers {cov:.2f}"))
-                continue
-            missing = sorted(k.split(":", 1)[1] for k in values - keys) + sorted(caps - stems)
-            if missing:
-                near(
-                    SupportResult(
-                        False,
-                        ev_id,
-                        first,
-                        last,
-                        cov,
-                        f"ANCHOR_MISMATCH: {missing} not in the passage",
-                    )
-                )
-                continue
-            if forms:
-                joined = " " + " ".join(x.form.strip() for x in sents) + " "
-                absent = [q for q, f in zip(must_contain, forms, strict=True) if f not in joined]
-                if absent:
-                    near(
-                        SupportResult(
-                            False, ev_id, first, last, cov, f"quotation {absent[0]!r} not in it"
-                        )
-                    )
-                    continue
-            holding = [s for s in sents if s.stems & wanted]
-            scopes = frozenset().union(*(s.scope for s in holding))
-            if negated:
-                # a negated claim needs its cues to govern the same words in the passage
-                mismatch = not any(s.negated for s in holding) or not scope <= scopes
-            else:
-                # an affirmative claim fails where a cue governs one of its words, or (when
-                # some claim word is missing, perhaps the paraphrased predicate) any word
-                mismatch = bool(scopes & (wanted | {""})) or (bool(scopes) and cov < 1.0)
-            if mismatch:
-                what = "negated" if negated else "affirmative"
-                near(
-                    SupportResult(
-                        False,
-                        ev_id,
-                        first,
-                        last,
-                        cov,
-                        f"POLARITY_MISMATCH: the claim is {what}, the passage is not",
-                    )
-                )
-                continue
-            if antecedent and not antecedent & stems:
-                near(
-                    SupportResult(
-                        False,
-                        ev_id,
-                        first,
-                        last,
-                        cov,
-                        "NOT_LOCALLY_SUPPORTED: the clause's antecedent is not in the passage",
-                    )
-                )
-                continue
-            swap = substitution(toks, [t for x in sents for t in x.toks])
-            if swap:
-                near(SupportResult(False, ev_id, first, last, cov, "ANCHOR_MISMATCH: " + swap))
-                continue
-            return SupportResult(True, ev_id, first, last, cov, "")
+            reason = (
+                f"passage covers {cov:.2f}"
+                if cov < min_coverage
+                else _window_failure(sought, sents, stems, keys, cov)
+            )
+            if not reason:
+                return SupportResult(True, ev_id, first, last, cov, "")
+            if not best.supported and cov >= best.coverage:  # the nearest miss so far
+                best = SupportResult(False, ev_id, first, last, cov, reason)
     return best

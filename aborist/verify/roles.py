@@ -166,7 +166,6 @@ class QuestionFrame:
 
     toks: tuple[str, ...]
     words: frozenset[str]
-    lemmas: frozenset[str]
     choice: bool
     agent_of: frozenset[str]
     object_of: str
@@ -215,7 +214,6 @@ def question_frame(question: str) -> QuestionFrame:
     return QuestionFrame(
         toks=toks,
         words=frozenset(toks),
-        lemmas=frozenset(lemma(t) for t in toks if t not in STOPWORDS),
         choice=_CHOICE.search(question) is not None,
         agent_of=frozenset(agent),
         object_of=obj,

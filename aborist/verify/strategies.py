@@ -17,6 +17,7 @@ STRICT.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -111,6 +112,28 @@ def quote_grade(
       passage holds it together with the quotation's words, polarity and numbers.
     """
     quotes = extract_quotes(text)
+    ids, reasons = _quote_checks(quotes, text, evidence, policy)
+    if reasons:
+        return GRADE_NONE, tuple(sorted(ids)), reasons
+    whole = [loc for loc in verbatim_passages(text, evidence, policy) if loc.polarity_ok]
+    if whole:
+        return (
+            GRADE_VERBATIM,
+            tuple(sorted(ids | {loc.evidence.evidence_id for loc in whole})),
+            ["unit verbatim in one passage, quotations included"],
+        )
+    frame = frame_tokens(text)
+    if not frame:
+        return GRADE_VERBATIM, tuple(sorted(ids)), ["all quotations verbatim; no frame"]
+    grade, reasons = _frame_grade(text, frame, quotes, ids, evidence, policy)
+    return grade, tuple(sorted(ids)), reasons
+
+
+def _quote_checks(
+    quotes: list[str], text: str, evidence: Sequence[EvidenceObject], policy: VerifierPolicy
+) -> tuple[set[str], list[str]]:
+    """The evidence ids holding each quotation, and the reasons any quotation fails:
+    not verbatim, a fragment of a longer title, or verbatim only against its polarity."""
     ids: set[str] = set()
     reasons: list[str] = []
     for q in quotes:
@@ -129,18 +152,20 @@ def quote_grade(
                     "polarity cue it leaves out"
                 )
         ids.update(found)
-    if reasons:
-        return GRADE_NONE, tuple(sorted(ids)), reasons
-    whole = [loc for loc in verbatim_passages(text, evidence, policy) if loc.polarity_ok]
-    if whole:
-        return (
-            GRADE_VERBATIM,
-            tuple(sorted(ids | {loc.evidence.evidence_id for loc in whole})),
-            ["unit verbatim in one passage, quotations included"],
-        )
-    frame = frame_tokens(text)
-    if not frame:
-        return GRADE_VERBATIM, tuple(sorted(ids)), ["all quotations verbatim; no frame"]
+    return ids, reasons
+
+
+def _frame_grade(
+    text: str,
+    frame: list[str],
+    quotes: list[str],
+    ids: set[str],
+    evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
+) -> tuple[str, list[str]]:
+    """The grade and reasons of a unit whose quotations are all verbatim and whose frame
+    (the content tokens outside them) is not empty: an attribution to the source, the
+    quotation's own sentence, a claim of its own that one passage holds, or unsupported."""
     refs = [t for t in frame if t in SOURCE_REFERENCES]
     attributing = "according" in frame or any(t in _ATTRIBUTION_VERBS for t in frame)
     rest = [t for t in frame if t not in ATTRIBUTION_CUES and t not in SOURCE_REFERENCES]
@@ -151,26 +176,19 @@ def quote_grade(
             vocab.update(tokens(ev.title))
     short = len(rest) <= policy.quote_frame_max_content_tokens
     if attributing and (refs or not rest) and short and all(t in vocab for t in rest):
-        return (
-            GRADE_VERBATIM,
-            tuple(sorted(ids)),
-            ["all quotations verbatim; the frame attributes them to the source"],
-        )
+        return GRADE_VERBATIM, ["all quotations verbatim; the frame attributes them to the source"]
     quoted = [ev for ev in evidence if ev.evidence_id in ids]
     ok, why, _ids = local_support(text, quoted, policy, ignore=_SOURCE_STEMS, must_contain=quotes)
     if ok and refs and short:
-        return (
-            GRADE_VERBATIM,
-            tuple(sorted(ids)),
-            ["all quotations verbatim; the frame locates them in their own sentence", *why],
-        )
+        return GRADE_VERBATIM, [
+            "all quotations verbatim; the frame locates them in their own sentence",
+            *why,
+        ]
     if ok:
-        return GRADE_PARTIAL, tuple(sorted(ids)), ["frame is a claim of its own", *why]
-    return (
-        GRADE_NONE,
-        tuple(sorted(ids)),
-        [f"FRAME_UNSUPPORTED: the text outside the quotations is a claim of its own; {why[0]}"],
-    )
+        return GRADE_PARTIAL, ["frame is a claim of its own", *why]
+    return GRADE_NONE, [
+        f"FRAME_UNSUPPORTED: the text outside the quotations is a claim of its own; {why[0]}"
+    ]
 
 
 def _entity_support(
@@ -218,6 +236,42 @@ def is_title_span(text: str) -> bool:
     return len(words) >= 2 and all(w[0].isupper() for w in words)
 
 
+def _prose_verdict(
+    index: int,
+    unit: Unit,
+    strategy: str,
+    grade: str,
+    ids: tuple[str, ...],
+    reasons: list[str],
+    blocking: str = "",
+) -> UnitVerdict:
+    """The unit's verdict under ``strategy``: a partial grade is an advisory violation, a
+    ``blocking`` code or no grade a blocking one."""
+    violations: list[Violation] = []
+    if grade == GRADE_PARTIAL:
+        violations.append(
+            Violation("PARTIAL_SUPPORT", SEVERITY_ADVISORY, index, f"{strategy}: not verbatim")
+        )
+    if blocking:
+        violations.append(Violation(blocking, SEVERITY_BLOCKING, index, "; ".join(reasons)))
+    elif grade == GRADE_NONE:
+        code = failure_code(reasons, "QUOTE_NOT_VERBATIM" if strategy == "quote" else "UNSUPPORTED")
+        if code == "NOT_LOCALLY_SUPPORTED":
+            code = "UNSUPPORTED"
+        violations.append(Violation(code, SEVERITY_BLOCKING, index, "; ".join(reasons)))
+    return UnitVerdict(
+        index=index,
+        text=unit.text,
+        strategy=strategy,
+        verified=grade != GRADE_NONE,
+        grade=grade,
+        line_no=unit.line_no,
+        evidence_ids=ids,
+        reasons=tuple(reasons),
+        violations=tuple(violations),
+    )
+
+
 def classify_prose_unit(
     index: int,
     unit: Unit,
@@ -229,65 +283,16 @@ def classify_prose_unit(
     text = unit.text
     toks = tokens(text)
     content = content_tokens(toks)
-
-    def verdict(
-        strategy: str,
-        grade: str,
-        ids: tuple[str, ...],
-        reasons: list[str],
-        blocking: str = "",
-    ) -> UnitVerdict:
-        violations: list[Violation] = []
-        if grade == GRADE_PARTIAL:
-            violations.append(
-                Violation("PARTIAL_SUPPORT", SEVERITY_ADVISORY, index, f"{strategy}: not verbatim")
-            )
-        if blocking:
-            violations.append(Violation(blocking, SEVERITY_BLOCKING, index, "; ".join(reasons)))
-        elif grade == GRADE_NONE:
-            code = failure_code(
-                reasons, "QUOTE_NOT_VERBATIM" if strategy == "quote" else "UNSUPPORTED"
-            )
-            if code == "NOT_LOCALLY_SUPPORTED":
-                code = "UNSUPPORTED"
-            violations.append(Violation(code, SEVERITY_BLOCKING, index, "; ".join(reasons)))
-        return UnitVerdict(
-            index=index,
-            text=text,
-            strategy=strategy,
-            verified=grade != GRADE_NONE,
-            grade=grade,
-            line_no=unit.line_no,
-            evidence_ids=ids,
-            reasons=tuple(reasons),
-            violations=tuple(violations),
-        )
+    verdict = functools.partial(_prose_verdict, index, unit)
 
     if extract_quotes(text):
         grade, ids, reasons = quote_grade(text, evidence, policy)
         return verdict("quote", grade, ids, reasons)
     polarity_reason = ""
     if len(content) >= policy.span_min_content_tokens or is_title_span(text):
-        located = verbatim_passages(text, evidence, policy)
-        agreeing = [loc for loc in located if loc.polarity_ok]
-        if agreeing:
-            ids = tuple(sorted({loc.evidence.evidence_id for loc in agreeing}))
-            ok, why = answers_question(text, agreeing, question, policy)
-            if not ok:
-                return verdict(
-                    "span",
-                    GRADE_PARTIAL,
-                    ids,
-                    ["token sequence occurs verbatim", why],
-                    blocking="NOT_ANSWER_ANCHORED",
-                )
-            reasons = ["token sequence occurs verbatim in one passage"] + ([why] if why else [])
-            return verdict("span", GRADE_VERBATIM, ids, reasons)
-        if located:
-            polarity_reason = (
-                "POLARITY_MISMATCH: verbatim only as part of a sentence whose polarity cue "
-                "it leaves out"
-            )
+        spanned, polarity_reason = _span_verdict(index, unit, evidence, policy, question)
+        if spanned is not None:
+            return spanned
     if (
         len(toks) >= policy.paraphrase_min_tokens
         and len(set(content)) >= policy.paraphrase_min_content_tokens
@@ -311,3 +316,38 @@ def classify_prose_unit(
     if polarity_reason:
         return verdict("none", GRADE_NONE, (), [polarity_reason])
     return verdict("none", GRADE_NONE, (), ["no strategy found evidence"])
+
+
+def _span_verdict(
+    index: int,
+    unit: Unit,
+    evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
+    question: str | None,
+) -> tuple[UnitVerdict | None, str]:
+    """The span strategy: the unit's verdict when its token sequence occurs verbatim with
+    the passage's polarity, else None and the polarity reason (empty when the unit is not
+    verbatim anywhere at all)."""
+    located = verbatim_passages(unit.text, evidence, policy)
+    agreeing = [loc for loc in located if loc.polarity_ok]
+    if agreeing:
+        ids = tuple(sorted({loc.evidence.evidence_id for loc in agreeing}))
+        ok, why = answers_question(unit.text, agreeing, question, policy)
+        if not ok:
+            return _prose_verdict(
+                index,
+                unit,
+                "span",
+                GRADE_PARTIAL,
+                ids,
+                ["token sequence occurs verbatim", why],
+                blocking="NOT_ANSWER_ANCHORED",
+            ), ""
+        reasons = ["token sequence occurs verbatim in one passage"] + ([why] if why else [])
+        return _prose_verdict(index, unit, "span", GRADE_VERBATIM, ids, reasons), ""
+    if located:
+        return None, (
+            "POLARITY_MISMATCH: verbatim only as part of a sentence whose polarity cue "
+            "it leaves out"
+        )
+    return None, ""

@@ -346,3 +346,19 @@ def test_cli_since_checkpoint_links_an_unrecorded_checkpoint(
     assert res.exit_code == 1 and "--since-checkpoint" in res.output
     res = runner.invoke(cli, ["verify-bundle", str(linked), "--checkpoint", str(kept)])
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (lambda b: b.update(inclusion_proofs={}), "BundleFormatError: inclusion_proofs is a list"),
+        (lambda b: b.update(consistency_proofs=3), "BundleFormatError: consistency_proofs is a"),
+        (lambda b: b["events"][0].update(type=7), "BundleFormatError: event"),
+    ],
+)
+def test_malformed_bundle_names_what_is_wrong(audited: Audited, edit: Any, words: str) -> None:
+    bundle = export_run(audited.built.ledger, audited.built.quote)
+    edit(bundle)
+    kind, d = first_kind(bundle)
+    assert kind == "format" and d.detail == "shape"
+    assert d.found.startswith(words), d.found

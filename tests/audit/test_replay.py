@@ -163,16 +163,26 @@ def test_repaired_runs_replay_clean_and_deep(built: Built) -> None:
     assert mechanical not in {n.run for n in report.not_reexecuted}
 
 
-def test_repair_module_absent_is_reported_not_failed(
+def test_deep_repair_is_the_tails_mechanical_repair(
     built: Built, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The repair stage is re-run by ``tail.mechanical_repair`` itself: a tail that no
+    longer accepts the recorded repair makes replay diverge at the repair stage."""
+    from aborist.pipeline import tail
+
     mechanical, _ = add_repair_runs(built)
-    monkeypatch.setattr("aborist.audit.deep._load_repair", lambda: None)
+    assert_clean(replay(built.ledger, run_id=mechanical, deep=True))
+    real = tail.mechanical_repair
+
+    def refusing(inputs: tail.TailInputs, verdict: Any) -> tuple[Any, None]:
+        outcome, _ = real(inputs, verdict)
+        return outcome, None
+
+    monkeypatch.setattr(tail, "mechanical_repair", refusing)
     report = replay(built.ledger, run_id=mechanical, deep=True)
-    assert_clean(report)  # render and label still re-run from the recorded repair
-    assert [(n.stage, n.reason) for n in report.not_reexecuted] == [
-        ("repair", "aborist.repair.repair is not installed")
-    ]
+    found = [(d.kind, d.stage, d.expected) for d in report.divergences.values()]
+    assert ("deep", "repair", "no mechanical repair accepted") in found, found
+    assert report.not_reexecuted == []
 
 
 @pytest.mark.parametrize(

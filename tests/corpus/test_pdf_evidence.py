@@ -15,7 +15,7 @@ from aborist.clients.extractive import ExtractiveClient
 from aborist.corpus.ingest import ingest
 from aborist.events import run_stream
 from aborist.pipeline.query import query
-from cli.query_cmd import source_line
+from cli.query_view import source_line
 from ledger.store import Ledger
 from tests.corpus.documents import make_pdf
 

@@ -22,7 +22,8 @@ from aborist.verify.claims import parse_claims
 from aborist.verify.evidence import build_evidence
 from aborist.verify.ladder import LADDER
 from aborist.verify.verify import verify_answer
-from cli.query_cmd import _print_outcome, print_result, rung_line
+from cli.query_view import print_outcome as _print_outcome
+from cli.query_view import print_result, rung_line
 from ledger.canonical import canonical_json
 from ledger.store import Ledger
 
