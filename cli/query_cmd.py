@@ -19,6 +19,7 @@ from aborist.pipeline.run import Governance, RunResult
 from aborist.settings import Settings, load_settings
 from aborist.verify.ladder import AUDIT_MODES, LADDER, ladder_rung
 from cli.common import clean_errors, embedded_ledger, pipeline_ledger
+from cli.marks import claim_mark
 from cli.runs_export import write_export
 from cli.term import printable
 
@@ -93,12 +94,6 @@ def _governance(opts: dict[str, Any]) -> Governance:
     )
 
 
-def _mark(unit: dict[str, Any]) -> str:
-    if unit["verified"] and unit["grade"] == "verbatim":
-        return "✓ verified"
-    return "~ supported" if unit["verified"] else "✗ unsupported"
-
-
 def claim_lines(verdict: dict[str, Any]) -> list[str]:
     """One line per claim, marked as `aborist verify` marks them (✓ verified verbatim,
     ~ supported but not verbatim, ✗ unsupported), with the pointers it cites and why."""
@@ -112,7 +107,7 @@ def claim_lines(verdict: dict[str, Any]) -> list[str]:
         shown = ",".join(cited[:3]) + (f",+{len(cited) - 3}" if len(cited) > 3 else "")
         where = f" [{shown}]" if cited else ""
         why = "; ".join(u["reasons"])
-        lines.append(printable(f"  {_mark(u)}{where}: {u['text']}"))
+        lines.append(printable(f"  {claim_mark(u['verified'], u['grade'])}{where}: {u['text']}"))
         if why:
             lines.append(printable(f"      - {why}"))
     for v in verdict["violations"]:
@@ -512,7 +507,7 @@ def _print_outcome(run: Any) -> None:
         elif rendered["units"]:
             click.echo("claims:")
             for u in rendered["units"]:
-                click.echo(printable(f"  {_mark(u)}: {u['text']}"))
+                click.echo(printable(f"  {claim_mark(u['verified'], u['grade'])}: {u['text']}"))
     elif completed is not None and completed.get("served_from_run_id"):
         served = completed["served_from_run_id"]
         click.echo(f"answer: served from the cache, run {served} (aborist show {served})")
