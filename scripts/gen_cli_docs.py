@@ -26,7 +26,8 @@ as git finds `.git`), else `home` in the config file, else the per-user data dir
 (`$XDG_DATA_HOME/aborist`, by default `~/.local/share/aborist` on Linux). The home is
 created 0700 on first use, and the console scripts create every file 0600. The first
 `aborist ingest`, `query` or `ask` creates and migrates the embedded SQLite ledger there
-(under a lock, `ledger.db.lock`, so first runs started together take turns); a ledger named by `--db` or `$ABORIST_DB_URL` (PostgreSQL) is created and upgraded with
+(under a lock, `ledger.db.lock`, so first runs started together take turns); a ledger
+named by `--db` or `$ABORIST_DB_URL` (PostgreSQL) is created and upgraded with
 `aborist-ledger migrate`.
 
 **Settings.** Each value comes from the first of: a flag, an `ABORIST_*` environment
