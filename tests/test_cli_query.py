@@ -469,8 +469,8 @@ def test_runs_json_and_exports_carry_the_answer_and_sources(home: Path) -> None:
 def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(start: str) -> None:
     from cli.runs_export import csv_cell
 
-    assert csv_cell(f"{start}HYPERLINK(\"http://evil.example\")") == (
-        f"'{start}HYPERLINK(\"http://evil.example\")"
+    assert csv_cell(f'{start}HYPERLINK("http://evil.example")') == (
+        f'\'{start}HYPERLINK("http://evil.example")'
     )
     assert csv_cell(f"a {start}1") == f"a {start}1"  # only a leading character counts
     assert csv_cell(None) == "" and csv_cell("How long?") == "How long?"
