@@ -3,8 +3,9 @@
 Scaling
   For each pathological input (the ones that made the old hand-written readers
   quadratic: Markdown ``**a ``, ``_a ``, ``[a``, ``<!--``; reST ``*a `` in one block and
-  in 3 KB paragraphs; HTML ``<a `` and ``<a b='``; a one-line text without sentence
-  ends), the time to read and chunk it (``parse_document`` + ``chunk_blocks``: the
+  in 3 KB paragraphs, references, footnotes, substitutions, citations and lists between
+  paragraphs; HTML ``<a ``, ``<a b='`` and a row of unclosed cells; a one-line text
+  without sentence ends), the time to read and chunk it (``parse_document`` + ``chunk_blocks``: the
   per-file work of an ingest before the shard is written) at size S and at 8·S, sizes
   alternating run by run, median of the runs. Linear time passes when
   t(8·S) / t(S) ≤ 10. S is 80 KB (the size the old readers took seconds on) where that
@@ -135,6 +136,7 @@ CASES: list[tuple[str, str, Callable[[int], str], int, int]] = [
     ),
     ("html", "<a ", lambda n: _repeat("<a ", n), 640_000, 80_000),
     ("html", "<a b='", lambda n: _repeat("<a b='", n), 640_000, 80_000),
+    ("html", "<td>a  (one row)", lambda n: "<table><tr>" + _repeat("<td>a ", n), 320_000, 40_000),
     ("text", "one line, no sentence end", lambda n: _repeat("abcdefghi ", n), 640_000, 80_000),
 ]
 
