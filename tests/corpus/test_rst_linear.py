@@ -94,8 +94,17 @@ other term : classifier
 
 > quoted literal
 
+Quoted::
+
+> one quoted line
+> and another
+
+After the quote.
+
 Back to `internal`_ text.
 """
+
+QUOTED = "p{i}::\n\n> q{i}\n> r{i}\n\n"
 
 
 def _texts(raw: str) -> list[tuple[str, str, int]]:
@@ -136,7 +145,8 @@ def test_hostile_text_is_all_read(name: str) -> None:
 
 @pytest.mark.parametrize("window", [1, 2, 7])
 def test_windows_change_no_text(monkeypatch: pytest.MonkeyPatch, window: int) -> None:
-    documents = [DOCUMENT, DOCUMENT * 3] + [_numbered(t, 40) for t in HOSTILE.values()]
+    documents = [DOCUMENT, DOCUMENT * 3, _numbered(QUOTED, 40)]
+    documents += [_numbered(t, 40) for t in HOSTILE.values()]
     expected = [_texts(d) for d in documents]
     assert any(t[0] == "substituted text" or "substituted text" in t[0] for t in expected[0])
     monkeypatch.setattr(rst_linear, "WINDOW", window)
@@ -144,12 +154,31 @@ def test_windows_change_no_text(monkeypatch: pytest.MonkeyPatch, window: int) ->
 
 
 def test_same_text_as_docutils_own_parser_and_reader(monkeypatch: pytest.MonkeyPatch) -> None:
-    documents = [DOCUMENT, DOCUMENT * 2] + [_numbered(t, 30) for t in HOSTILE.values()]
+    documents = [DOCUMENT, DOCUMENT * 2, _numbered(QUOTED, 30)]
+    documents += [_numbered(t, 30) for t in HOSTILE.values()]
     ours = [_texts(d) for d in documents]
     monkeypatch.setattr(rst, "LinearReader", standalone.Reader)
     monkeypatch.setattr(rst, "LinearParser", Parser)
     assert [_texts(d) for d in documents] == ours
     assert ours[0][1][0] == "Intro with a link, 1, 2, *, CIT and substituted text and anon."
+
+
+def test_quoted_literal_blocks_are_parsed_on_their_own_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    handed = [0]
+    inner = states.RSTState.nested_parse
+
+    def counting(self: Any, block: Any, *args: Any, **kwargs: Any) -> Any:
+        options = kwargs.get("state_machine_kwargs") or (args[4] if len(args) > 4 else None)
+        if (options or {}).get("initial_state") == "QuotedLiteralBlock":
+            handed[0] += len(block.data)
+        return inner(self, block, *args, **kwargs)
+
+    monkeypatch.setattr(states.RSTState, "nested_parse", counting)
+    blocks = rst_blocks(_numbered(QUOTED, 600))
+    assert 0 < handed[0] <= 3 * 600  # the two quoted lines and the blank after them
+    assert "> q599 > r599" in {b.text for b in blocks}
 
 
 def test_symbol_footnote_labels_stop_growing() -> None:

@@ -13,7 +13,8 @@ Three places where docutils costs more than linear time, and what this module do
   parser resumes at the cut line, where it starts the same kind of construct again
   (``Body`` handles a bullet, an enumerator, a field, ``..`` as the nested list does):
   the text is the same, at most one list is two lists. Line blocks, whose text is one
-  block, get an exact window instead, ending at a line where the line block must end.
+  block, and quoted literal blocks (``::`` then flush-left ``> …`` lines) get an exact
+  window instead, holding the line where they must end.
 * **``PropagateTargets``** moves the ids of ``.. _name:`` onto the next element, and
   finds that element through its parent's child list (``list.index``) once per
   target: quadratic in targets per section. It changes ids only, never text, so it is
@@ -51,8 +52,8 @@ def _flush(line: str) -> bool:
 
 def _next_index(lines: _Lines, start: int, kind: str) -> int:
     """The first index ≥ ``start`` of a line of ``kind`` in ``lines`` (``len`` if none):
-    ``flush``, or ``lb_end`` (a line at which a line block must have ended: blank, or
-    flush and not ``| …``). One backward pass per list and kind, cached on the list."""
+    ``flush``, ``blank``, or ``lb_end`` (a line at which a line block must have ended:
+    blank, or flush and not ``| …``). One backward pass per list and kind, cached on the list."""
     data = lines.data
     cache = lines.__dict__.setdefault("_aborist_next", {})
     table = cache.get(kind)
@@ -62,6 +63,8 @@ def _next_index(lines: _Lines, start: int, kind: str) -> int:
             line = data[i]
             if kind == "flush":
                 hit = _flush(line)
+            elif kind == "blank":
+                hit = not line.strip(" ")
             else:
                 hit = not line.strip(" ") or (_flush(line) and not _LINE_BLOCK_LINE.match(line))
             table[i] = i if hit else table[i + 1]
@@ -165,6 +168,33 @@ class _Windowed(states.RSTState):
             # the nested parse reached the cut: resume the enclosing one at the cut line
             return input_offset + len(window.data) - 1, True
         return offset, blank_finish
+
+    def nested_parse(
+        self,
+        block: StringList,
+        input_offset: int,
+        node: Any = None,
+        match_titles: bool = False,
+        state_machine_class: Any = None,
+        state_machine_kwargs: dict[Any, Any] | None = None,
+    ) -> int:
+        """A quoted literal block (``::`` then ``> …`` lines, flush left) is parsed on
+        ``input_lines[offset:]`` too; it ends at its first blank line, so it gets a
+        window that holds that line."""
+        options = state_machine_kwargs or {}
+        if (
+            isinstance(block, _Tail)
+            and block._data is None
+            and options.get("initial_state") == "QuotedLiteralBlock"
+        ):
+            source, start = block._source, block._start
+            assert source is not None
+            cut = min(_next_index(source, start, "blank") + 1, len(source.data))
+            block = source[start:cut]
+        offset: int = super().nested_parse(
+            block, input_offset, node, match_titles, state_machine_class, state_machine_kwargs
+        )
+        return offset
 
 
 _STATE_CLASSES = tuple(
