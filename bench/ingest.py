@@ -3,8 +3,9 @@
 Scaling
   For each pathological input (the ones that made the old hand-written readers
   quadratic: Markdown ``**a ``, ``_a ``, ``[a``, ``<!--``; reST ``*a `` in one block and
-  in 3 KB paragraphs; HTML ``<a `` and ``<a b='``; a one-line text without sentence
-  ends), the time to read and chunk it (``parse_document`` + ``chunk_blocks``: the
+  in 3 KB paragraphs, references, footnotes, substitutions, citations and lists between
+  paragraphs; HTML ``<a ``, ``<a b='`` and a row of unclosed cells; a one-line text
+  without sentence ends), the time to read and chunk it (``parse_document`` + ``chunk_blocks``: the
   per-file work of an ingest before the shard is written) at size S and at 8·S, sizes
   alternating run by run, median of the runs. Linear time passes when
   t(8·S) / t(S) ≤ 10. S is 80 KB (the size the old readers took seconds on) where that
@@ -51,6 +52,23 @@ def _paragraphs(unit: str, size: int) -> str:
     return "\n\n".join([para] * max(1, size // len(para)))
 
 
+def _numbered(template: str, size: int) -> str:
+    """``template`` with ``{i}`` = 0, 1, 2 … repeated until ``size`` characters."""
+    out, total, i = [], 0, 0
+    while total < size:
+        piece = template.format(i=i)
+        out.append(piece)
+        total, i = total + len(piece), i + 1
+    return "".join(out)
+
+
+def _with_definitions(body: str, definition: str, size: int) -> str:
+    """Half ``body`` paragraphs, then as many ``definition`` lines (targets, footnotes …)."""
+    text = _numbered(body, size // 2)
+    count = text.count("\n\n")
+    return text + "\n" + "".join(definition.format(i=i) for i in range(count))
+
+
 #: (format, input, make(size), S, S with --quick). S is chosen per input so that t(S) is
 #: tens of milliseconds or more: shorter runs are all cache effects and timer noise.
 CASES: list[tuple[str, str, Callable[[int], str], int, int]] = [
@@ -60,8 +78,65 @@ CASES: list[tuple[str, str, Callable[[int], str], int, int]] = [
     ("markdown", "<!--", lambda n: _repeat("<!--", n), 640_000, 80_000),
     ("rst", "*a  (one block)", lambda n: _repeat("*a ", n), 640_000, 80_000),
     ("rst", "*a  (3 KB paragraphs)", lambda n: _paragraphs("*a ", n), 80_000, 10_000),
+    (
+        "rst",
+        "`a{i}`_ refs, targets after",
+        lambda n: _with_definitions("p `a{i}`_ q\n\n", ".. _a{i}: http://x/{i}\n", n),
+        40_000,
+        5_000,
+    ),
+    (
+        "rst",
+        ".. _t{i}: before each paragraph",
+        lambda n: _numbered(".. _t{i}:\n\np `t{i}`_ q\n\n", n),
+        20_000,
+        5_000,
+    ),
+    (
+        "rst",
+        "[#]_ footnote refs, footnotes after",
+        lambda n: _with_definitions("p [#]_ q\n\n", ".. [#] note {i}\n", n),
+        20_000,
+        5_000,
+    ),
+    (
+        "rst",
+        "[*]_ symbol footnotes",
+        lambda n: _with_definitions("p [*]_ q\n\n", ".. [*] note {i}\n", n),
+        20_000,
+        5_000,
+    ),
+    (
+        "rst",
+        "|s{i}| substitutions",
+        lambda n: _with_definitions("p |s{i}| q\n\n", ".. |s{i}| replace:: r{i}\n", n),
+        20_000,
+        5_000,
+    ),
+    (
+        "rst",
+        "[C{i}]_ citations",
+        lambda n: _with_definitions("p [C{i}]_ q\n\n", ".. [C{i}] cite {i}\n", n),
+        20_000,
+        5_000,
+    ),
+    (
+        "rst",
+        "footnote after each paragraph",
+        lambda n: _numbered("p [#f{i}]_ q\n\n.. [#f{i}] note {i}\n\n", n),
+        20_000,
+        5_000,
+    ),
+    (
+        "rst",
+        "list after each paragraph",
+        lambda n: _numbered("- a{i}\n\np {i}\n\n", n),
+        20_000,
+        5_000,
+    ),
     ("html", "<a ", lambda n: _repeat("<a ", n), 640_000, 80_000),
     ("html", "<a b='", lambda n: _repeat("<a b='", n), 640_000, 80_000),
+    ("html", "<td>a  (one row)", lambda n: "<table><tr>" + _repeat("<td>a ", n), 320_000, 40_000),
     ("text", "one line, no sentence end", lambda n: _repeat("abcdefghi ", n), 640_000, 80_000),
 ]
 

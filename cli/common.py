@@ -173,25 +173,71 @@ def embedded_ledger(settings: Settings) -> Settings:
             err=True,
         )  # fmt: skip
     path = settings.data_home() / "ledger.db"
-    try:
-        fresh = not path.exists() or path.stat().st_size == 0
-        if fresh:  # created 0600 before SQLite opens it (its -wal/-shm files follow)
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, FILE_MODE))
-    except OSError as e:
-        raise click.ClickException(printable(f"cannot create {path}: {e.strerror or e}")) from e
-    if fresh:
-        from aborist.migrations import upgrade
-        from ledger.engine import ledger_engine
-        from ledger.store import translate_errors
-
-        with clean_errors():
-            engine = ledger_engine(settings.ledger_url())
-            try:
-                with translate_errors(str(path)):
-                    upgrade(engine)
-            finally:
-                engine.dispose()
+    # Two first runs at once (two terminals, a script starting workers) both see no
+    # ledger. SQLite's BEGIN IMMEDIATE already makes their migrations take turns (the
+    # second finds the heads recorded and does nothing), and in WAL mode the file stays
+    # empty until the first commits, so neither opens it half-made; the lock makes the
+    # check, the create and the migration one step without leaning on either.
+    with _setup_lock(path):
+        try:
+            fresh = not path.exists() or path.stat().st_size == 0
+            if fresh:  # created 0600 before SQLite opens it (its -wal/-shm files follow)
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, FILE_MODE))
+        except OSError as e:
+            raise click.ClickException(printable(f"cannot create {path}: {e.strerror or e}")) from e
+        if fresh:
+            _migrate_embedded(settings, path)
     return settings
+
+
+SETUP_LOCK_TIMEOUT_S = 120.0
+
+
+@contextmanager
+def _setup_lock(ledger: Path) -> Iterator[None]:
+    """Hold ``flock`` on ``ledger.db.lock`` beside the embedded ledger (created 0600 and
+    kept: deleting it would race with a waiter; the kernel frees the lock when its
+    holder exits, even when killed). Waits up to :data:`SETUP_LOCK_TIMEOUT_S`."""
+    import fcntl
+    import time
+
+    lock_path = ledger.with_name(ledger.name + ".lock")
+    try:
+        fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, FILE_MODE)
+    except OSError as e:
+        raise click.ClickException(
+            printable(f"cannot create {lock_path}: {e.strerror or e}")
+        ) from e
+    try:
+        deadline = time.monotonic() + SETUP_LOCK_TIMEOUT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise click.ClickException(
+                        printable(f"another aborist is still setting up the ledger {ledger} "
+                                  f"(waited {SETUP_LOCK_TIMEOUT_S:.0f} s); try again")
+                    ) from None  # fmt: skip
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _migrate_embedded(settings: Settings, path: Path) -> None:
+    from aborist.migrations import upgrade
+    from ledger.engine import ledger_engine
+    from ledger.store import translate_errors
+
+    with clean_errors():
+        engine = ledger_engine(settings.ledger_url())
+        try:
+            with translate_errors(str(path)):
+                upgrade(engine)
+        finally:
+            engine.dispose()
 
 
 @contextmanager

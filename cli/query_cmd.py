@@ -26,6 +26,7 @@ from cli.query_view import (
     print_result,
     summary_lines,
 )
+from cli.runs_export import write_export
 from cli.term import printable
 
 __all__ = ["COMMANDS", "ask", "inspect", "query", "runs", "show"]
@@ -252,45 +253,6 @@ def ask(path: Path, question: str, **opts: Any) -> None:
     print_result(result, opts["as_json"])
 
 
-def _sources(citations: list[dict[str, Any]] | None) -> str:
-    """A run's sources on one line: ``E1 title (uri, locator); E2 …``."""
-    out = []
-    for c in citations or []:
-        where = ", ".join(str(x) for x in (c.get("source_uri"), c.get("locator")) if x)
-        out.append(f"{c.get('pointer_id')} {c.get('title') or c.get('source_uri')} ({where})")
-    return "; ".join(out)
-
-
-_EXPORT_FIELDS = ("run_id", "started_at", "status", "audit_mode", "label", "question",
-                  "answer", "sources")  # fmt: skip
-
-
-def _export_row(r: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "run_id": r["run_id"], "started_at": r["started_at"], "status": r["status"],
-        "audit_mode": r["audit_mode"], "label": r["label"], "question": r["question"],
-        "answer": r["answer"], "sources": r["citations"] or [],
-    }  # fmt: skip
-
-
-def _write_export(items: list[dict[str, Any]], fmt: str) -> None:
-    if fmt == "jsonl":
-        for r in items:
-            click.echo(json.dumps(_export_row(r), ensure_ascii=False, sort_keys=True))
-        return
-    import csv
-    import io
-
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(_EXPORT_FIELDS)
-    for r in items:
-        row = _export_row(r)
-        row["sources"] = _sources(r["citations"])
-        writer.writerow(["" if row[k] is None else row[k] for k in _EXPORT_FIELDS])
-    click.echo(buf.getvalue(), nl=False)
-
-
 @click.command()
 @click.option("--db", "db_url", metavar="URL", help="Ledger database URL.")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
@@ -326,6 +288,8 @@ def runs(
 
     --json prints every run with its answer and sources; --format csv or jsonl exports
     question, answer, label and sources (with locators when the documents have them).
+    A CSV cell that begins with =, +, -, @, a tab or a carriage return gets a ' in
+    front, so a spreadsheet shows it as text rather than running it as a formula.
 
     Example: aborist runs --label VERIFIED --since 2026-03-01 --format csv > answers.csv
     """
@@ -343,7 +307,7 @@ def runs(
         click.echo(json.dumps({"runs": items}, indent=2, ensure_ascii=False))
         return
     if fmt:
-        _write_export(items, fmt)
+        write_export(items, fmt)
         return
     for r in items:
         shown = r["status"] if r["status"] != "started" else "incomplete"

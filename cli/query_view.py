@@ -24,6 +24,7 @@ from aborist.events import (
 from aborist.pipeline.run import RunResult
 from aborist.pipeline.tail import label_rung
 from aborist.verify.ladder import AUDIT_MODES, LADDER
+from cli.marks import claim_mark
 from cli.term import printable
 
 if TYPE_CHECKING:
@@ -32,19 +33,12 @@ if TYPE_CHECKING:
 __all__ = [
     "BatchProgress",
     "claim_lines",
-    "mark",
     "print_outcome",
     "print_result",
     "rung_line",
     "source_line",
     "summary_lines",
 ]
-
-
-def mark(unit: dict[str, Any]) -> str:
-    if unit["verified"] and unit["grade"] == "verbatim":
-        return "✓ verified"
-    return "~ supported" if unit["verified"] else "✗ unsupported"
 
 
 def claim_lines(verdict: dict[str, Any]) -> list[str]:
@@ -60,7 +54,7 @@ def claim_lines(verdict: dict[str, Any]) -> list[str]:
         shown = ",".join(cited[:3]) + (f",+{len(cited) - 3}" if len(cited) > 3 else "")
         where = f" [{shown}]" if cited else ""
         why = "; ".join(u["reasons"])
-        lines.append(printable(f"  {mark(u)}{where}: {u['text']}"))
+        lines.append(printable(f"  {claim_mark(u['verified'], u['grade'])}{where}: {u['text']}"))
         if why:
             lines.append(printable(f"      - {why}"))
     for v in verdict["violations"]:
@@ -195,7 +189,7 @@ def print_outcome(run: Any) -> None:
         elif rendered["units"]:
             click.echo("claims:")
             for u in rendered["units"]:
-                click.echo(printable(f"  {mark(u)}: {u['text']}"))
+                click.echo(printable(f"  {claim_mark(u['verified'], u['grade'])}: {u['text']}"))
     elif completed is not None and completed.get("served_from_run_id"):
         served = completed["served_from_run_id"]
         click.echo(f"answer: served from the cache, run {served} (aborist show {served})")

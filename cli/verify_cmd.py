@@ -18,6 +18,7 @@ from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.inspect import InspectReport, inspect_answer
 from aborist.verify.ladder import LADDER
 from aborist.verify.verify import MODES, Verdict, verify_answer
+from cli.marks import claim_mark
 from cli.term import printable
 from ledger.jsonsafe import JSONRefusedError, parse_json
 
@@ -108,15 +109,13 @@ def _print_human(verdict: Verdict, evidence: list[EvidenceObject]) -> None:
     )
     names = {ev.evidence_id: ev.pointer_id for ev in evidence}
     for unit in verdict.units:
-        mark = (
-            "ok "
-            if unit.verified and unit.grade == "verbatim"
-            else ("~  " if unit.verified else "no ")
-        )
+        mark = claim_mark(unit.verified, unit.grade)
         cited = ",".join(names.get(e, e) for e in unit.evidence_ids)
         where = f" [{cited}]" if cited else ""
         click.echo(
-            printable(f"  {mark}{unit.index + 1}. {unit.strategy}/{unit.grade}{where}: {unit.text}")
+            printable(
+                f"  {mark} {unit.index + 1}. {unit.strategy}/{unit.grade}{where}: {unit.text}"
+            )
         )
         for reason in unit.reasons:
             click.echo(printable(f"       - {reason}"))

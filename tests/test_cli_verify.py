@@ -54,7 +54,36 @@ def test_single_answer_human_output(cli: click.Group, files: dict[str, Path]) ->
     assert result.exit_code == 0, result.output
     assert result.output.startswith("VERIFIED  (rung 1/4, audit_mode STRICT, quote mode)")
     assert "checked: every claim occurs word for word inside one sentence" in result.output
-    assert "quote/verbatim [E1]" in result.output
+    assert "  ✓ verified 1. quote/verbatim [E1]: " in result.output
+
+
+def test_verify_marks_claims_as_query_does(cli: click.Group, files: dict[str, Path]) -> None:
+    from cli.marks import claim_mark
+    from cli.query_view import claim_lines
+
+    result = CliRunner().invoke(
+        cli,
+        ["verify", "--answer", str(files["lattice"]), "--evidence", str(files["ev1"]),
+         "--evidence", str(files["ev2"]), "--json"],
+    )  # fmt: skip
+    verdict = json.loads(result.output)
+    human = CliRunner().invoke(
+        cli,
+        ["verify", "--answer", str(files["lattice"]), "--evidence", str(files["ev1"]),
+         "--evidence", str(files["ev2"])],
+    ).output  # fmt: skip
+    marks = [claim_mark(u["verified"], u["grade"]) for u in verdict["units"]]
+    assert "✓ verified" in marks and "✗ unsupported" in marks
+    for unit, mark in zip(verdict["units"], marks, strict=True):
+        assert f"  {mark} {unit['index'] + 1}. " in human
+    query_lines = claim_lines(verdict)
+    for unit, mark in zip(verdict["units"], marks, strict=True):
+        assert any(line.startswith(f"  {mark}") and unit["text"] in line for line in query_lines)
+    assert {
+        claim_mark(True, "verbatim"),
+        claim_mark(True, "paraphrase"),
+        claim_mark(False, None),
+    } == {"✓ verified", "~ supported", "✗ unsupported"}
 
 
 def test_json_claim_lattice(cli: click.Group, files: dict[str, Path]) -> None:

@@ -67,9 +67,9 @@ class _Piece:
     locator: Locator = field(default_factory=Locator)
 
 
-def _boundary(locator: Locator) -> tuple[int | None, str | None]:
-    """What a chunk may not straddle: a PDF page, a DOCX header or footer."""
-    return locator.page, locator.part
+def _boundary(locator: Locator) -> tuple[int | None, str | None, int | None, int | None]:
+    """What a chunk may not straddle: a PDF page, a DOCX header, footer or note."""
+    return locator.page, locator.part, locator.footnote, locator.endnote
 
 
 def chunk_hash(text: str) -> str:

@@ -8,8 +8,6 @@ from __future__ import annotations
 import shutil
 import struct
 import subprocess
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -21,71 +19,10 @@ from cli.audit_cmd import report as report_command
 from cli.ledger_cli import cli
 from ledger.proofs import checkpoint
 from tests.audit.conftest import HOSTILE_QUESTION, Audited
+from tests.html_dom import Dom
 
 if "report" not in cli.commands:
     cli.add_command(report_command)
-
-
-@dataclass
-class Node:
-    tag: str
-    attrs: dict[str, str]
-    content: list[str | Node] = field(default_factory=list)  # text and elements, in order
-
-    @property
-    def children(self) -> list[Node]:
-        return [c for c in self.content if isinstance(c, Node)]
-
-    def all_text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.all_text() for c in self.content)
-
-    def cls(self) -> list[str]:
-        return self.attrs.get("class", "").split()
-
-
-_VOID = {"meta", "br", "img", "input", "link", "hr", "rect", "line", "path", "stop"}
-
-
-class Dom(HTMLParser):
-    """A tiny DOM: every element with its attributes, text and children."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#root", {})
-        self.stack = [self.root]
-        self.all: list[Node] = []
-        self.feed(html)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, {k: v or "" for k, v in attrs})
-        self.stack[-1].content.append(node)
-        self.all.append(node)
-        if tag not in _VOID:
-            self.stack.append(node)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, {k: v or "" for k, v in attrs})
-        self.stack[-1].content.append(node)
-        self.all.append(node)
-
-    def handle_endtag(self, tag: str) -> None:
-        for i in range(len(self.stack) - 1, 0, -1):
-            if self.stack[i].tag == tag:
-                del self.stack[i:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        self.stack[-1].content.append(data)
-
-    def by_id(self, id_: str) -> Node:
-        return next(n for n in self.all if n.attrs.get("id") == id_)
-
-    def text(self) -> str:
-        return self.root.all_text()
-
-    def find(self, tag: str, cls: str | None = None) -> list[Node]:
-        return [n for n in self.all if n.tag == tag and (cls is None or cls in n.cls())]
 
 
 def assert_self_contained(dom: Dom) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-__all__ = ["make_docx", "make_pdf"]
+__all__ = ["make_docx", "make_docx_xml", "make_pdf"]
 
 
 def _escape(text: str) -> str:
@@ -107,4 +107,73 @@ def make_docx(
         document.core_properties.title = title
     out = io.BytesIO()
     document.save(out)
+    return out.getvalue()
+
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_NOTES_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+_NOTES_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml."
+
+
+def _note_part(kind: str, notes: dict[int, str]) -> str:
+    separators = "".join(
+        f'<w:{kind} w:type="{t}" w:id="{i}"><w:p><w:r><w:separator/></w:r></w:p></w:{kind}>'
+        for i, t in ((-1, "separator"), (0, "continuationSeparator"))
+    )
+    bodies = "".join(
+        f'<w:{kind} w:id="{i}">'
+        + "".join(f"<w:p><w:r><w:t>{p}</w:t></w:r></w:p>" for p in text.split("|"))
+        + f"</w:{kind}>"
+        for i, text in notes.items()
+    )
+    return f'<w:{kind}s xmlns:w="{_W}">{separators}{bodies}</w:{kind}s>'
+
+
+def make_docx_xml(
+    body_xml: str,
+    *,
+    footnotes: dict[int, str] | None = None,
+    endnotes: dict[int, str] | None = None,
+) -> bytes:
+    """A DOCX whose ``w:body`` is ``body_xml`` (WordprocessingML, prefixes ``w``, ``mc``,
+    ``wp``, ``a``, ``wps``, ``v`` declared), with footnote and endnote parts holding
+    ``{id: "paragraph|paragraph"}`` beside Word's two separator notes."""
+    import zipfile
+
+    base = zipfile.ZipFile(io.BytesIO(make_docx([("p", "placeholder")])))
+    ns = (
+        f'xmlns:w="{_W}" '
+        'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+        'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+        'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+        'xmlns:v="urn:schemas-microsoft-com:vml" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+    )
+    parts = {name: base.read(name) for name in base.namelist()}
+    parts["word/document.xml"] = (
+        f"<w:document {ns}><w:body>{body_xml}</w:body></w:document>".encode()
+    )
+    rels = parts["word/_rels/document.xml.rels"].decode()
+    types = parts["[Content_Types].xml"].decode()
+    for kind, notes in (("footnote", footnotes), ("endnote", endnotes)):
+        if notes is None:
+            continue
+        parts[f"word/{kind}s.xml"] = _note_part(kind, notes).encode()
+        rels = rels.replace(
+            "</Relationships>",
+            f'<Relationship Id="rIdA{kind}" Type="{_NOTES_REL}{kind}s" Target="{kind}s.xml"/>'
+            "</Relationships>",
+        )
+        types = types.replace(
+            "</Types>",
+            f'<Override PartName="/word/{kind}s.xml" ContentType="{_NOTES_TYPE}{kind}s+xml"/>'
+            "</Types>",
+        )
+    parts["word/_rels/document.xml.rels"] = rels.encode()
+    parts["[Content_Types].xml"] = types.encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, data in parts.items():
+            package.writestr(name, data)
     return out.getvalue()

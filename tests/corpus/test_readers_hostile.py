@@ -144,6 +144,20 @@ def test_pathological_80_kb_inputs_finish(fmt: str, unit: str, before: str) -> N
         assert sum(c.text.count("a") for c in chunks) == 80_000 // len(unit), before
 
 
+@pytest.mark.parametrize(
+    ("fmt", "raw"),
+    [
+        ("html", "<table><tr>" + "<td>a " * 40_000),
+        ("markdown", "|" + " a |" * 40_000 + "\n|" + "---|" * 40_000 + "\n"),
+    ],
+)
+def test_a_row_of_40_000_cells_is_read(fmt: str, raw: str) -> None:
+    # the HTML reader joined the row's text so far at every cell: 40,000 cells took
+    # minutes (64x the time for 8x the cells)
+    doc = parse_document(raw, fmt, file_name="x")
+    assert [b.text for b in doc.blocks] == [" ; ".join(["a"] * 40_000)]
+
+
 def test_pathological_rst_in_many_paragraphs_finishes() -> None:
     # each paragraph under the inline limit, so the inline parser runs on all of them
     para = "*a " * 1000

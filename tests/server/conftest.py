@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,8 @@ from aborist.clients.base import ChatClient
 from aborist.clients.extractive import ExtractiveClient
 from aborist.server import ServerConfig, create_app
 from tests.conftest import Corpus
+from tests.html_dom import Dom as Dom  # re-exported for the page tests
+from tests.html_dom import Node as Node
 from tests.load.conftest import town_corpus  # noqa: F401 (the load test's corpus fixture)
 
 BASE = "http://127.0.0.1"
@@ -109,58 +110,6 @@ def guarded(ledger_url: str, corpus: Corpus) -> Iterator[Served]:
     s = make_served(ledger_url, corpus.shards_dir, token=TOKEN)
     with s.client:
         yield s
-
-
-@dataclass
-class Node:
-    tag: str
-    attrs: dict[str, str]
-    content: list[str | Node] = field(default_factory=list)
-
-    def text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.text() for c in self.content)
-
-    def cls(self) -> list[str]:
-        return self.attrs.get("class", "").split()
-
-
-class Dom(HTMLParser):
-    _VOID = frozenset({"meta", "br", "img", "input", "link", "hr", "rect", "line", "path"})
-
-    def __init__(self, html: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#root", {})
-        self.stack = [self.root]
-        self.all: list[Node] = []
-        self.feed(html)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, {k: v or "" for k, v in attrs})
-        self.stack[-1].content.append(node)
-        self.all.append(node)
-        if tag not in self._VOID:
-            self.stack.append(node)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, {k: v or "" for k, v in attrs})
-        self.stack[-1].content.append(node)
-        self.all.append(node)
-
-    def handle_endtag(self, tag: str) -> None:
-        for i in range(len(self.stack) - 1, 0, -1):
-            if self.stack[i].tag == tag:
-                del self.stack[i:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        self.stack[-1].content.append(data)
-
-    def by_id(self, id_: str) -> Node:
-        return next(n for n in self.all if n.attrs.get("id") == id_)
-
-    def find(self, tag: str, cls: str | None = None) -> list[Node]:
-        return [n for n in self.all if n.tag == tag and (cls is None or cls in n.cls())]
 
 
 def assert_inert(html: str) -> Dom:

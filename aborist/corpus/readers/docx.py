@@ -32,7 +32,7 @@ from aborist.corpus.readers.source import SourceFileSkipped
 
 __all__ = ["EXTRACTION_VERSION", "MAX_UNPACKED_BYTES", "docx_blocks", "extract_docx"]
 
-EXTRACTION_VERSION = "docx-extract-1"
+EXTRACTION_VERSION = "docx-extract-2"
 MAX_UNPACKED_BYTES = 256 * 1024 * 1024
 _HEADING_STYLE = re.compile(r"^heading ([1-9])$", re.I)
 
@@ -88,6 +88,73 @@ def _items(container: Any, part: str) -> list[dict[str, Any]]:
                 {"kind": "paragraph", "part": part, "level": _level(item),
                  "text": _visible_text(item)}
             )  # fmt: skip
+            items.extend(_text_box_items(item, part))
+    return items
+
+
+def _text_box_items(paragraph: Any, part: str) -> list[dict[str, Any]]:
+    """The text boxes anchored in ``paragraph``, in document order, right after it: their
+    paragraphs (level 0: a box's styles do not make the page's sections) and table rows.
+    Word stores a box twice, as DrawingML (``mc:Choice``) and as VML for old readers
+    (``mc:Fallback``); the fallback is skipped. A box inside a box follows it."""
+    from docx.oxml.ns import qn
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    fallback = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+    items: list[dict[str, Any]] = []
+    for box in paragraph._p.iter(qn("w:txbxContent")):
+        if any(a.tag == fallback for a in box.iterancestors()):
+            continue
+        for child in box:
+            if child.tag == qn("w:tbl"):
+                rows = _rows(Table(child, paragraph._parent))
+                items.extend({"kind": "row", "part": part, "cells": r} for r in rows)
+            elif child.tag == qn("w:p"):
+                text = _visible_text(Paragraph(child, paragraph._parent))
+                items.append({"kind": "paragraph", "part": part, "level": 0, "text": text})
+    return items
+
+
+_NOTE_KINDS = (("footnote", "/footnotes"), ("endnote", "/endnotes"))
+
+
+def _note_items(document: Any) -> list[dict[str, Any]]:
+    """Footnotes, then endnotes, each numbered as Word shows it: by the order of its
+    first reference in the body. Notes no reference points to (Word shows none) and
+    the separator notes Word keeps in the part are not read."""
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import qn
+    from docx.text.paragraph import Paragraph
+
+    items: list[dict[str, Any]] = []
+    body = document.element.body
+    for kind, reltype in _NOTE_KINDS:
+        part = next(
+            (r.target_part for r in document.part.rels.values()
+             if not r.is_external and r.reltype.endswith(reltype)),
+            None,
+        )  # fmt: skip
+        if part is None:
+            continue
+        numbers: dict[str, int] = {}
+        for ref in body.iter(qn(f"w:{kind}Reference")):
+            numbers.setdefault(ref.get(qn("w:id")) or "", len(numbers) + 1)
+        # python-docx's parser: no entities resolved, no network, no DTD loaded
+        root = parse_xml(part.blob)
+        notes = []
+        for note in root.iter(qn(f"w:{kind}")):
+            number = numbers.get(note.get(qn("w:id")) or "")
+            if number is None or note.get(qn("w:type"), "normal") != "normal":
+                continue
+            paragraphs = note.iter(qn("w:p"))  # CT_P, parsed with python-docx's classes
+            texts = [_visible_text(Paragraph(p, document)) for p in paragraphs]  # type: ignore[arg-type]
+            notes.append((number, texts))
+        for number, texts in sorted(notes, key=lambda n: n[0]):
+            items.extend(
+                {"kind": "paragraph", "part": kind, "note": number, "level": 0, "text": t}
+                for t in texts
+            )
     return items
 
 
@@ -114,6 +181,7 @@ def extract_docx(data: bytes) -> str:
 
         document = docx.Document(io.BytesIO(data))
         items = _items(document, "body")
+        items.extend(_note_items(document))
         seen: set[str] = set()
         for section in document.sections:
             for part, kinds in (
@@ -144,7 +212,12 @@ def docx_blocks(raw: str) -> tuple[list[Block], str | None]:
     blocks: list[Block] = []
     for item in doc["items"]:
         part = None if item["part"] == "body" else item["part"]
-        locator = Locator(part=part)
+        note = item.get("note")
+        locator = Locator(
+            part=part,
+            footnote=note if part == "footnote" else None,
+            endnote=note if part == "endnote" else None,
+        )
         if item["kind"] == "row":
             cells = [t for c in item["cells"] if (t := canonical_inline(c))]
             if cells:

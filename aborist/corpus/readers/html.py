@@ -120,10 +120,21 @@ class _Walk:
     level: int = 0
     lines: list[tuple[int, int]] = field(default_factory=list)
     row_cells: int = 0
+    blank_upto: int = 0  # buffer[:blank_upto] is known to be whitespace only
+
+    def has_text(self) -> bool:
+        """Whether the buffer holds more than whitespace. Each piece is looked at once
+        per block (joining the buffer at every cell of a row was quadratic)."""
+        while self.blank_upto < len(self.buffer):
+            if self.buffer[self.blank_upto].strip():
+                return True
+            self.blank_upto += 1
+        return False
 
     def flush(self) -> None:
         raw = "".join(self.buffer)
         self.buffer.clear()
+        self.blank_upto = 0
         text = canonical_inline(raw)
         if text:
             span = self.lines[-1] if self.lines else None
@@ -198,7 +209,7 @@ def html_blocks(
         elif tag in _BLOCK_TAGS:
             walk.flush()
         elif tag in _CELLS:
-            if walk.row_cells and "".join(walk.buffer).strip():
+            if walk.row_cells and walk.has_text():
                 walk.buffer.append(" ; ")
             walk.row_cells += 1
         if line_attr is not None:

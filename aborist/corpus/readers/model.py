@@ -10,6 +10,9 @@ from typing import Any
 __all__ = ["Block", "Locator", "ParsedDocument", "describe_locator", "number_blocks"]
 
 
+_FIELDS = ("page", "page_label", "heading", "paragraph", "line", "part", "footnote", "endnote")
+
+
 @dataclass(frozen=True)
 class Locator:
     """Where a block sits in its source, so a reader of a citation can open it there.
@@ -20,6 +23,8 @@ class Locator:
     * DOCX, Markdown, reST, HTML: ``heading`` (the path of headings above the block,
       outermost first) and ``paragraph`` (1-based position of the block among the
       document's non-heading blocks); DOCX headers and footers also carry ``part``.
+    * DOCX footnotes and endnotes: ``part`` (``footnote`` / ``endnote``) and the note's
+      number as Word shows it (``footnote`` / ``endnote``).
     * Plain text: ``line`` (1-based line where the paragraph starts).
     """
 
@@ -29,11 +34,13 @@ class Locator:
     paragraph: int | None = None
     line: int | None = None
     part: str | None = None
+    footnote: int | None = None
+    endnote: int | None = None
 
     def to_dict(self) -> dict[str, object]:
         """The locator as stored and recorded: only the fields this format has."""
         out: dict[str, object] = {}
-        for name in ("page", "page_label", "heading", "paragraph", "line", "part"):
+        for name in _FIELDS:
             value = getattr(self, name)
             if value is not None:
                 out[name] = list(value) if name == "heading" else value
@@ -65,7 +72,7 @@ class ParsedDocument:
 def number_blocks(blocks: Iterable[Block]) -> list[Block]:
     """Give each block the heading path above it and its paragraph number (headings get
     the path they open and the number of the paragraph that follows them). Blocks whose
-    locator already names a page or a line keep it; the ``part`` (header, footer) of a
+    locator already names a page, a line or a note keep it; the ``part`` (header, footer) of a
     block starts its own heading path."""
     out: list[Block] = []
     path: list[tuple[int, str]] = []
@@ -73,7 +80,7 @@ def number_blocks(blocks: Iterable[Block]) -> list[Block]:
     paragraph = 0
     for block in blocks:
         loc = block.locator
-        if loc.page is not None or loc.line is not None:
+        if loc.page is not None or loc.line is not None or loc.footnote or loc.endnote:
             out.append(block)
             continue
         if loc.part != part:
@@ -94,7 +101,7 @@ def number_blocks(blocks: Iterable[Block]) -> list[Block]:
 def describe_locator(locator: Mapping[str, Any] | None) -> str:
     """A locator as a reader cites it: ``p. 6``; ``p. vi (6th page of the file)`` when
     the label is not the page number; ``§ Policy › Scope, ¶ 3``; ``header, ¶ 7``;
-    ``line 17``. Empty for no locator."""
+    ``footnote 2``; ``line 17``. Empty for no locator."""
     if not locator:
         return ""
     page = locator.get("page")
@@ -103,6 +110,9 @@ def describe_locator(locator: Mapping[str, Any] | None) -> str:
         return f"p. {label}" if label == str(page) else f"p. {label} (page {page} of the file)"
     if isinstance(locator.get("line"), int):
         return f"line {locator['line']}"
+    for note in ("footnote", "endnote"):
+        if isinstance(locator.get(note), int):
+            return f"{note} {locator[note]}"
     parts = []
     if locator.get("part"):
         parts.append(str(locator["part"]))

@@ -18,11 +18,12 @@ from typing import Any
 
 from docutils import nodes
 from docutils.core import publish_doctree
-from docutils.parsers.rst import Directive, Parser, directives, roles, states
+from docutils.parsers.rst import Directive, directives, roles, states
 from docutils.parsers.rst.directives.body import CodeBlock
 
 from aborist.corpus.canonicalize import canonical_block, canonical_inline
 from aborist.corpus.readers.model import Block
+from aborist.corpus.readers.rst_linear import LinearParser, LinearReader
 
 __all__ = ["INLINE_LIMIT", "RstTooDeep", "rst_blocks"]
 
@@ -221,7 +222,10 @@ def rst_blocks(raw: str) -> list[Block]:
     settings = dict(_SETTINGS, warning_stream=io.StringIO())
     try:
         tree = publish_doctree(
-            raw, parser=Parser(inliner=_bounded_inliner()), settings_overrides=settings
+            raw,
+            reader=LinearReader(),
+            parser=LinearParser(inliner=_bounded_inliner()),
+            settings_overrides=settings,
         )
     except RecursionError as e:
         raise RstTooDeep("reST nested deeper than the parser can read") from e
