@@ -55,6 +55,7 @@ from ledger.store import Ledger
 __all__ = [
     "Served",
     "answer_hash",
+    "clear_hit_memo",
     "lookup",
     "recorded_key_dimensions",
     "remember_written",
@@ -105,6 +106,12 @@ class _Shown:
 #: Per ledger, per served run, what serving it showed last (at most _MEMO_RUNS runs).
 _MEMO: WeakKeyDictionary[Ledger, dict[str, _Shown]] = WeakKeyDictionary()
 _MEMO_RUNS = 1024
+
+
+def clear_hit_memo() -> None:
+    """Forget every run a hit's check has shown, so the next hit of each is checked in
+    full, as in a new process (``bench/query.py --cold-hits``)."""
+    _MEMO.clear()
 
 
 def _row_of(hit: dict[str, Any]) -> tuple[Any, ...]:
