@@ -36,6 +36,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -116,14 +117,20 @@ def streaming_root(lg: Ledger, size: int) -> bytes:
 
 def measure(url: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(size)
-    t = time.perf_counter()
-    insert(url, 1, size)
-    built = time.perf_counter() - t
-    out: dict[str, Any] = {"size": size, "build_s": built}
+    with Ledger.open(url) as lg:
+        kept = lg.head()[0]
+    out: dict[str, Any] = {"size": size}
+    if kept:  # a ledger kept by an earlier run (--dir): measured at the size it has grown to
+        size = out["size"] = kept
+    else:
+        t = time.perf_counter()
+        insert(url, 1, size)
+        out["build_s"] = time.perf_counter() - t
     with Ledger.open(url) as lg:
         t = time.perf_counter()
         cp = checkpoint(lg)
-        out["catch_up_s"] = time.perf_counter() - t
+        if not kept:  # a kept ledger was caught up when it was built
+            out["catch_up_s"] = time.perf_counter() - t
         if bytes.fromhex(cp.root) != streaming_root(lg, cp.tree_size):
             raise SystemExit(f"size {size}: the tile root is not the tree's root")
         cps, incl, cons = [], [], []
@@ -175,7 +182,7 @@ def measure(url: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def sqlite_url(tmp: Path, size: int) -> str:
-    url = f"sqlite:///{tmp / f'tlog-{size}.db'}"
+    url = f"sqlite:///{tmp / f'tlog-{size}.db'}"  # an existing file (--dir) is reused
     from ledger.engine import ledger_engine
 
     engine = ledger_engine(url)
@@ -194,13 +201,24 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--pg-url", default=DEFAULT_PG_URL)
     ap.add_argument("--no-pg", action="store_true", help="skip PostgreSQL")
     ap.add_argument("--quick", action="store_true", help="smoke run: 3k and 20k, SQLite")
+    ap.add_argument(
+        "--dir",
+        type=Path,
+        help="keep the SQLite ledgers in DIR and reuse those already there (a kept ledger "
+        "is measured at the size it has grown to, without build or catch-up)",
+    )
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.runs, args.proofs, args.no_pg = "3000,20000", 2, 10, True
     sizes = [int(s) for s in args.sizes.split(",")]
     results: list[tuple[str, dict[str, Any]]] = []
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="aborist-tlog-") as tmp:
+    with ExitStack() as stack:
+        if args.dir:
+            args.dir.mkdir(parents=True, exist_ok=True)
+            tmp = str(args.dir)
+        else:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="aborist-tlog-"))
         for size in sizes:
             results.append(("SQLite", measure(sqlite_url(Path(tmp), size), size, args)))
             print(f"  done: SQLite {size:,}", file=sys.stderr)
@@ -220,7 +238,8 @@ def main(argv: list[str]) -> int:
     headers = ["backend", "events", "build s", "catch-up s", "checkpoint +1k ms",
                "inclusion ms", "consistency ms", "peak MiB", "old inclusion ms"]  # fmt: skip
     table = [
-        [backend, f"{r['size']:,}", f"{r['build_s']:.1f}", f"{r['catch_up_s']:.2f}",
+        [backend, f"{r['size']:,}", f"{r['build_s']:.1f}" if "build_s" in r else "kept",
+         f"{r['catch_up_s']:.2f}" if "catch_up_s" in r else "-",
          f"{r['checkpoint_1k_ms']:.1f}", f"{r['inclusion_ms']:.2f}", f"{r['consistency_ms']:.2f}",
          f"{r['peak_mib']:.2f}", f"{r['old_inclusion_ms']:.0f}" if "old_inclusion_ms" in r
          else "-"]
