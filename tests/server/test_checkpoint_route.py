@@ -130,7 +130,11 @@ def test_the_key_is_never_served_logged_or_recorded(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     path, signer = log_key
-    secrets = [signer.skey(), base64.b64encode(bytes([1]) + signer.seed).decode(), signer.seed.hex()]
+    secrets = [
+        signer.skey(),
+        base64.b64encode(bytes([1]) + signer.seed).decode(),
+        signer.seed.hex(),
+    ]
     run = _ask(signing)
     _checkpoint(served.url)
     bodies = [signing.get(u).text for u in (
@@ -148,11 +152,15 @@ def test_the_key_is_never_served_logged_or_recorded(
     assert not any(str(path) in b for b in bodies[:10])  # not even the key's path is served
 
 
-def test_log_key_setup_refuses_what_it_cannot_use(tmp_path: Path, log_key: tuple[Path, Signer]) -> None:
+def test_log_key_setup_refuses_what_it_cannot_use(
+    tmp_path: Path, log_key: tuple[Path, Signer]
+) -> None:
     with pytest.raises(KeySetupError, match="no key file"):
         log_signing(tmp_path / "missing.key", None)
     witness = tmp_path / "w.key"
-    witness.write_text(generate_signer("w.example", alg=ALG_COSIGNATURE_V1).skey(), encoding="utf-8")
+    witness.write_text(
+        generate_signer("w.example", alg=ALG_COSIGNATURE_V1).skey(), encoding="utf-8"
+    )
     with pytest.raises(KeySetupError, match="witness key"):
         log_signing(witness, None)
     with pytest.raises(KeySetupError, match="ABORIST_LOG_ORIGIN"):
