@@ -322,7 +322,9 @@ def open_tree(ledger: Any, size: int) -> Iterator[Tree]:
 def derive_tiles(event_hashes: Iterable[bytes]) -> Iterator[tuple[int, int, list[bytes]]]:
     """Every tile (level, index, hashes) of the tree over ``event_hashes``, level 0
     included, each yielded once in its final form (full, or the partial right edge at the
-    end). Memory stays O(256 * levels)."""
+    end). Memory stays O(256 * levels). The leaves are hashed in a loop of their own and
+    the levels above are folded once per full leaf tile (the fold that ``verify``,
+    ``replay`` and ``publish`` share, so it is kept cheap per event)."""
     edge: dict[int, list[bytes]] = {}
     index: dict[int, int] = {}
 
@@ -336,8 +338,18 @@ def derive_tiles(event_hashes: Iterable[bytes]) -> Iterator[tuple[int, int, list
             edge[level] = []
             yield from push(level + 1, _mth(entries))
 
+    sha256, prefix = merkle._sha256, merkle.LEAF_PREFIX
+    leaves: list[bytes] = []
+    n0 = 0
     for eh in event_hashes:
-        yield from push(0, merkle.leaf_hash(eh))
+        leaves.append(sha256(prefix + eh).digest())
+        if len(leaves) == TILE_WIDTH:
+            yield 0, n0, leaves
+            n0 += 1
+            yield from push(1, _mth(leaves))
+            leaves = []
+    if leaves:
+        yield 0, n0, leaves
     for level in sorted(edge):
         if edge[level]:
             yield level, index.get(level, 0), edge[level]
