@@ -25,7 +25,7 @@ from ledger.tiles import TILE_HEIGHT, TILE_WIDTH, Fetch, derive_tiles, tile_path
 __all__ = ["TileCheck", "TileFinding", "verify_tiles"]
 
 HASH = merkle.HASH_SIZE
-_PAGE = 50_000
+_PAGE = 10_000  # rows per read: memory stays that of one page, whatever the size
 
 
 @dataclass(frozen=True, slots=True)
