@@ -30,6 +30,7 @@ __all__ = [
     "Tree",
     "derive_tiles",
     "integrate",
+    "integrated",
     "ledger_tree",
     "open_tree",
     "tile_path",
@@ -219,7 +220,8 @@ def _integrate(tx: Any, head: int) -> int:
     how many leaf tiles were added. Runs inside the caller's write transaction."""
     fetch: Fetch = tx.execute
     last = _last_tiles(fetch)
-    done = integrated_leaves(fetch) // TILE_WIDTH
+    level1 = last.get(1)
+    done = 0 if level1 is None else level1[0] * TILE_WIDTH + len(level1[1])  # leaf tiles
     target = head // TILE_WIDTH
     if target <= done:
         return 0
@@ -267,18 +269,28 @@ def _integrate(tx: Any, head: int) -> int:
     return target - done
 
 
-def integrate(ledger: Any) -> tuple[int, bytes]:
-    """Bring the stored tiles up to the ledger's head and return ``(size, root)`` of the
-    whole tree as it is now, in one write transaction (so the root is of that head)."""
+@contextmanager
+def integrated(ledger: Any, *, durable: bool = False) -> Iterator[tuple[Any, int, bytes]]:
+    """Bring the stored tiles up to the ledger's head in one write transaction, and
+    yield ``(tx, size, root)`` of the whole tree as it is now, inside that transaction: a
+    checkpoint is recorded in the same transaction (one commit, and its root is of that
+    head). ``durable`` as for the ledger's writer."""
     from ledger.store import translate_errors
 
-    with translate_errors(ledger.where), ledger._writer.transaction() as tx:
+    with translate_errors(ledger.where), ledger._writer.transaction(durable=durable) as tx:
         if ledger.engine.dialect.name == "postgresql":
             tx.execute("SELECT pg_advisory_xact_lock(:k)", {"k": PG_INTEGRATE_LOCK_KEY})
         rows = tx.execute("SELECT seq FROM events ORDER BY seq DESC LIMIT 1")
         head = int(rows[0][0]) if rows else 0
         _integrate(tx, head)
-        return head, Tree(tx.execute, head).root()
+        yield tx, head, Tree(tx.execute, head).root()
+
+
+def integrate(ledger: Any) -> tuple[int, bytes]:
+    """Bring the stored tiles up to the ledger's head and return ``(size, root)`` of the
+    whole tree as it is now (:func:`integrated`)."""
+    with integrated(ledger) as (_, head, root):
+        return head, root
 
 
 def ledger_tree(ledger: Any, size: int) -> Tree:
