@@ -14,7 +14,11 @@ For each ledger size (10k and 1M events by default; ``--sizes 10000,1000000,1000
   off while timing), the peak of Python allocations over a checkpoint and 5 proofs of each
   kind;
 * for scale, one inclusion proof the old way (read every event hash, build in memory), at
-  the sizes up to 1M.
+  the sizes up to 1M;
+* the tile check ``verify`` and ``replay`` run (:func:`ledger.tiles_verify.verify_tiles`:
+  every stored tile re-derived from the event hashes, a streaming fold), against the
+  independent streaming fold of the same hashes below (``streaming_root``), in the same
+  process: its seconds and the ratio; with ``tracemalloc``, its peak.
 
 Every proof is verified against its root, and each size's tile root is checked against
 an independent streaming RFC 9162 fold of all the event hashes: a wrong tree fails the
@@ -36,6 +40,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +50,7 @@ from ledger import merkle
 from ledger.migrate import upgrade
 from ledger.proofs import checkpoint, prove_consistency, prove_inclusion
 from ledger.store import Ledger
+from ledger.tiles_verify import verify_tiles
 
 COLUMNS = (
     "seq, event_id, stream, stream_seq, type, type_version, recorded_at, payload, "
@@ -116,14 +122,20 @@ def streaming_root(lg: Ledger, size: int) -> bytes:
 
 def measure(url: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(size)
-    t = time.perf_counter()
-    insert(url, 1, size)
-    built = time.perf_counter() - t
-    out: dict[str, Any] = {"size": size, "build_s": built}
+    with Ledger.open(url) as lg:
+        kept = lg.head()[0]
+    out: dict[str, Any] = {"size": size}
+    if kept:  # a ledger kept by an earlier run (--dir): measured at the size it has grown to
+        size = out["size"] = kept
+    else:
+        t = time.perf_counter()
+        insert(url, 1, size)
+        out["build_s"] = time.perf_counter() - t
     with Ledger.open(url) as lg:
         t = time.perf_counter()
         cp = checkpoint(lg)
-        out["catch_up_s"] = time.perf_counter() - t
+        if not kept:  # a kept ledger was caught up when it was built
+            out["catch_up_s"] = time.perf_counter() - t
         if bytes.fromhex(cp.root) != streaming_root(lg, cp.tree_size):
             raise SystemExit(f"size {size}: the tile root is not the tree's root")
         cps, incl, cons = [], [], []
@@ -164,6 +176,8 @@ def measure(url: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
             consistency_ms=statistics.median(cons) * 1e3,
             peak_mib=peak / 2**20,
         )
+        if args.tile_runs:
+            out.update(tile_check(lg, args.tile_runs))
         if size <= 1_000_000:
             t = time.perf_counter()
             hashes = lg.event_hashes(head)
@@ -174,8 +188,29 @@ def measure(url: str, size: int, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def tile_check(lg: Ledger, runs: int) -> dict[str, float]:
+    """The tile check against the raw streaming fold of the hashes it covers (median of
+    ``runs``, interleaved), then its peak allocations in a pass of its own."""
+    check_s, fold_s = [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        check = verify_tiles(lg.fetch)
+        check_s.append(time.perf_counter() - t)
+        if not check.ok or not check.checked:
+            raise SystemExit(f"tile check: {check}")
+        t = time.perf_counter()
+        streaming_root(lg, check.covered)
+        fold_s.append(time.perf_counter() - t)
+    tracemalloc.start()
+    verify_tiles(lg.fetch)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    c, f = statistics.median(check_s), statistics.median(fold_s)
+    return {"tile_check_s": c, "tile_check_x": c / f, "tile_check_mib": peak / 2**20}
+
+
 def sqlite_url(tmp: Path, size: int) -> str:
-    url = f"sqlite:///{tmp / f'tlog-{size}.db'}"
+    url = f"sqlite:///{tmp / f'tlog-{size}.db'}"  # an existing file (--dir) is reused
     from ledger.engine import ledger_engine
 
     engine = ledger_engine(url)
@@ -191,16 +226,29 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--sizes", default="10000,1000000", help="ledger sizes (10000,1000000)")
     ap.add_argument("--runs", type=int, default=5, help="checkpoints after 1,000 events (5)")
     ap.add_argument("--proofs", type=int, default=50, help="proofs of each kind (50)")
+    ap.add_argument("--tile-runs", type=int, default=3,
+                    help="tile checks against the raw fold (3; 0 skips them)")  # fmt: skip
     ap.add_argument("--pg-url", default=DEFAULT_PG_URL)
     ap.add_argument("--no-pg", action="store_true", help="skip PostgreSQL")
     ap.add_argument("--quick", action="store_true", help="smoke run: 3k and 20k, SQLite")
+    ap.add_argument(
+        "--dir",
+        type=Path,
+        help="keep the SQLite ledgers in DIR and reuse those already there (a kept ledger "
+        "is measured at the size it has grown to, without build or catch-up)",
+    )
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.runs, args.proofs, args.no_pg = "3000,20000", 2, 10, True
     sizes = [int(s) for s in args.sizes.split(",")]
     results: list[tuple[str, dict[str, Any]]] = []
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="aborist-tlog-") as tmp:
+    with ExitStack() as stack:
+        if args.dir:
+            args.dir.mkdir(parents=True, exist_ok=True)
+            tmp = str(args.dir)
+        else:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="aborist-tlog-"))
         for size in sizes:
             results.append(("SQLite", measure(sqlite_url(Path(tmp), size), size, args)))
             print(f"  done: SQLite {size:,}", file=sys.stderr)
@@ -218,12 +266,15 @@ def main(argv: list[str]) -> int:
     print(f"medians: {args.runs} checkpoints, {args.proofs} proofs of each kind; "
           f"wall time {time.perf_counter() - started:.0f} s\n")  # fmt: skip
     headers = ["backend", "events", "build s", "catch-up s", "checkpoint +1k ms",
-               "inclusion ms", "consistency ms", "peak MiB", "old inclusion ms"]  # fmt: skip
+               "inclusion ms", "consistency ms", "peak MiB", "old inclusion ms", "tile check s",
+               "vs raw fold", "tile check MiB"]  # fmt: skip
     table = [
-        [backend, f"{r['size']:,}", f"{r['build_s']:.1f}", f"{r['catch_up_s']:.2f}",
+        [backend, f"{r['size']:,}", f"{r['build_s']:.1f}" if "build_s" in r else "kept",
+         f"{r['catch_up_s']:.2f}" if "catch_up_s" in r else "-",
          f"{r['checkpoint_1k_ms']:.1f}", f"{r['inclusion_ms']:.2f}", f"{r['consistency_ms']:.2f}",
          f"{r['peak_mib']:.2f}", f"{r['old_inclusion_ms']:.0f}" if "old_inclusion_ms" in r
-         else "-"]
+         else "-", *([f"{r['tile_check_s']:.2f}", f"{r['tile_check_x']:.2f}x",
+         f"{r['tile_check_mib']:.2f}"] if "tile_check_s" in r else ["-"] * 3)]
         for backend, r in results
     ]  # fmt: skip
     print(markdown_table(headers, table))

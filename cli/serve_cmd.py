@@ -14,7 +14,11 @@ from aborist.server.config import (
     DEFAULT_HOST,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_PORT,
+    LOG_KEY_ENV,
     TOKEN_ENV,
+    WITNESS_KEY_ENV,
+    WITNESS_LOGS_ENV,
+    WITNESS_STATE_ENV,
     BindRefusedError,
     ServerConfig,
     check_bind,
@@ -42,6 +46,20 @@ __all__ = ["serve"]
 @click.option("--max-body", "max_body", type=click.IntRange(1024, 64 * 1024 * 1024),
               default=DEFAULT_MAX_BODY_BYTES, show_default=True, metavar="BYTES",
               help="Refuse request bodies larger than this (413).")  # fmt: skip
+@click.option("--log-key", type=click.Path(dir_okay=False, path_type=Path), envvar=LOG_KEY_ENV,
+              metavar="KEYFILE", help="Sign GET /api/v1/checkpoint with this log key "
+              f"(`aborist-ledger keygen`; default ${LOG_KEY_ENV}).")  # fmt: skip
+@click.option("--witness-key", type=click.Path(dir_okay=False, path_type=Path),
+              envvar=WITNESS_KEY_ENV, metavar="KEYFILE",
+              help="Serve a witness at /witness/add-checkpoint, cosigning with this key "
+              f"(`aborist-ledger keygen --witness`; default ${WITNESS_KEY_ENV}).")  # fmt: skip
+@click.option("--witness-log", "witness_logs", multiple=True, envvar=WITNESS_LOGS_ENV,
+              metavar="VKEYFILE", help="A log the witness cosigns for: its verifier key file. "
+              f"Repeatable (default ${WITNESS_LOGS_ENV}, space-separated).")  # fmt: skip
+@click.option("--witness-state-dir", type=click.Path(file_okay=False, path_type=Path),
+              envvar=WITNESS_STATE_ENV, metavar="DIR",
+              help="Where the witness keeps the latest checkpoint of each log "
+              f"(default ${WITNESS_STATE_ENV}).")  # fmt: skip
 @db_option
 def serve(
     host: str,
@@ -51,19 +69,25 @@ def serve(
     model_kind: str | None,
     timeout_s: float | None,
     max_body: int,
+    log_key: Path | None,
+    witness_key: Path | None,
+    witness_logs: tuple[str, ...],
+    witness_state_dir: Path | None,
     db_url: str | None,
 ) -> None:
     """Serve the JSON API (/api/v1) and the web pages (ask, runs, ledger).
 
     Listens on loopback unless told otherwise; any other address needs a token, sent as
-    a bearer token to the API and asked for by the pages' login.
+    a bearer token to the API (and the witness) and asked for by the pages' login. With
+    --log-key the latest checkpoint is served as a signed note; with the --witness-*
+    options the server is also a witness for the logs named.
 
     Example: aborist serve --port 8420
     """
     import uvicorn
 
     from aborist.server import create_app
-    from aborist.server.cli_config import client_factory, export_config
+    from aborist.server.cli_config import TlogKeys, client_factory, export_config
 
     token = token or os.environ.get(TOKEN_ENV) or None
     try:
@@ -73,26 +97,31 @@ def serve(
     settings = load_settings(db_url=db_url)
     with pipeline_ledger(settings.db_url) as lg:  # an unmigrated ledger fails here, once
         seq = lg.head()[0]
+    keys = TlogKeys(log_key, witness_key, witness_logs, witness_state_dir)
     with clean_errors():
         timeout = timeout_s or llm_timeout(settings.llm_timeout)
         factory = client_factory(settings, model_kind, timeout)
+        signing, witness = keys.load(settings.log_origin)  # a bad key stops it here
     auth = "token required" if token else "no token (loopback only)"
+    signed = f"checkpoints signed as {signing.origin}" if signing else "checkpoints unsigned"
+    witnessing = f" · witness for {len(witness.logs)} log(s)" if witness else ""
     click.echo(
         f"aborist serve: http://{host}:{port}/ · ledger head {seq} · {workers} worker"
-        f"{'s' if workers > 1 else ''} · {auth}",
+        f"{'s' if workers > 1 else ''} · {auth} · {signed}{witnessing}",
         err=True,
     )
     if workers == 1:
         config = ServerConfig(
             ledger_url=settings.ledger_url(), shards_dir=settings.shards_path(),
             client_factory=factory, token=token, max_body_bytes=max_body,
+            log_signing=signing, witness=witness,
         )  # fmt: skip
         uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
         return
     with tempfile.TemporaryDirectory(prefix="aborist-replays-") as jobs:
         export_config(
             os.environ, settings=settings, model_kind=model_kind, timeout=timeout,
-            token=token, max_body_bytes=max_body, replay_jobs_dir=Path(jobs),
+            token=token, max_body_bytes=max_body, replay_jobs_dir=Path(jobs), keys=keys,
         )  # fmt: skip
         uvicorn.run(
             "aborist.server.app:app_from_environment", factory=True, host=host, port=port,

@@ -18,7 +18,7 @@ from cli.common import clean_errors, db_option, emit_json, json_option
 from cli.trust_args import TrustArgs, ledger_prover, log_origin, trust_options
 from ledger.checkpoint_note import CheckpointBody, sign_checkpoint
 from ledger.errors import LedgerError, NoteError
-from ledger.note import ALG_COSIGNATURE_V1, ALG_ED25519, Signer, generate_signer, parse_signer_key
+from ledger.note import ALG_COSIGNATURE_V1, ALG_ED25519, Signer, generate_signer, read_signer_file
 from ledger.store import Checkpoint
 
 __all__ = ["keygen", "read_signer", "signed_note", "verify_checkpoint"]
@@ -27,15 +27,9 @@ __all__ = ["keygen", "read_signer", "signed_note", "verify_checkpoint"]
 def read_signer(path: Path, *, alg: int | None = None) -> Signer:
     """The signer key in ``path`` (``PRIVATE+KEY+…``); one line on failure, never the key."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as e:
-        raise click.BadParameter(f"no key file {path}") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise click.BadParameter(f"cannot read key file {path}: {e}") from e
-    try:
-        return parse_signer_key(text, alg=alg)
+        return read_signer_file(path, alg=alg)
     except NoteError as e:
-        raise click.BadParameter(f"{path}: {e}") from e
+        raise click.BadParameter(str(e)) from e
 
 
 def signed_note(cp: Checkpoint, key_file: Path) -> str:

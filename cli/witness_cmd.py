@@ -9,6 +9,7 @@ consistency proof from this ledger, ``merge`` appends witness replies to the not
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -27,6 +28,9 @@ from ledger.witness import Witness, add_cosignatures, build_request, request_cos
 __all__ = ["witness"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+#: A bearer token ``witness cosign`` sends (never printed): a witness behind ``aborist serve``
+#: with a token wants it.
+WITNESS_TOKEN_ENV = "ABORIST_WITNESS_TOKEN"
 
 REASONS = {
     400: "Bad Request",
@@ -205,7 +209,8 @@ def merge(note_file: Path, replies: tuple[Path, ...]) -> None:
 @db_option
 def cosign(note_file: Path, urls: tuple[str, ...], timeout: float, db_url: str | None) -> None:
     """Ask each witness to cosign NOTE (consistency proofs from this ledger) and print
-    the note with every cosignature.
+    the note with every cosignature. A witness behind `aborist serve` with a token wants
+    it as a bearer token: set ABORIST_WITNESS_TOKEN.
 
     Example: aborist-ledger witness cosign cp.note --witness http://127.0.0.1:8088
     """
@@ -215,6 +220,8 @@ def cosign(note_file: Path, urls: tuple[str, ...], timeout: float, db_url: str |
     from ledger.proofs import consistency_path
 
     note = _text(note_file, "note")
+    token = os.environ.get(WITNESS_TOKEN_ENV)
+    headers = {"authorization": f"Bearer {token}"} if token else {}
     replies = []
     with open_ledger(db_url) as lg, clean_errors():
         for url in urls:
@@ -222,7 +229,7 @@ def cosign(note_file: Path, urls: tuple[str, ...], timeout: float, db_url: str |
             def send(body: bytes, url: str = url) -> tuple[int, str]:
                 try:
                     r = httpx.post(url.rstrip("/") + "/add-checkpoint", content=body,
-                                   timeout=timeout)  # fmt: skip
+                                   headers=headers, timeout=timeout)  # fmt: skip
                 except httpx.HTTPError as e:
                     raise click.ClickException(f"witness {url} unreachable: {e}") from e
                 return r.status_code, r.text

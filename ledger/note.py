@@ -39,6 +39,7 @@ from ledger.errors import (
     InvalidSignatureError,
     KeyFormatError,
     MalformedNoteError,
+    NoteError,
     UnverifiedNoteError,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "parse_note",
     "parse_signer_key",
     "parse_verifier_key",
+    "read_signer_file",
     "sign_note",
 ]
 
@@ -180,6 +182,22 @@ def _split_key(text: str, parts: int, what: str) -> list[str]:
     if len(fields) != parts:
         raise KeyFormatError(f"{what} must have {parts} '+'-separated fields")
     return fields
+
+
+def read_signer_file(path: str | os.PathLike[str], *, alg: int | None = None) -> Signer:
+    """The signer key in the file at ``path`` (:func:`parse_signer_key`). Every failure
+    is one :class:`KeyFormatError` line naming the file, never the key."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise KeyFormatError(f"no key file {os.fspath(path)}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise KeyFormatError(f"cannot read key file {os.fspath(path)}: {e}") from None
+    try:
+        return parse_signer_key(text, alg=alg)
+    except NoteError as e:
+        raise KeyFormatError(f"{os.fspath(path)}: {e}") from None
 
 
 def parse_verifier_key(vkey: str) -> Verifier:

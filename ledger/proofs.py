@@ -15,7 +15,7 @@ from typing import Any
 from ledger import merkle
 from ledger.errors import ProofError
 from ledger.store import Checkpoint, Ledger
-from ledger.tiles import integrate, open_tree
+from ledger.tiles import integrated, open_tree
 
 __all__ = [
     "ConsistencyProof",
@@ -105,9 +105,10 @@ def tree_root(hashes: list[bytes]) -> str:
 def checkpoint(ledger: Ledger) -> Checkpoint:
     """Record a checkpoint of the whole ledger as it is now: the stored tiles are brought
     up to the head first (ledger/tiles.py), so this reads O(log n) rows plus the events
-    appended since the last checkpoint."""
-    size, root = integrate(ledger)
-    return ledger.record_checkpoint(size, root.hex())
+    appended since the last checkpoint. Integration and the checkpoint row are one
+    durable transaction (one commit)."""
+    with integrated(ledger, durable=True) as (tx, size, root):
+        return ledger.record_checkpoint_in(tx, size, root.hex())
 
 
 def _size_or_checkpoint(ledger: Ledger, size: int | None) -> tuple[int, bool]:

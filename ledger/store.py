@@ -306,17 +306,22 @@ class Ledger(LedgerReads):
     def record_checkpoint(self, tree_size: int, root: str) -> Checkpoint:
         """Record ``(tree_size, root)``; if that size is already recorded, return it as is."""
         with translate_errors(self.where), self._writer.transaction(durable=True) as tx:
-            rows = tx.execute(
-                "SELECT tree_size, root, created_at FROM checkpoints WHERE tree_size = :n",
-                {"n": tree_size},
-            )
-            if rows:
-                return Checkpoint(int(rows[0][0]), str(rows[0][1]), str(rows[0][2]))
-            cp = Checkpoint(tree_size, root, self._clock())
-            tx.execute(
-                "INSERT INTO checkpoints (tree_size, root, created_at) VALUES (:n, :r, :c)",
-                {"n": cp.tree_size, "r": cp.root, "c": cp.created_at},
-            )
+            return self.record_checkpoint_in(tx, tree_size, root)
+
+    def record_checkpoint_in(self, tx: Tx, tree_size: int, root: str) -> Checkpoint:
+        """:meth:`record_checkpoint` inside the caller's write transaction (the
+        checkpoint's integration of the tiles, ledger/tiles.py, runs in the same one)."""
+        rows = tx.execute(
+            "SELECT tree_size, root, created_at FROM checkpoints WHERE tree_size = :n",
+            {"n": tree_size},
+        )
+        if rows:
+            return Checkpoint(int(rows[0][0]), str(rows[0][1]), str(rows[0][2]))
+        cp = Checkpoint(tree_size, root, self._clock())
+        tx.execute(
+            "INSERT INTO checkpoints (tree_size, root, created_at) VALUES (:n, :r, :c)",
+            {"n": cp.tree_size, "r": cp.root, "c": cp.created_at},
+        )
         return cp
 
     # -- projections --------------------------------------------------------------------

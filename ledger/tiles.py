@@ -30,6 +30,7 @@ __all__ = [
     "Tree",
     "derive_tiles",
     "integrate",
+    "integrated",
     "ledger_tree",
     "open_tree",
     "tile_path",
@@ -219,7 +220,8 @@ def _integrate(tx: Any, head: int) -> int:
     how many leaf tiles were added. Runs inside the caller's write transaction."""
     fetch: Fetch = tx.execute
     last = _last_tiles(fetch)
-    done = integrated_leaves(fetch) // TILE_WIDTH
+    level1 = last.get(1)
+    done = 0 if level1 is None else level1[0] * TILE_WIDTH + len(level1[1])  # leaf tiles
     target = head // TILE_WIDTH
     if target <= done:
         return 0
@@ -267,18 +269,28 @@ def _integrate(tx: Any, head: int) -> int:
     return target - done
 
 
-def integrate(ledger: Any) -> tuple[int, bytes]:
-    """Bring the stored tiles up to the ledger's head and return ``(size, root)`` of the
-    whole tree as it is now, in one write transaction (so the root is of that head)."""
+@contextmanager
+def integrated(ledger: Any, *, durable: bool = False) -> Iterator[tuple[Any, int, bytes]]:
+    """Bring the stored tiles up to the ledger's head in one write transaction, and
+    yield ``(tx, size, root)`` of the whole tree as it is now, inside that transaction: a
+    checkpoint is recorded in the same transaction (one commit, and its root is of that
+    head). ``durable`` as for the ledger's writer."""
     from ledger.store import translate_errors
 
-    with translate_errors(ledger.where), ledger._writer.transaction() as tx:
+    with translate_errors(ledger.where), ledger._writer.transaction(durable=durable) as tx:
         if ledger.engine.dialect.name == "postgresql":
             tx.execute("SELECT pg_advisory_xact_lock(:k)", {"k": PG_INTEGRATE_LOCK_KEY})
         rows = tx.execute("SELECT seq FROM events ORDER BY seq DESC LIMIT 1")
         head = int(rows[0][0]) if rows else 0
         _integrate(tx, head)
-        return head, Tree(tx.execute, head).root()
+        yield tx, head, Tree(tx.execute, head).root()
+
+
+def integrate(ledger: Any) -> tuple[int, bytes]:
+    """Bring the stored tiles up to the ledger's head and return ``(size, root)`` of the
+    whole tree as it is now (:func:`integrated`)."""
+    with integrated(ledger) as (_, head, root):
+        return head, root
 
 
 def ledger_tree(ledger: Any, size: int) -> Tree:
@@ -322,7 +334,9 @@ def open_tree(ledger: Any, size: int) -> Iterator[Tree]:
 def derive_tiles(event_hashes: Iterable[bytes]) -> Iterator[tuple[int, int, list[bytes]]]:
     """Every tile (level, index, hashes) of the tree over ``event_hashes``, level 0
     included, each yielded once in its final form (full, or the partial right edge at the
-    end). Memory stays O(256 * levels)."""
+    end). Memory stays O(256 * levels). The leaves are hashed in a loop of their own and
+    the levels above are folded once per full leaf tile (the fold that ``verify``,
+    ``replay`` and ``publish`` share, so it is kept cheap per event)."""
     edge: dict[int, list[bytes]] = {}
     index: dict[int, int] = {}
 
@@ -336,8 +350,18 @@ def derive_tiles(event_hashes: Iterable[bytes]) -> Iterator[tuple[int, int, list
             edge[level] = []
             yield from push(level + 1, _mth(entries))
 
+    sha256, prefix = merkle._sha256, merkle.LEAF_PREFIX
+    leaves: list[bytes] = []
+    n0 = 0
     for eh in event_hashes:
-        yield from push(0, merkle.leaf_hash(eh))
+        leaves.append(sha256(prefix + eh).digest())
+        if len(leaves) == TILE_WIDTH:
+            yield 0, n0, leaves
+            n0 += 1
+            yield from push(1, _mth(leaves))
+            leaves = []
+    if leaves:
+        yield 0, n0, leaves
     for level in sorted(edge):
         if edge[level]:
             yield level, index.get(level, 0), edge[level]

@@ -20,7 +20,7 @@ from ledger.canonical import sha256_hex
 from ledger.chain import ChainReport, ChainVerifier
 from ledger.envelope_check import EnvelopeCheck
 from ledger.store import Ledger, stored_type
-from ledger.tiles import derive_tiles, tile_path
+from ledger.tiles_verify import verify_tiles
 
 __all__ = ["LedgerReport", "verify_ledger"]
 
@@ -114,33 +114,10 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
 
 
 def check_tiles(ledger: Ledger, report: LedgerReport) -> None:
-    """Every stored tile must be a prefix of the tile re-derived at its place (equal when
-    full): a stored tile may lag behind the events (not integrated yet), never differ."""
-    stored = {
-        (int(r[0]), int(r[1])): bytes(r[2])
-        for r in ledger.fetch("SELECT level, idx, hashes FROM merkle_tiles", {})
-    }
-    if not stored:
-        return
-    derived = {
-        (level, n): b"".join(hashes)
-        for level, n, hashes in derive_tiles(bytes.fromhex(ev.hash) for ev in ledger.iter_events())
-        if level > 0
-    }
-    for (level, n), blob in sorted(stored.items()):
-        want = derived.get((level, n), b"")
-        where = tile_path(level, n)
-        if len(blob) % merkle.HASH_SIZE or not blob:
-            found = f"{len(blob)} bytes, not a whole number of hashes"
-        elif not want.startswith(blob):
-            if len(blob) > len(want):
-                found = f"{len(blob) // 32} hashes where the events give {len(want) // 32}"
-            else:
-                i = next(i for i in range(0, len(blob), 32) if blob[i : i + 32] != want[i : i + 32])
-                found = f"hash {i // 32} is {blob[i : i + 32].hex()}, not {want[i : i + 32].hex()}"
-        else:
-            report.tiles_checked += 1
-            continue
-        report.tile_failure = {"tile": where, "expected": "the tile derived from the events",
-                               "found": found}  # fmt: skip
-        return
+    """Every stored tile against the tiles re-derived from the events
+    (:func:`ledger.tiles_verify.verify_tiles`, which replay runs too)."""
+    check = verify_tiles(ledger.fetch)
+    report.tiles_checked = check.checked
+    if check.failure is not None:
+        f = check.failure
+        report.tile_failure = {"tile": f.tile, "expected": f.expected, "found": f.found}

@@ -25,8 +25,8 @@ __all__ = [
 
 #: Every kind of divergence, in the order the checks run.
 KINDS = (
-    "chain", "envelope", "checkpoint", "history", "blob", "dag", "cache", "corpus", "deep",
-    "projection",
+    "chain", "envelope", "checkpoint", "tile", "history", "blob", "dag", "cache", "corpus",
+    "deep", "projection",
 )  # fmt: skip
 
 _CLIP = 240
@@ -160,6 +160,7 @@ class ReplayReport:
     #: The addresses ``--deep`` checked: a blob several runs reference counts once.
     blobs_seen: set[str] = field(default_factory=set, repr=False)
     checkpoints_checked: int = 0
+    tiles_checked: int = 0
     deep_runs: int = 0
     deep_stages: int = 0
     projection_rows: dict[str, int] = field(default_factory=dict)
@@ -295,6 +296,7 @@ class ReplayReport:
                 "stages_checked": self.stages_checked,
                 "blobs_checked": self.blobs_checked,
                 "checkpoints_checked": self.checkpoints_checked,
+                "tiles_checked": self.tiles_checked,
                 "deep_runs": self.deep_runs,
                 "deep_stages": self.deep_stages,
                 "corpus_runs": self.corpus_runs,

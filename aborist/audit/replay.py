@@ -67,6 +67,7 @@ from aborist.audit.findings import KINDS, Divergence, ReplayReport
 from aborist.audit.forked import Forked, can_fork
 from aborist.audit.projections_check import ProjectionCheck, Tables, read_live
 from aborist.audit.run_events import RunEvents
+from aborist.audit.tiles_check import check_tiles
 from aborist.errors import InputError
 from aborist.events import (
     AnswerLabelled,
@@ -224,9 +225,10 @@ class _Replay:
     def __init__(
         self, ledger: Ledger, run_id: str | None, since: int, deep: bool,
         checkpoint: tuple[int, str] | None, *, projections: bool = True, blobs: bool = True,
-        parallel: bool | None = None,
+        parallel: bool | None = None, tiles: bool = True,
     ) -> None:  # fmt: skip
         self.ledger = ledger
+        self.tiles = tiles and since == 0  # the stored tiles, re-derived from event 1
         self.run_id = run_id
         self.since = since
         self.deep = deep
@@ -484,6 +486,8 @@ class _Replay:
         self.chain_result(chain)
         self.check_served()
         self.check_checkpoints()
+        if self.tiles:
+            check_tiles(self.ledger, report)
         if not self.deep and self.blobs:
             check_blobs(self.ledger, self.refs, report, scan_all=self.full)
         ran = {
@@ -492,6 +496,7 @@ class _Replay:
             "corpus": self.corpus is not None,
             "blob": self.blobs,
             "projection": self.projections,
+            "tile": report.tiles_checked > 0 or "tile" in report.divergences,
         }
         report.checks = {
             kind: "skipped" if not ran.get(kind, True) else
@@ -558,5 +563,13 @@ def chain_and_dags(ledger: Ledger, *, parallel: bool | None = None) -> ReplayRep
     projection rows); blobs and the scratch projection are skipped. For
     ``bench/replay.py``, which times them against a raw re-hash of the same rows."""
     return _Replay(
-        ledger, None, 0, False, None, projections=False, blobs=False, parallel=parallel
+        ledger,
+        None,
+        0,
+        False,
+        None,
+        projections=False,
+        blobs=False,
+        parallel=parallel,
+        tiles=False,
     ).run()

@@ -156,14 +156,6 @@ def get_report(run_id: str, request: Request) -> HTMLResponse:
     )
 
 
-@router.get("/checkpoint", summary="The latest recorded checkpoint")
-def get_checkpoint(request: Request) -> dict[str, Any]:
-    checkpoints = _state(request).ledger.checkpoints()
-    if not checkpoints:
-        raise ApiError(404, "no checkpoint recorded yet; run `aborist-ledger checkpoint`")
-    return checkpoints[-1].to_dict()
-
-
 @router.get("/shards", summary="The shards (aborist shards --json)")
 def get_shards(request: Request) -> list[dict[str, Any]]:
     from aborist.corpus.shard import list_shards

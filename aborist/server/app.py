@@ -22,7 +22,7 @@ __all__ = ["app_from_environment", "create_app"]
 def create_app(config: ServerConfig) -> Any:
     """The ASGI application for ``config`` (a :class:`Guard` around FastAPI; the FastAPI
     app is its ``.app``). The ledger opens on the first request."""
-    from aborist.server import api, pages
+    from aborist.server import api, pages, tlog
 
     state = AppState(config)
 
@@ -44,7 +44,12 @@ def create_app(config: ServerConfig) -> Any:
     app.state.aborist = state
     install_error_handlers(app)
     app.include_router(api.router)
+    app.include_router(tlog.router)
     app.include_router(pages.router)
+    if config.witness is not None:
+        from ledger.witness_http import witness_app
+
+        app.mount("/witness", witness_app(config.witness))
     return Guard(app, config)
 
 

@@ -7,15 +7,24 @@ import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aborist.clients.base import ChatClient
 from aborist.errors import AboristError
+
+if TYPE_CHECKING:
+    from aborist.server.tlog import LogSigning
+    from ledger.witness import Witness
 
 __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_PORT",
+    "LOG_KEY_ENV",
     "TOKEN_ENV",
+    "WITNESS_KEY_ENV",
+    "WITNESS_LOGS_ENV",
+    "WITNESS_STATE_ENV",
     "BindRefusedError",
     "ServerConfig",
     "check_bind",
@@ -28,6 +37,12 @@ DEFAULT_PORT = 8420
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 #: The environment variable holding the API token (never logged, never recorded).
 TOKEN_ENV = "ABORIST_API_TOKEN"
+#: The key files of ``aborist serve``'s transparency-log side (docs/serve.md, "Checkpoints
+#: and the witness"): paths only, never a key.
+LOG_KEY_ENV = "ABORIST_LOG_KEY"
+WITNESS_KEY_ENV = "ABORIST_WITNESS_KEY"
+WITNESS_STATE_ENV = "ABORIST_WITNESS_STATE_DIR"
+WITNESS_LOGS_ENV = "ABORIST_WITNESS_LOGS"
 #: Host names that are loopback without a DNS lookup.
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 #: The shortest token accepted: a short one is guessable however it is compared.
@@ -85,3 +100,7 @@ class ServerConfig:
     #: Host headers accepted when no token is configured (a DNS-rebinding page sends its
     #: own host name, so it is refused); with a token, every host is accepted.
     allowed_hosts: frozenset[str] = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
+    #: The log key that signs ``GET /api/v1/checkpoint`` (None: served unsigned).
+    log_signing: LogSigning | None = field(default=None, repr=False)
+    #: A witness mounted at ``/witness`` (None: no witness routes).
+    witness: Witness | None = field(default=None, repr=False)

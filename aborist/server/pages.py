@@ -23,6 +23,7 @@ from aborist.server.models import QueryRequest
 from aborist.server.run_list import RunFilter, list_runs
 from aborist.server.security import REPORT_CSP, SESSION_COOKIE, session_value, token_matches
 from aborist.server.state import AppState
+from aborist.server.tlog import checkpoint_html
 
 __all__ = ["router"]
 
@@ -180,14 +181,7 @@ def run_page(run_id: str, request: Request) -> HTMLResponse:
 def ledger_page(request: Request) -> HTMLResponse:
     state = _state(request)
     seq, head = state.ledger.head()
-    cps = state.ledger.checkpoints()
-    cp = (
-        f'<p id="checkpoint">tree size <b>{cps[-1].tree_size}</b>, root '
-        f"<code>{e(cps[-1].root)}</code>, recorded {e(cps[-1].created_at)}</p>"
-        if cps
-        else '<p id="checkpoint">No checkpoint recorded yet; run '
-        "<code>aborist-ledger checkpoint</code>.</p>"
-    )
+    cp = checkpoint_html(state)
     job = state.replays.latest()
     last = (
         f'<p>Last replay: <a id="last-replay" href="/ledger/replay/{e(job.job_id)}">'

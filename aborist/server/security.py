@@ -67,7 +67,9 @@ def _cookie(header: str, name: str) -> str | None:
 
 
 def _is_api(path: str) -> bool:
-    return path == "/api" or path.startswith("/api/")
+    """The machine endpoints: the JSON API, and the witness (called by logs, not by
+    browsers): a bearer token, JSON errors, no form-origin check."""
+    return path in ("/api", "/witness") or path.startswith(("/api/", "/witness/"))
 
 
 class Guard:

@@ -73,8 +73,8 @@ def test_honest_ledger_replays_clean(clean: Built) -> None:
     assert report.projection_rows == {"providence_cache": 2, "run_dag_nodes": 16, "runs": 4}
     assert report.blobs_checked > 0
     assert report.checks == {"chain": "held", "envelope": "held", "checkpoint": "skipped",
-                             "history": "held", "cache": "held", "blob": "held", "dag": "held",
-                             "corpus": "held", "deep": "skipped",
+                             "tile": "skipped", "history": "held", "cache": "held",
+                             "blob": "held", "dag": "held", "corpus": "held", "deep": "skipped",
                              "projection": "held"}  # fmt: skip
     # every run that chose a corpus (the failed one too) read only recorded shards
     assert report.corpus_runs == 4 and report.corpus_chunks == 0
@@ -227,7 +227,7 @@ def test_cli_json_is_one_object(clean: Built, tmp_path: Path) -> None:
     assert data["ok"] is True and data["divergences"] == []
     assert data["scope"]["run"] == clean.lattice
     assert data["summary"]["dags_checked"] == 1
-    assert set(data["checks"]) == {"chain", "envelope", "checkpoint", "history", "blob",
+    assert set(data["checks"]) == {"chain", "envelope", "checkpoint", "tile", "history", "blob",
                                    "cache", "corpus", "dag", "deep", "projection"}  # fmt: skip
 
 
