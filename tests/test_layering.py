@@ -215,6 +215,11 @@ _TABLES = (
 _TABLE_SQL = re.compile(rf"\b(FROM|INTO|UPDATE|JOIN|TABLE)\s+(({_TABLES})\b|\{{\}})")
 #: Files allowed to still hold table SQL while they are being moved (none now).
 _SQL_PENDING: frozenset[str] = frozenset()
+#: The read models' own modules: the fold that writes the tables and the queries that read
+#: them. Nothing else in aborist/ or cli/ names a table.
+_SQL_HOMES = frozenset({"aborist/projections.py", "aborist/projection_reads.py"})
+#: SQL that changes a table: only the fold (aborist/projections.py) writes the read models.
+_WRITE_SQL = re.compile(r"\b(INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE|DROP|ALTER)\b")
 
 
 def _sql_text(node: ast.AST) -> str | None:
@@ -253,7 +258,7 @@ def _sql_files(root: Path = ROOT) -> dict[str, list[str]]:
     for top in ("aborist", "cli"):
         for path in sorted((root / top).rglob("*.py")):
             rel = path.relative_to(root).as_posix()
-            if rel == "aborist/projections.py" or "migrations" in path.parts:
+            if rel in _SQL_HOMES or "migrations" in path.parts:
                 continue
             if hits := _table_sql(path, root):
                 out[rel] = hits
@@ -262,12 +267,49 @@ def _sql_files(root: Path = ROOT) -> dict[str, list[str]]:
 
 def test_table_sql_only_in_the_ledger_and_projections() -> None:
     """SQL against the ledger's tables lives in ledger/, against the read models in
-    aborist/projections.py (and the migrations); everything else calls their functions."""
+    aborist/projections.py (the fold) and aborist/projection_reads.py (the queries), and
+    the migrations; everything else calls their functions."""
     found = _sql_files()
     stray = [hit for rel, hits in found.items() if rel not in _SQL_PENDING for hit in hits]
     assert stray == []
     stale = sorted(_SQL_PENDING - set(found))
     assert stale == [], f"no table SQL left in {stale}: drop them from _SQL_PENDING"
+
+
+def _sql_strings(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(v) for v in node.values)
+        text = _sql_text(node) if id(node) not in skip else None
+        if text:
+            found.append((node.lineno, text))
+    return found
+
+
+def test_the_table_reads_only_read_and_know_no_pipeline() -> None:
+    """aborist/projection_reads.py reads the tables the fold writes: no statement of it
+    changes a table, and it imports neither the fold nor the pipeline (whose run grammar
+    the fold checks), so a reader of the tables loads neither."""
+    path = ROOT / "aborist" / "projection_reads.py"
+    writes = [f"{n}: {m.group(0)}" for n, t in _sql_strings(path) if (m := _WRITE_SQL.search(t))]
+    assert writes == []
+    assert _table_sql(path) != []  # it is one of the homes: it does hold table SQL
+    imports = sorted(
+        name for name in _imports(path)
+        if name.split(".")[0] == "aborist"
+        and name not in ("aborist.errors", "aborist.events")
+    )  # fmt: skip
+    assert imports == []
+
+
+def test_the_write_rule_bites() -> None:
+    assert _WRITE_SQL.search("UPDATE runs SET status = :s")
+    assert _WRITE_SQL.search("DELETE FROM {}")
+    assert _WRITE_SQL.search("INSERT INTO runs (a) VALUES (:a)")
+    assert not _WRITE_SQL.search("SELECT run_id, updated_at FROM runs ORDER BY run_id")
 
 
 def test_the_sql_rule_bites(tmp_path: Path) -> None:

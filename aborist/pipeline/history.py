@@ -28,6 +28,7 @@ from typing import Any
 
 from aborist.events import (
     MODES,
+    STAGE_TABLE,
     AnswerLabelled,
     AnswerRendered,
     AnswerRepaired,
@@ -36,6 +37,7 @@ from aborist.events import (
     CacheWritten,
     ClaimsParsed,
     ContextAssembled,
+    EventPayload,
     EvidenceMapped,
     ModelAnswered,
     PromptBuilt,
@@ -89,8 +91,12 @@ def _miss(f: RunFacts) -> bool:
 @dataclass(frozen=True, slots=True)
 class Stage:
     """One row of the run grammar: the event type, when the stage applies to a run,
-    whether it may be left out, whether it may repeat, and the stage it must directly
-    follow (``after``), if any."""
+    whether it may be left out, whether it may repeat, and the event type it must
+    directly follow (``after``), if any. ``name`` is the recorder stage of its event in
+    :data:`aborist.events.STAGE_TABLE`: the grammar has no stage names of its own, and
+    its rows are told apart by event type and ``after`` (``qa.answer_repaired`` is a row
+    twice: the mechanical repair, and the re-prompt's directly after
+    ``qa.reprompt_attempted``)."""
 
     name: str
     type: str
@@ -100,27 +106,45 @@ class Stage:
     after: str | None = None
 
 
+_RECORDER = {r.event.TYPE: r.recorder for r in STAGE_TABLE}
+
+
+def _stage(
+    event: type[EventPayload],
+    when: Callable[[RunFacts], bool] = lambda _f: True,
+    *,
+    optional: bool = False,
+    repeat: bool = False,
+    after: type[EventPayload] | None = None,
+) -> Stage:
+    """A grammar row for ``event``, named from the stage table."""
+    follows = None if after is None else after.TYPE
+    return Stage(_RECORDER[event.TYPE], event.TYPE, when, optional, repeat, follows)
+
+
+def _repairing(f: RunFacts) -> bool:
+    return _miss(f) and f.repair
+
+
 #: The run grammar, in order (docs/pipeline.md, "The run grammar").
 RUN_GRAMMAR: tuple[Stage, ...] = (
-    Stage("start", RUN_STARTED),
-    Stage("cache", CACHE_CHECKED),
-    Stage("retrieval", RetrievalCompleted.TYPE, _miss),
-    Stage("evidence_map", EvidenceMapped.TYPE, lambda f: _miss(f) and f.mode == "claim-lattice"),
-    Stage("context", ContextAssembled.TYPE, lambda f: _miss(f) and f.mode == "quote"),
-    Stage("prompt", PromptBuilt.TYPE, _miss),
-    Stage("answer", ModelAnswered.TYPE, _miss),
-    Stage("parse", ClaimsParsed.TYPE, lambda f: _miss(f) and f.mode == "claim-lattice"),
-    Stage("verify", AnswerVerified.TYPE, _miss),
-    Stage("repair", AnswerRepaired.TYPE, lambda f: _miss(f) and f.repair, optional=True),
-    Stage("reprompt", RepromptAttempted.TYPE, lambda f: _miss(f) and f.repair, optional=True,
-          repeat=True),
-    Stage("reprompt_repair", AnswerRepaired.TYPE, lambda f: _miss(f) and f.repair,
-          optional=True, after="reprompt"),
-    Stage("render", AnswerRendered.TYPE, _miss),
-    Stage("label", AnswerLabelled.TYPE, _miss),
-    Stage("cache_write", CacheWritten.TYPE, lambda f: _miss(f) and f.use_cache),
-    Stage("complete", RUN_COMPLETED),
-)  # fmt: skip
+    _stage(RunStarted),
+    _stage(CacheChecked),
+    _stage(RetrievalCompleted, _miss),
+    _stage(EvidenceMapped, lambda f: _miss(f) and f.mode == "claim-lattice"),
+    _stage(ContextAssembled, lambda f: _miss(f) and f.mode == "quote"),
+    _stage(PromptBuilt, _miss),
+    _stage(ModelAnswered, _miss),
+    _stage(ClaimsParsed, lambda f: _miss(f) and f.mode == "claim-lattice"),
+    _stage(AnswerVerified, _miss),
+    _stage(AnswerRepaired, _repairing, optional=True),
+    _stage(RepromptAttempted, _repairing, optional=True, repeat=True),
+    _stage(AnswerRepaired, _repairing, optional=True, after=RepromptAttempted),
+    _stage(AnswerRendered, _miss),
+    _stage(AnswerLabelled, _miss),
+    _stage(CacheWritten, lambda f: _miss(f) and f.use_cache),
+    _stage(RunCompleted),
+)
 
 RUN_EVENT_TYPES = frozenset({s.type for s in RUN_GRAMMAR} | {RUN_FAILED})
 
@@ -305,7 +329,7 @@ def _successors(
     out = [pos] if here.repeat else []
     for i in range(pos + 1, len(RUN_GRAMMAR)):
         st = RUN_GRAMMAR[i]
-        if not st.when(facts) or (st.after is not None and st.after != here.name):
+        if not st.when(facts) or (st.after is not None and st.after != here.type):
             continue
         out.append(i)
         if not st.optional:

@@ -192,7 +192,7 @@ def test_failure_while_building_leaves_previous_shard_intact(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr("aborist.corpus.shard._insert_rows", broken)
+    monkeypatch.setattr("aborist.corpus.shard_build._insert_rows", broken)
     with pytest.raises(sqlite3.OperationalError):
         ingest([docs], "h", shards_dir=shards, replace=True)
     assert sorted(p.name for p in shards.iterdir()) == [".h.shard.sqlite.lock", "h.shard.sqlite"]

@@ -6,11 +6,13 @@ a first and a last event of a stage."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aborist.events import STAGE_TABLE
 from aborist.pipeline.history import RUN_GRAMMAR, GrammarState, RunHistory
 from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
@@ -127,9 +129,23 @@ def test_each_rule_is_named_at_its_seq() -> None:
 
 
 def test_the_grammar_table_names_every_stage_once() -> None:
-    names = [s.name for s in RUN_GRAMMAR]
-    assert len(names) == len(set(names))
+    """Rows are told apart by event type and ``after``; their names are the stage
+    table's recorder stages (no fourth vocabulary)."""
+    rows = [(s.type, s.after) for s in RUN_GRAMMAR]
+    assert len(rows) == len(set(rows))
+    recorder = {r.event.TYPE: r.recorder for r in STAGE_TABLE}
+    assert [s.name for s in RUN_GRAMMAR] == [recorder[s.type] for s in RUN_GRAMMAR]
+    assert [s.after for s in RUN_GRAMMAR if s.after] == ["qa.reprompt_attempted"]
     assert RUN_GRAMMAR[0].type == "qa.run_started" and RUN_GRAMMAR[-1].type == "qa.run_completed"
+
+
+def test_the_docs_show_the_grammar_table() -> None:
+    """docs/pipeline.md's grammar table lists the code's rows: stage and event, in order."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "pipeline.md").read_text("utf-8")
+    table = doc.split("| stage | event | when it applies | |\n|---|---|---|---|\n")[1]
+    rows = [line.split(" | ")[:2] for line in table.split("\n\n")[0].splitlines()]
+    shown = [(stage.removeprefix("| "), event.split("`")[1]) for stage, event in rows]
+    assert shown == [(s.name, s.type) for s in RUN_GRAMMAR]
 
 
 TYPES = sorted({s.type for s in RUN_GRAMMAR} | {"qa.run_failed", "x.other"})
