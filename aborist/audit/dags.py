@@ -117,19 +117,27 @@ def parents_text(parents: Sequence[str]) -> str:
 
 
 @cache
-def _topology(mode: str, repaired: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
+def _topology(mode: str, repaired: bool) -> tuple[tuple[str, tuple[int, ...], str], ...]:
     """Each stage of a ``mode`` run with the positions of its parents, read off a DAG that
     :func:`aborist.pipeline.dag.build_dag` builds from placeholder hashes: the pipeline's own
-    rule for which stage consumed which, not a copy of it."""
+    rule for which stage consumed which, not a copy of it; and the constant middle of the
+    stage's node text (:func:`_stage_member`)."""
     order = stages_for(mode, repaired=repaired)
     dag = build_dag(mode, {stage: f"{i:064x}" for i, stage in enumerate(order)})
     position = {n.node_hash: i for i, n in enumerate(dag.nodes)}
-    return tuple((n.stage, tuple(position[p] for p in n.parents)) for n in dag.nodes)
+    return tuple(
+        (n.stage, tuple(position[p] for p in n.parents), _stage_member(n.stage))
+        for n in dag.nodes
+    )
+
+
+_NODE_PREFIX = DAG_NODE_DOMAIN.decode("ascii") + '{"parents":'
 
 
 def _rebuild(mode: str, stage_hashes: Mapping[str, str]) -> tuple[RunDag, list[str]] | None:
     """The DAG and each node's parents as JCS text, or None for anything ``build_dag``
-    would refuse (an unknown mode, a missing or extra stage)."""
+    would refuse (an unknown mode, a missing or extra stage). The node hashes are
+    :func:`_node_hash`'s, written inline (the loop every replayed run takes)."""
     repaired = "repair" in stage_hashes
     if mode not in STAGES:
         return None
@@ -139,12 +147,15 @@ def _rebuild(mode: str, stage_hashes: Mapping[str, str]) -> tuple[RunDag, list[s
     nodes: list[DagNode] = []
     texts: list[str] = []
     hashes: list[str] = []
+    q, prefix = canonical_string, _NODE_PREFIX
     try:
-        for stage, parent_at in topology:
+        for stage, parent_at, member in topology:
             parents = tuple([hashes[i] for i in parent_at])
-            text = parents_text(parents)
+            # the parents are hexdigests computed here: JCS writes each as it is, quoted
+            text = '["' + '","'.join(parents) + '"]' if parents else "[]"
             stage_hash = stage_hashes[stage]
-            h = _node_hash(stage, stage_hash, text)
+            body = prefix + text + member + q(stage_hash) + "}"
+            h = sha256(body.encode("utf-8")).hexdigest()
             hashes.append(h)
             texts.append(text)
             nodes.append(DagNode(stage, stage_hash, parents, h))
