@@ -126,8 +126,7 @@ def _topology(mode: str, repaired: bool) -> tuple[tuple[str, tuple[int, ...], st
     dag = build_dag(mode, {stage: f"{i:064x}" for i, stage in enumerate(order)})
     position = {n.node_hash: i for i, n in enumerate(dag.nodes)}
     return tuple(
-        (n.stage, tuple(position[p] for p in n.parents), _stage_member(n.stage))
-        for n in dag.nodes
+        (n.stage, tuple(position[p] for p in n.parents), _stage_member(n.stage)) for n in dag.nodes
     )
 
 
