@@ -23,6 +23,7 @@ __all__ = [
     "NewEvent",
     "RecordedEvent",
     "event_hash",
+    "header_hash",
     "validate_stream",
     "validate_type",
 ]
@@ -108,13 +109,13 @@ def event_hash(
     without sorting keys or walking values on every append and every replayed event.
     Anything else (an integer outside the I-JSON range, a value of another type) goes
     through :func:`~ledger.canonical.canonical_json`, which refuses it."""
-    return _event_hash(
+    return header_hash(
         seq, event_id, stream, stream_seq, type, type_version, recorded_at, payload_hash,
         prev_hash,
     )  # fmt: skip
 
 
-def _event_hash(
+def header_hash(
     seq: int, event_id: str, stream: str, stream_seq: int, type: str, type_version: int,
     recorded_at: str, payload_hash: str, prev_hash: str,
 ) -> str:  # fmt: skip
@@ -173,7 +174,7 @@ class RecordedEvent:
         return parsed
 
     def expected_hash(self) -> str:
-        return _event_hash(
+        return header_hash(
             self.seq, self.event_id, self.stream, self.stream_seq, self.type,
             self.type_version, self.recorded_at, self.payload_hash, self.prev_hash,
         )  # fmt: skip
