@@ -9,8 +9,8 @@ colliding with Merkle leaf/node hashes or blob hashes computed over the same byt
 from __future__ import annotations
 
 import re
-from hashlib import sha256
 from dataclasses import dataclass
+from hashlib import sha256
 from typing import Any
 
 from ledger.canonical import canonical_json, canonical_string, canonical_text, sha256_hex

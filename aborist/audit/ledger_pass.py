@@ -38,14 +38,11 @@ def check_envelopes(
     for one the check refused), for the run checks to share. With ``parse``, a payload
     of another type that the check has shown valid before comes back unparsed
     (:data:`~ledger.envelope_check.CANONICAL_OBJECT`: no run check reads it)."""
-    parsed = []
-    fields = not check.fields_hold(page)  # else each event's fields one by one
-    for ev in page:
-        parsed.append(check.check(ev, parse is None or ev.type in parse, fields))
-        for f in check.current:
-            stream = ev.stream
-            run = stream[4:] if type(stream) is str and stream.startswith(RUN_PREFIX) else None
-            report.diverge(Divergence("envelope", f.seq, run, None, f.expected, f.found, f.field))
+    parsed, found = check.check_events(page, parse)
+    for i, f in found:
+        stream = page[i].stream
+        run = stream[4:] if type(stream) is str and stream.startswith(RUN_PREFIX) else None
+        report.diverge(Divergence("envelope", f.seq, run, None, f.expected, f.found, f.field))
     return parsed
 
 
