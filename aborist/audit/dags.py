@@ -163,6 +163,12 @@ def _rebuild(mode: str, stage_hashes: Mapping[str, str]) -> tuple[RunDag, list[s
     return RunDag(mode, tuple(nodes)), texts
 
 
+@cache
+def _stage_events(mode: str, repaired: bool) -> tuple[tuple[str, str], ...]:
+    """Each stage of a ``mode`` run with the type of the event that records it."""
+    return tuple((stage, STAGE_EVENTS[stage]) for stage in stages_for(mode, repaired=repaired))
+
+
 def rebuild_dag(mode: str, stage_hashes: Mapping[str, str]) -> RunDag:
     """:func:`aborist.pipeline.dag.build_dag`, equal node for node (a property test checks it),
     with the node hashes of :func:`node_hash`. Anything ``build_dag`` would refuse goes
@@ -242,15 +248,16 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
         return check
     repaired = run.first(STAGE_EVENTS["repair"]) is not None
     hashes: dict[str, str] = {}
-    for stage in stages_for(mode, repaired=repaired):
-        ev = run.last(STAGE_EVENTS[stage])
+    last, digest = run.last, run.digest
+    for stage, type_ in _stage_events(mode, repaired):
+        ev = last(type_)
         if ev is None:
-            diverge(labelled, stage, f"a {STAGE_EVENTS[stage]} event before the label", "none")
+            diverge(labelled, stage, f"a {type_} event before the label", "none")
             return check
         if stage == "final_label":
             hashes[stage] = label_stage_hash(run.data(ev))
         else:
-            hashes[stage] = run.digest(ev)
+            hashes[stage] = digest(ev)
     built = _rebuild(mode, hashes)
     if built is None:
         dag = build_dag(mode, hashes)  # raises what it refuses
