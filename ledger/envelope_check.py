@@ -25,7 +25,7 @@ Rules (the same ones :meth:`ledger.store.Ledger.append` writes by):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -204,6 +204,34 @@ class EnvelopeCheck:
             return False
         self.last_recorded_at = ats[-1]
         return True
+
+    def check_events(
+        self, page: Sequence[RecordedEvent], parse: Collection[str] | None = None
+    ) -> tuple[list[Any], list[tuple[int, EnvelopeFinding]]]:
+        """:meth:`check` of every event of ``page`` (its fields page-wide first,
+        :meth:`fields_hold`), ``want`` true for the types in ``parse`` (every type when
+        None): the payloads, and each finding with the index of its event. A payload of
+        another type already shown canonical, on a page whose fields hold, is taken here
+        without the calls (what :meth:`check` returns for it, the loop every replayed
+        row takes)."""
+        out: list[Any] = []
+        found: list[tuple[int, EnvelopeFinding]] = []
+        fields = not self.fields_hold(page)
+        shown = self.canonical.texts
+        for i, ev in enumerate(page):
+            want = parse is None or ev.type in parse
+            if not (want or fields):
+                payload = ev.payload
+                # A canonical JSON text that begins with "{" is an object.
+                if payload.__class__ is str and payload in shown and payload[:1] == "{":
+                    self.events_checked += 1
+                    out.append(CANONICAL_OBJECT)
+                    continue
+            out.append(self.check(ev, want, fields))
+            if self.current:
+                found.extend([(i, f) for f in self.current])
+        self.current = []
+        return out, found
 
     def check(self, ev: RecordedEvent, want: bool = True, fields: bool = True) -> Any:
         """The envelope rules for ``ev``; its payload parsed, or None if refused. With

@@ -360,7 +360,16 @@ def stored_type(value: object) -> str | None:
     return "NULL" if value is None else type(value).__name__
 
 
+#: The driver's types of an ``events`` row as the schema stores it (:data:`EVENT_COLUMNS`).
+_ROW_TYPES = (int, str, str, int, str, int, str, str, str, str, str)
+
+
 def row_to_event(r: Any) -> RecordedEvent:
+    """The :class:`RecordedEvent` of one ``events`` row: as it is when every value has
+    its column's type (one C comparison of the types, the case of every honest row), else
+    each value through :func:`stored_int` / ``str`` for the checks to name."""
+    if tuple(map(type, r)) == _ROW_TYPES:
+        return RecordedEvent(*r)
     return RecordedEvent(
         stored_int(r[0]), str(r[1]), str(r[2]), stored_int(r[3]), str(r[4]), stored_int(r[5]),
         str(r[6]), str(r[7]), str(r[8]), str(r[9]), str(r[10]),

@@ -117,19 +117,26 @@ def parents_text(parents: Sequence[str]) -> str:
 
 
 @cache
-def _topology(mode: str, repaired: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
+def _topology(mode: str, repaired: bool) -> tuple[tuple[str, tuple[int, ...], str], ...]:
     """Each stage of a ``mode`` run with the positions of its parents, read off a DAG that
     :func:`aborist.pipeline.dag.build_dag` builds from placeholder hashes: the pipeline's own
-    rule for which stage consumed which, not a copy of it."""
+    rule for which stage consumed which, not a copy of it; and the constant middle of the
+    stage's node text (:func:`_stage_member`)."""
     order = stages_for(mode, repaired=repaired)
     dag = build_dag(mode, {stage: f"{i:064x}" for i, stage in enumerate(order)})
     position = {n.node_hash: i for i, n in enumerate(dag.nodes)}
-    return tuple((n.stage, tuple(position[p] for p in n.parents)) for n in dag.nodes)
+    return tuple(
+        (n.stage, tuple(position[p] for p in n.parents), _stage_member(n.stage)) for n in dag.nodes
+    )
+
+
+_NODE_PREFIX = DAG_NODE_DOMAIN.decode("ascii") + '{"parents":'
 
 
 def _rebuild(mode: str, stage_hashes: Mapping[str, str]) -> tuple[RunDag, list[str]] | None:
     """The DAG and each node's parents as JCS text, or None for anything ``build_dag``
-    would refuse (an unknown mode, a missing or extra stage)."""
+    would refuse (an unknown mode, a missing or extra stage). The node hashes are
+    :func:`_node_hash`'s, written inline (the loop every replayed run takes)."""
     repaired = "repair" in stage_hashes
     if mode not in STAGES:
         return None
@@ -139,18 +146,27 @@ def _rebuild(mode: str, stage_hashes: Mapping[str, str]) -> tuple[RunDag, list[s
     nodes: list[DagNode] = []
     texts: list[str] = []
     hashes: list[str] = []
+    q, prefix = canonical_string, _NODE_PREFIX
     try:
-        for stage, parent_at in topology:
+        for stage, parent_at, member in topology:
             parents = tuple([hashes[i] for i in parent_at])
-            text = parents_text(parents)
+            # the parents are hexdigests computed here: JCS writes each as it is, quoted
+            text = '["' + '","'.join(parents) + '"]' if parents else "[]"
             stage_hash = stage_hashes[stage]
-            h = _node_hash(stage, stage_hash, text)
+            body = prefix + text + member + q(stage_hash) + "}"
+            h = sha256(body.encode("utf-8")).hexdigest()
             hashes.append(h)
             texts.append(text)
             nodes.append(DagNode(stage, stage_hash, parents, h))
     except KeyError:
         return None
     return RunDag(mode, tuple(nodes)), texts
+
+
+@cache
+def _stage_events(mode: str, repaired: bool) -> tuple[tuple[str, str], ...]:
+    """Each stage of a ``mode`` run with the type of the event that records it."""
+    return tuple((stage, STAGE_EVENTS[stage]) for stage in stages_for(mode, repaired=repaired))
 
 
 def rebuild_dag(mode: str, stage_hashes: Mapping[str, str]) -> RunDag:
@@ -232,15 +248,16 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
         return check
     repaired = run.first(STAGE_EVENTS["repair"]) is not None
     hashes: dict[str, str] = {}
-    for stage in stages_for(mode, repaired=repaired):
-        ev = run.last(STAGE_EVENTS[stage])
+    last, digest = run.last, run.digest
+    for stage, type_ in _stage_events(mode, repaired):
+        ev = last(type_)
         if ev is None:
-            diverge(labelled, stage, f"a {STAGE_EVENTS[stage]} event before the label", "none")
+            diverge(labelled, stage, f"a {type_} event before the label", "none")
             return check
         if stage == "final_label":
             hashes[stage] = label_stage_hash(run.data(ev))
         else:
-            hashes[stage] = run.digest(ev)
+            hashes[stage] = digest(ev)
     built = _rebuild(mode, hashes)
     if built is None:
         dag = build_dag(mode, hashes)  # raises what it refuses

@@ -8,7 +8,7 @@ page then feeds four checks:
    ``prev_hash`` links, gapless ``seq`` and stream positions); with ``since`` the suffix
    after that seq is checked, linked to the hash of the event at ``since``; recorded
    checkpoints, and a checkpoint the auditor kept (``checkpoint=``), are checked with a
-   consistency proof from their size to the current head;
+   consistency proof from their size to the current head (:mod:`aborist.audit.checkpoints`);
 2. each run's DAG (:mod:`aborist.audit.dags`), as soon as the run's last event passes,
    from the payload digests the chain computed;
 3. with ``deep``, each run's deterministic stages re-executed (:mod:`aborist.audit.deep`),
@@ -16,6 +16,9 @@ page then feeds four checks:
    process or in a forked worker (:mod:`aborist.audit.deep_batches`);
 4. the projections, folded page by page into a scratch database and compared row for row
    with the live tables (:mod:`aborist.audit.projections_check`).
+
+Checks 1 and 4, with the envelope check, can run on a pass of their own in a forked
+process (:mod:`aborist.audit.ledger_pass`) while this one checks the runs.
 
 A run's payloads are parsed once (:class:`~aborist.audit.run_events.RunEvents`) and shared
 by the DAG, blob and deep checks. Blobs are checked too (:mod:`aborist.audit.blobs`):
@@ -35,12 +38,10 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from hashlib import sha256
 from typing import Any
-
-from sqlalchemy.engine import URL
 
 from aborist.audit.blobs import (
     BLOB_FIELDS,
@@ -58,6 +59,7 @@ from aborist.audit.cache_binding import (
     check_hit,
     hit_claim,
 )
+from aborist.audit.checkpoints import check_checkpoints, parse_checkpoint
 from aborist.audit.corpus_binding import CorpusRecords, check_corpus
 from aborist.audit.dags import TERMINAL_EVENTS, check_run, history_divergence
 from aborist.audit.deep import EvidenceMemo
@@ -65,7 +67,11 @@ from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, un
 from aborist.audit.evidence_link import LINK_EVENT_TYPES, run_evidence_link
 from aborist.audit.findings import KINDS, Divergence, ReplayReport
 from aborist.audit.forked import Forked, can_fork
-from aborist.audit.projections_check import ProjectionCheck, Tables, read_live
+from aborist.audit.ledger_pass import RUN_PREFIX
+from aborist.audit.ledger_pass import check_envelopes as _envelope
+from aborist.audit.ledger_pass import ledger_wide as _ledger_wide
+from aborist.audit.ledger_pass import ledger_wide_forked as _ledger_wide_forked
+from aborist.audit.projections_check import ProjectionCheck, read_live
 from aborist.audit.run_events import RunEvents
 from aborist.audit.tiles_check import check_tiles
 from aborist.errors import InputError
@@ -79,15 +85,14 @@ from aborist.events import (
     run_stream,
 )
 from aborist.pipeline.history import RunHistory
-from ledger import merkle
 from ledger.chain import ChainReport, ChainVerifier
-from ledger.envelope import GENESIS_HASH, RecordedEvent
+from ledger.envelope import GENESIS_HASH
 from ledger.envelope_check import EnvelopeCheck
 from ledger.store import Ledger
 
 __all__ = ["chain_and_dags", "parse_checkpoint", "replay"]
 
-_RUN_PREFIX = "run:"
+_RUN_PREFIX = RUN_PREFIX
 _SHAPE_ERRORS = SHAPE_ERRORS
 #: From this many events on, the chain and projection checks run in a second process.
 FORK_MIN_EVENTS = 20_000
@@ -104,82 +109,6 @@ _PARSED_DAG = frozenset(
 )  # fmt: skip
 _PARSED_BLOBS = _PARSED_DAG | set(BLOB_FIELDS) | set(EVIDENCE_STAGE)
 _PARSED_DEEP = _PARSED_BLOBS | {AnswerRendered.TYPE} | LINK_EVENT_TYPES
-
-
-def parse_checkpoint(data: object) -> tuple[int, str]:
-    """``(tree_size, root)`` from a checkpoint as ``aborist-ledger checkpoint --json``
-    prints it; :class:`InputError` for anything else."""
-    if not isinstance(data, Mapping):
-        raise InputError("a checkpoint must be a JSON object with tree_size and root")
-    size, root = data.get("tree_size"), data.get("root")
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise InputError(f"checkpoint tree_size must be a positive integer, found {size!r}")
-    if not isinstance(root, str) or len(root) != 64 or not _is_hex(root):
-        raise InputError(f"checkpoint root must be 64 hex digits, found {root!r}")
-    return size, root.lower()
-
-
-def _is_hex(s: str) -> bool:
-    return all(c in "0123456789abcdefABCDEF" for c in s)
-
-
-def _envelope(
-    check: EnvelopeCheck, page: Sequence[RecordedEvent], report: ReplayReport,
-    parse: Collection[str] | None = None,
-) -> list[Any]:  # fmt: skip
-    """Every envelope field of ``page``'s events (:mod:`ledger.envelope_check`), each
-    finding an ``envelope`` divergence at its seq; returns their payloads parsed (None
-    for one the check refused), for the run checks to share. With ``parse``, a payload
-    of another type that the check has shown valid before comes back unparsed
-    (:data:`~ledger.envelope_check.CANONICAL_OBJECT`: no run check reads it)."""
-    parsed = []
-    fields = not check.fields_hold(page)  # else each event's fields one by one
-    for ev in page:
-        parsed.append(check.check(ev, parse is None or ev.type in parse, fields))
-        for f in check.current:
-            stream = ev.stream
-            run = stream[4:] if type(stream) is str and stream.startswith(_RUN_PREFIX) else None
-            report.diverge(Divergence("envelope", f.seq, run, None, f.expected, f.found, f.field))
-    return parsed
-
-
-def _ledger_wide(
-    ledger: Ledger, since: int, prev: str, head: int, run_id: str | None,
-    live: Tables | None, full: bool, last_at: str | None = None,
-) -> tuple[ChainReport, ReplayReport | None]:  # fmt: skip
-    """Checks 1 and 4 on their own pass over the events: the chain over the events in
-    scope, and (``live`` given) the projections folded from every event up to ``head``
-    and compared with ``live``. They follow the events in order and need no run grouping,
-    so they can run in another process while this one checks the runs."""
-    chain = ChainVerifier(start_seq=since + 1, start_prev_hash=prev)
-    envelope, part = EnvelopeCheck(last_recorded_at=last_at), ReplayReport()
-    projection = ProjectionCheck(run_id, live) if live is not None else None
-    if projection is not None:  # it folds each page after the envelope check saw it
-        projection.scratch.projection.memo = envelope.canonical
-    try:
-        for page in ledger.event_pages(gt=since, lte=head):
-            chain.check_page(page, [sha256(ev.payload.encode("utf-8")).hexdigest() for ev in page])
-            _envelope(envelope, page, part)
-            if projection is not None and full:
-                projection.fold(page)
-        if projection is None:
-            return chain.report, part
-        if not full:
-            for page in ledger.event_pages(lte=head):
-                projection.fold(page)
-        part.absorb(projection.finish())
-        return chain.report, part
-    finally:
-        if projection is not None:
-            projection.scratch.close()
-
-
-def _ledger_wide_forked(
-    url: URL, *args: Any
-) -> tuple[ChainReport, ReplayReport | None]:  # pragma: no cover - runs in the child
-    """:func:`_ledger_wide` in the forked process, through an engine of its own."""
-    with Ledger.open(url, check_schema=False) as ledger:
-        return _ledger_wide(ledger, *args)
 
 
 def _fork_pays(events: int, parallel: bool | None) -> bool:
@@ -402,33 +331,6 @@ class _Replay:
             for d in check_hit(claim, entry):
                 self.report.diverge(d)
 
-    def check_checkpoints(self) -> None:
-        recorded = [(cp.tree_size, cp.root, "recorded checkpoint") for cp in
-                    self.ledger.checkpoints()]  # fmt: skip
-        if self.checkpoint is not None:
-            recorded.append((*self.checkpoint, "checkpoint file"))
-        if not recorded:
-            return
-        hashes = self.ledger.event_hashes(self.head[0])
-        n = len(hashes)
-        root = merkle.merkle_root(hashes) if n else b""
-        for size, cp_root, what in recorded:
-            self.report.checkpoints_checked += 1
-            if size > n:
-                why = f"{what} of size {size}: history was truncated"
-                want = f"at least {size} events"
-                self.report.diverge(
-                    Divergence("checkpoint", size, None, None, want, f"{n} events", why)
-                )
-                continue
-            proof = merkle.consistency_proof(hashes, size, n)
-            if not merkle.verify_consistency(size, n, proof, bytes.fromhex(cp_root), root):
-                now = merkle.merkle_root(hashes[:size]).hex()
-                self.report.diverge(Divergence(
-                    "checkpoint", size, None, None, cp_root, now,
-                    f"{what}: no consistency proof from size {size} to {n}; "
-                    "the first events were rewritten"))  # fmt: skip
-
     def run(self) -> ReplayReport:
         with _collector_paused():
             return self._run()
@@ -485,7 +387,7 @@ class _Replay:
             report.absorb(part)
         self.chain_result(chain)
         self.check_served()
-        self.check_checkpoints()
+        check_checkpoints(self.ledger, self.head[0], self.checkpoint, report)
         if self.tiles:
             check_tiles(self.ledger, report)
         if not self.deep and self.blobs:

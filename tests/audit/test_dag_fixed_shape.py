@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aborist.audit.dags import node_hash, parents_text, rebuild_dag
+from aborist.audit.dags import _rebuild, node_hash, parents_text, rebuild_dag
 from aborist.pipeline import dag as qa_dag
 from aborist.pipeline.dag import STAGES, build_dag, stages_for
 from ledger.canonical import canonical_text
@@ -33,6 +33,10 @@ def test_rebuild_dag_is_build_dag(mode: str, repaired: bool, data: st.DataObject
     stages = stages_for(mode, repaired=repaired)
     hashes = {s: data.draw(st.one_of(hexes, texts), label=s) for s in stages}
     assert rebuild_dag(mode, hashes) == build_dag(mode, hashes)
+    built = _rebuild(mode, hashes)
+    assert built is not None
+    dag, parent_texts = built  # the parents' texts the live rows are compared with
+    assert parent_texts == [canonical_text(list(n.parents)) for n in dag.nodes]
 
 
 @pytest.mark.parametrize(
