@@ -116,12 +116,16 @@ def _beyond_max_depth(value: Any) -> bool:
     serialization (in C): each container's members sit two spaces further in, so the
     deepest container, at depth ``d``, starts a line indented ``2 * (d - 1)`` spaces (a
     string's newlines are escaped; only indentation starts a line). Past orjson's own
-    limit (255 levels) it refuses to serialize: deeper still."""
+    limit (255 levels) it refuses to serialize: deeper still.
+
+    No line indented ``2 * MAX_DEPTH`` spaces shows that nothing nests deeper. Such a line
+    does not show the converse: the scalar members of a container at exactly
+    ``MAX_DEPTH`` sit there too, so then the levels are counted (:func:`_nesting`)."""
     try:
         indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except TypeError:  # orjson.JSONEncodeError: recursion limit reached
         return True
-    return _DEEPER_LINE in indented
+    return _DEEPER_LINE in indented and _nesting(value) > MAX_DEPTH
 
 
 def _check_size(text: str, max_bytes: int, what: str) -> None:

@@ -221,6 +221,19 @@ def test_the_indentation_tells_whether_a_value_nests_too_deep(
     assert _beyond_max_depth(value) == (_nesting(value) > MAX_DEPTH)
 
 
+@pytest.mark.parametrize("inner", ['"a"', "1", "null", '{"k": "v"}'])
+def test_scalars_at_the_deepest_allowed_level_are_not_too_deep(inner: str) -> None:
+    """A container at exactly MAX_DEPTH holds its scalar members on lines indented as far
+    as a deeper container would start: that alone must not refuse the value."""
+    opener, closer = ("[" * (MAX_DEPTH - 1), "]" * (MAX_DEPTH - 1))
+    if inner.startswith("{"):  # the dict itself is level MAX_DEPTH
+        value = json.loads(opener + inner + closer)
+    else:
+        value = json.loads(opener + "[" + inner + "]" + closer)
+    assert _nesting(value) == MAX_DEPTH
+    assert _beyond_max_depth(value) is False
+
+
 @pytest.mark.parametrize("depth", [MAX_DEPTH, MAX_DEPTH + 1, 1024, 1025])
 def test_the_depth_limit_holds_on_the_fast_path_and_past_orjsons_own(depth: int) -> None:
     text = '{"a":' * depth + "1" + "}" * depth
