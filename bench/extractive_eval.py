@@ -28,8 +28,6 @@ claim-lattice mode and checks the same things (a few seconds after the ingest).
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 import tempfile
 import time
@@ -42,7 +40,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _common import export_pyref, markdown_table  # noqa: E402
-from data.pairs import PAIRS_PATH, check_pairs, load_pairs  # noqa: E402
+from data.pairs import (  # noqa: E402
+    PAIRS_PATH,
+    check_pairs,
+    load_pairs,
+    normalize,
+    read_records,
+)
 
 from aborist.clients.extractive import ExtractiveClient  # noqa: E402
 from aborist.corpus.ingest import ingest  # noqa: E402
@@ -57,14 +61,6 @@ QUESTIONS_PATH = ROOT / "bench" / "data" / "extractive_questions.jsonl"
 DEFAULT_DATA = ROOT / ".." / "shared" / "data"
 SHARDS = ("rust-book", "python-reference")
 TARGET_GOLD = 0.80
-_MARKS = re.compile(r"[*_`\"“”]")
-
-
-def normalize(text: str) -> str:
-    """Casefolded, typographic apostrophes straight, emphasis marks and quotes dropped,
-    whitespace collapsed: how a gold span is looked for in an answer or a corpus."""
-    text = text.replace("’", "'").replace("‘", "'")
-    return " ".join(_MARKS.sub("", text).casefold().split())
 
 
 @dataclass(frozen=True)
@@ -79,15 +75,7 @@ def load_questions(path: Path = QUESTIONS_PATH) -> list[Question]:
     """The questions file; raises ``ValueError`` naming the line of a malformed record."""
     out: list[Question] = []
     seen: set[str] = set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path.name} line {n}: not JSON ({e.msg})") from e
-        if not isinstance(row, dict) or set(row) != {"id", "shard", "question", "gold"}:
-            raise ValueError(f"{path.name} line {n}: expected id, shard, question, gold")
+    for n, row in read_records(path, ("id", "shard", "question", "gold")):
         if row["id"] in seen:
             raise ValueError(f"{path.name} line {n}: id {row['id']!r} appears twice")
         seen.add(row["id"])

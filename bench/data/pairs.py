@@ -69,14 +69,17 @@ def clean_md(markdown: str) -> str:
 
 
 def normalize(text: str) -> str:
+    """Casefolded, typographic apostrophes straight, emphasis marks and quotes dropped,
+    whitespace collapsed: how a gold span or a quoted sentence is looked for in a text."""
     text = text.replace("’", "'").replace("‘", "'")
     return " ".join(_MARKS.sub("", text).casefold().split())
 
 
-def load_pairs(path: Path = PAIRS_PATH) -> list[dict[str, Any]]:
-    """The records of ``path``; raises ``ValueError`` naming a line that is not a JSON
-    object with exactly :data:`FIELDS`."""
-    rows: list[dict[str, Any]] = []
+def read_records(path: Path, fields: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
+    """Each record of the JSON-lines file ``path`` with its line number (blank lines
+    skipped); raises ``ValueError`` naming a line that is not a JSON object with exactly
+    ``fields``."""
+    rows: list[tuple[int, dict[str, Any]]] = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -84,10 +87,16 @@ def load_pairs(path: Path = PAIRS_PATH) -> list[dict[str, Any]]:
             row = json.loads(line)
         except json.JSONDecodeError as e:
             raise ValueError(f"{path.name} line {n}: not JSON ({e.msg})") from e
-        if not isinstance(row, dict) or tuple(sorted(row)) != tuple(sorted(FIELDS)):
-            raise ValueError(f"{path.name} line {n}: expected the fields {', '.join(FIELDS)}")
-        rows.append(row)
+        if not isinstance(row, dict) or set(row) != set(fields):
+            raise ValueError(f"{path.name} line {n}: expected the fields {', '.join(fields)}")
+        rows.append((n, row))
     return rows
+
+
+def load_pairs(path: Path = PAIRS_PATH) -> list[dict[str, Any]]:
+    """The records of ``path``; raises ``ValueError`` naming a line that is not a JSON
+    object with exactly :data:`FIELDS`."""
+    return [row for _, row in read_records(path, FIELDS)]
 
 
 def _corpora(data: Path) -> dict[str, str]:
