@@ -39,7 +39,7 @@ from ledger import merkle
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
 
-__all__ = ["render_report"]
+__all__ = ["cited_excerpts", "highlight", "render_report"]
 
 _CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;
@@ -86,6 +86,20 @@ def _unit_class(unit: Mapping[str, Any]) -> str:
     if not unit.get("verified"):
         return "verdict-unverified"
     return "verdict-verbatim" if unit.get("grade") == "verbatim" else "verdict-supported"
+
+
+def cited_excerpts(
+    citations: Sequence[Mapping[str, Any]], units: Sequence[Mapping[str, Any]]
+) -> dict[str, tuple[Mapping[str, Any], str]]:
+    """Per cited evidence id, its citation and its spotlight excerpt with the words of the
+    claims that cite it marked (:func:`highlight`): what the report and the web pages show
+    of a cited passage."""
+    texts = {u.get("index"): str(u.get("text")) for u in units}
+    out: dict[str, tuple[Mapping[str, Any], str]] = {}
+    for c in citations:
+        claims = [texts.get(i, "") for i in c.get("units", [])]
+        out[str(c.get("evidence_id"))] = (c, highlight(str(c.get("excerpt", "")), claims))
+    return out
 
 
 def highlight(excerpt: str, claims: Sequence[str], *, min_run: int = 4) -> str:
@@ -249,18 +263,15 @@ class _Page:
     def evidence(self) -> None:
         s = self.source
         rendered = s.payload(AnswerRendered) or {}
-        citations = {str(c.get("evidence_id")): c for c in rendered.get("citations", [])}
-        units = {u.get("index"): str(u.get("text")) for u in rendered.get("units", [])}
+        cited = cited_excerpts(rendered.get("citations", []), rendered.get("units", []))
         records = s.evidence_records()
         if not records:
             return
         self.add("<h2>Evidence</h2>")
         for r in records:
             eid = str(r.get("evidence_id"))
-            cited = citations.get(eid)
-            if cited is not None:
-                claims = [units.get(i, "") for i in cited.get("units", [])]
-                body = highlight(str(cited.get("excerpt", "")), claims)
+            if eid in cited:
+                body = cited[eid][1]
                 note = "spotlight excerpt; the supported claim's words are marked"
             else:
                 body, note = "", "not cited by a verified claim"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aborist.audit.report import highlight
+from aborist.audit.report import cited_excerpts
 from aborist.events import AnswerLabelled, AnswerRendered, RunCompleted
 from aborist.pipeline.recorded import RecordedRun, load_run
 from aborist.server.layout import e
@@ -74,16 +74,13 @@ def render_answer(ledger: Ledger, run: RecordedRun) -> str:
     if not units:
         out.append(f"<pre>{e(rendered.answer)}</pre>")
     out.append("</div>")
-    citations = {str(c.get("evidence_id")): c for c in rendered.citations}
-    texts = {u.get("index"): str(u.get("text")) for u in units}
+    cited_by = cited_excerpts(rendered.citations, units)
     if records:
         out.append("<h2>Evidence</h2>")
     for r in records:
         eid = str(r.get("evidence_id"))
-        cited = citations.get(eid)
-        if cited is not None:
-            claims = [texts.get(i, "") for i in cited.get("units", [])]
-            body = highlight(str(cited.get("excerpt", "")), claims)
+        if eid in cited_by:
+            cited, body = cited_by[eid]
             locator = _locator(cited) or _locator(r)
         else:
             body, locator = '<span class="meta">not cited by a verified claim</span>', _locator(r)
