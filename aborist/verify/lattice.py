@@ -99,7 +99,7 @@ def _grade(
     located = verbatim_passages(text, cited, policy)
     agreeing = [loc for loc in located if loc.polarity_ok]
     if agreeing:
-        ok, anchored = answers_question(text, agreeing, question, policy)
+        ok, anchored = answers_question(text, agreeing, question, policy, cited)
         if not ok:
             return GRADE_PARTIAL, [anchored], "NOT_ANSWER_ANCHORED"
         return GRADE_VERBATIM, ["verbatim in one passage"] + ([anchored] if anchored else []), ""

@@ -332,7 +332,7 @@ def _span_verdict(
     agreeing = [loc for loc in located if loc.polarity_ok]
     if agreeing:
         ids = tuple(sorted({loc.evidence.evidence_id for loc in agreeing}))
-        ok, why = answers_question(unit.text, agreeing, question, policy)
+        ok, why = answers_question(unit.text, agreeing, question, policy, evidence)
         if not ok:
             return _prose_verdict(
                 index,

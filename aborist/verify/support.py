@@ -34,6 +34,7 @@ from aborist.verify.locality import (
     stem,
 )
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rival import other_member, rival_clause
 from aborist.verify.roles import other_alternative, role_conflict
 from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
 
@@ -158,7 +159,11 @@ def verbatim_passages(
 
 
 def answers_question(
-    text: str, located: Sequence[Located], question: str | None, policy: VerifierPolicy
+    text: str,
+    located: Sequence[Located],
+    question: str | None,
+    policy: VerifierPolicy,
+    evidence: Sequence[EvidenceObject] = (),
 ) -> tuple[bool, str]:
     """Does a bare span stand in the question's relation somewhere it occurs? ``(ok,
     reason)``; always ok for a longer unit, without a question, or when every content
@@ -214,6 +219,8 @@ def answers_question(
         )
         if not conflict and policy.answer_roles and not offered:
             conflict = _stated_elsewhere(anchors, loc, reached)
+        if not conflict and policy.answer_rivals:
+            conflict = _rivals(text, question, anchors, loc, reached, offered, evidence)
         if not conflict:
             where = "its sentence" if hi <= loc.last + 1 else "its sentence and what follows"
             return True, f"answers the question: shares {n} question term(s) in {where}"
@@ -223,6 +230,28 @@ def answers_question(
         f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
         f"terms {sorted(anchors)} (needs {need})"
     )
+
+
+def _rivals(
+    text: str,
+    question: str,
+    anchors: frozenset[str],
+    loc: Located,
+    reached: set[int],
+    offered: bool,
+    evidence: Sequence[EvidenceObject],
+) -> str:
+    """The rival tests of :mod:`aborist.verify.rival`: the span's sentence may not name
+    another member of the series the question's ordinal picks (not for a choice between
+    named alternatives, which the comparison rules read), and no other clause may state
+    the question's relation with another filler."""
+    sents = loc.evidence.passage.sentences
+    if not offered:
+        other = other_member(question, text, [sents[i] for i in sorted(reached)])
+        if other:
+            return f"series: its sentence names another member than the question's {other[0]}"
+    others = [s for ev in evidence if ev is not loc.evidence for s in ev.passage.sentences]
+    return rival_clause(text, question, anchors, sents, sorted(reached), others)
 
 
 def _stated_elsewhere(anchors: frozenset[str], loc: Located, reached: set[int]) -> str:

@@ -287,7 +287,10 @@ def test_the_stricter_bare_span_knobs() -> None:
     assert rung("Neil Gaiman", evidence, question=q, policy=near) == 3
     assert rung("Robert Zemeckis", evidence, question=q, policy=near) == 1
     two = ["Beowulf is a film directed by Robert Zemeckis. Neil Gaiman wrote about Beowulf."]
-    assert rung("Neil Gaiman", two, question=q) == 1  # shares "Beowulf"
-    share = VerifierPolicy(question_anchor_share=1.0)  # as many terms as the best sentence
+    # the first sentence states the relation with a rival name (§19.14)
+    assert rung("Neil Gaiman", two, question=q) == 3
+    loose = VerifierPolicy(answer_rivals=False)
+    assert rung("Neil Gaiman", two, question=q, policy=loose) == 1  # shares "Beowulf"
+    share = VerifierPolicy(question_anchor_share=1.0, answer_rivals=False)  # as the best one
     assert rung("Neil Gaiman", two, question=q, policy=share) == 3
     assert rung("Robert Zemeckis", two, question=q, policy=share) == 1

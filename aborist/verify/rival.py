@@ -1,0 +1,213 @@
+"""A bare span against its rivals: where else the evidence answers the question
+(docs/verifier.md §19.14).
+
+A bare answer ("i32", "7", "RefCell<T>") is checked by :func:`aborist.verify.support.
+answers_question`: its sentence must share the question's terms. A sentence shares terms
+with a question far more often than it answers it, so two more tests ask whether the
+evidence *itself* puts the question's relation somewhere else:
+
+* **Another member of the series.** An ordinal or a count of times in the question ("the
+  *second* parameter", "called *twice*") names which of several like things is asked
+  about. When the span's sentence gives the same head word another ordinal and never the
+  question's ("The *first* parameter … is an i32"), the span belongs to another member.
+* **A rival clause.** When another clause of the evidence (a sentence of any cited
+  object, or a part of the span's own sentence cut at ``;``) holds more of the question's
+  terms than the span's own clause, among them every term of the *relation* the span's
+  clause holds (a question word that is not part of a name or code-like token the
+  question names), at least two of them and three quarters of them all, does not hold
+  the span, and offers a *rival filler* of the span's kind (a number or date for a number
+  or date, a code-like token for a code-like span, a capitalized name for a name) that is
+  another thing than the span and that neither the span's own sentence nor the question
+  names (unless the question lists code-like candidates: "Which of Rc<T>, Box<T> and
+  RefCell<T> …"), then that clause states the relation asked about with another filler,
+  and the span answers something else ("If you roll a 3 … gets a fancy new hat. If you
+  roll a 7, your player loses a fancy hat." for "Which number do you roll to get a fancy
+  new hat?" → ``7``). A filler the span's sentence names too is the bridge of a two-hop
+  question (the clause leads to the span), not a rival.
+
+Both tests only ever take a rung away from a bare span; neither can vouch for anything.
+Pure: the standard library and the verifier's own modules.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from aborist.verify.locality import Sentence, stem, value_keys
+from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
+
+__all__ = ["RIVAL_KINDS", "other_member", "rival_clause", "span_kind"]
+
+#: The value keys that name a member of a series: ordinals and counts of times.
+_SERIES_KINDS = ("o:", "x:")
+#: The kinds of span that can have a rival filler.
+RIVAL_KINDS = ("number", "code", "name")
+
+_CODE = re.compile(
+    r"[A-Za-z_][\w.:]*(?:\(\)|<[^<>\s]*>)|\b\w*_\w+\b|--[\w-]+|\"[^\"\s]+\"|\b[A-Za-z]+\d+\b"
+)
+_NAME = re.compile(r"(?<![\w.])[A-Z][\w'’-]*")
+
+
+def _dated(tok: str) -> bool:
+    """Is ``tok`` a number or a month name ("may" is a month here, not a modal: the span
+    has a number beside it)?"""
+    return tok == "may" or any(k.startswith(("n:", "m:")) for k in value_keys([tok]))
+
+
+def _series_heads(toks: Sequence[str]) -> set[tuple[str, str]]:
+    """``(key, head stem)`` for every ordinal or count of times in ``toks`` and the first
+    content word within two tokens after it ("second parameter" → ``("o:2", "paramet")``)."""
+    out: set[tuple[str, str]] = set()
+    for i, t in enumerate(toks):
+        key = next(iter(value_keys([t])), "")
+        if not key.startswith(_SERIES_KINDS):
+            continue
+        head = next((u for u in toks[i + 1 : i + 3] if u not in STOPWORDS), "")
+        if head and not value_keys([head]):
+            out.add((key, stem(head)))
+    return out
+
+
+def other_member(question: str, span: str, reached: Sequence[Sentence]) -> list[str]:
+    """The question's ordinals and counts of times ("the *second* parameter") whose head
+    word the span's ``reached`` sentences give another ordinal of the same kind and never
+    the question's ("The *first* parameter … is an i32"). Returned as the question's keys
+    (``["o:2"]``)."""
+    want = _series_heads(tokens(question))
+    if not want:
+        return []
+    have: set[tuple[str, str]] = set()
+    for s in reached:
+        have |= _series_heads(s.toks)
+    span_keys = value_keys(tokens(span))
+    out = []
+    for key, head in sorted(want):
+        same_head = {k for k, h in have if h == head and k not in span_keys}
+        if same_head and key not in same_head and all(k[:2] == key[:2] for k in same_head):
+            out.append(key)
+    return out
+
+
+def span_kind(span: str) -> str:
+    """``"number"``, ``"code"``, ``"name"`` or ``""`` (a plain phrase: no rival test)."""
+    toks = [t for t in tokens(span) if t not in STOPWORDS or t == "may"]
+    dated = [t for t in toks if _dated(t)]
+    if toks and len(dated) == len(toks) and any(value_keys([t]) for t in toks):
+        return "number"  # a count, a year or a date ("May 30, 1943")
+    text = canonicalize(span).strip()
+    if _CODE.search(text):
+        return "code"
+    if _NAME.match(text.removeprefix("the ").removeprefix("The ")):
+        return "name"
+    return ""
+
+
+def _fillers(kind: str, text: str, question: str) -> list[str]:
+    """The fillers of ``kind`` a clause offers that the question does not name itself."""
+    q = canonicalize(question)
+    if kind == "number":
+        asked = value_keys(tokens(q))
+        return [t for t in tokens(text) if (k := value_keys([t])) and not k & asked]
+    if kind == "code":
+        return [m.group() for m in _CODE.finditer(text) if m.group() not in q]
+    words = set(tokens(q))
+    found = []
+    for m in _NAME.finditer(text):
+        if m.start() == 0:
+            continue  # a sentence's first word is capitalized whatever it is
+        toks = [t for t in tokens(m.group()) if t not in STOPWORDS]
+        if toks and not set(toks) <= words:
+            found.append(" ".join(toks))
+    return found
+
+
+def _form(text: str) -> str:
+    return " " + " ".join(tokens(text)) + " "
+
+
+def _distinct(kind: str, clause: str, question: str, span_toks: Sequence[str], near: str) -> bool:
+    """Does ``clause`` offer a filler that is another thing than the span (no word in
+    common with it) and that the span's own sentence (``near``, a match form) does not
+    name? A filler the question names is its subject, not a rival, unless the question
+    lists the candidates (``question`` is then ``""``)."""
+    own, span_form = set(span_toks), _form(" ".join(span_toks))
+    for f in _fillers(kind, clause, question):
+        ftoks = tokens(f)
+        if not ftoks or _form(f) in near:
+            continue
+        if kind == "code" and _form(f) != span_form:
+            return True  # identifiers differ by any character ("--ignored", "--include-ignored")
+        if not own & set(ftoks):
+            return True
+    return False
+
+
+def _relation_terms(question: str, anchors: frozenset[str]) -> frozenset[str]:
+    """The anchors that name the relation rather than a thing: not part of a name or a
+    code-like token of the question (those are the subject or the alternatives)."""
+    things = {stem(t) for m in _CODE.finditer(question) for t in tokens(m.group())}
+    for m in _NAME.finditer(question):
+        if m.start() > 0:
+            things |= {stem(t) for t in tokens(m.group())}
+    return anchors - things
+
+
+def _clauses(s: Sentence) -> list[str]:
+    return [c for c in (p.strip() for p in canonicalize(s.text).split(";")) if c]
+
+
+def rival_clause(
+    span: str,
+    question: str,
+    anchors: frozenset[str],
+    sentences: Sequence[Sentence],
+    reached: Sequence[int],
+    others: Sequence[Sentence] = (),
+) -> str:
+    """Why another clause of the evidence answers the question with a rival filler (see
+    the module text), or ``""``. ``sentences`` are the span's object's, ``reached`` the
+    indices of the span's own sentence(s) (with any bridge the support test followed),
+    ``others`` the sentences of the other evidence objects cited with it."""
+    kind = span_kind(span)
+    if not kind or len(anchors) < 2:
+        return ""
+    span_toks = tokens(span)
+    span_form = _form(span)
+    strong = max(2, math.ceil(0.75 * len(anchors)))
+    relation = _relation_terms(canonicalize(question), anchors)
+
+    def terms(text: str) -> frozenset[str]:
+        return anchors & frozenset(stem(t) for t in tokens(text))
+
+    own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
+    # a question that lists code-like candidates itself ("Which of Rc<T>, Box<T> and
+    # RefCell<T> …") offers its other candidates as rivals
+    listed = kind == "code" and span_form in _form(question)
+    for i, s in enumerate([*sentences, *others]):
+        if i in reached:
+            # beside its own sentence, only a sibling clause cut at ";" can compete
+            clauses = _clauses(s)
+            mine = [c for c in clauses if span_form in _form(c)]
+            if len(clauses) < 2 or not mine:
+                continue
+            context = " ".join(mine)
+            rivals = [c for c in clauses if span_form not in _form(c)]
+            where = f"another clause of sentence {i + 1}"
+        elif span_form in _form(s.text):
+            continue
+        else:
+            context, rivals = own_text, [s.text]
+            where = f"sentence {i + 1}" if i < len(sentences) else "a sentence of another object"
+        have = terms(context)
+        for clause in rivals:
+            got = terms(clause)
+            if len(got) <= len(have) or len(got) < strong or not have & relation <= got:
+                continue
+            if _distinct(kind, clause, "" if listed else question, span_toks, _form(context)):
+                return (
+                    f"rival: {where} holds {len(got)} of the question's terms with another {kind}"
+                )
+    return ""

@@ -1,0 +1,125 @@
+"""A bare span against its rivals (docs/verifier.md §19.14): another member of the series
+the question's ordinal picks, and another clause that states the question's relation with
+another filler. Each test has its control: the rule switched off, or the right filler."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aborist.verify.evidence import build_evidence
+from aborist.verify.locality import build_sentences
+from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rival import other_member, rival_clause, span_kind
+from aborist.verify.verify import verify_answer
+
+NO_RIVALS = VerifierPolicy(answer_rivals=False)
+
+
+def rung(answer: str, evidence: list[str], **kw: object) -> int:
+    return verify_answer(answer, build_evidence(evidence), **kw).rung  # type: ignore[arg-type]
+
+
+PARAMS = (
+    "This example creates a function named print_labeled_measurement with two parameters. "
+    "The first parameter is named value and is an i32. "
+    "The second is named unit_label and is type char."
+)
+DICE = (
+    "Imagine a game where, if you roll a 3 on a dice roll, your player doesn't move but "
+    "instead gets a fancy new hat. If you roll a 7, your player loses a fancy hat."
+)
+
+
+def test_span_kinds() -> None:
+    assert span_kind("7") == span_kind("seven") == span_kind("May 30, 1943") == "number"
+    assert span_kind("i32") == span_kind("RefCell<T>") == span_kind("--ignored") == "code"
+    assert span_kind("id()") == span_kind("__context__") == "code"
+    assert span_kind("Robert Zemeckis") == span_kind("The Raconteurs") == "name"
+    assert span_kind("the unit type") == span_kind("undefined behavior") == ""
+
+
+def test_another_member_of_the_series() -> None:
+    q = "What is the type of the second parameter of print_labeled_measurement?"
+    sents = build_sentences(PARAMS)
+    assert other_member(q, "i32", [sents[1]]) == ["o:2"]
+    # the sentence names the question's member too: no conflict
+    both = build_sentences("The first parameter is a u8 and the second parameter is an i32.")
+    assert other_member(q, "i32", list(both)) == []
+    # an ordinal on another head word is not the same series ("fifteenth season")
+    other = build_sentences("South Park aired its first season on Comedy Central.")
+    assert other_member("the second episode of which series?", "South Park", list(other)) == []
+    assert rung("i32", [PARAMS], question=q) == 3
+    assert rung("i32", [PARAMS], question=q, policy=NO_RIVALS) == 1  # the control
+
+
+def test_a_rival_sentence_with_another_number() -> None:
+    q = "Which number do you roll to get a fancy new hat?"
+    assert rung("7", [DICE], question=q) == 3
+    assert rung("3", [DICE], question=q) == 1  # the filler the rival sentence holds
+    assert rung("7", [DICE], question=q, policy=NO_RIVALS) == 1
+
+
+def test_a_rival_in_another_cited_object() -> None:
+    ev = [
+        "To check the results of the ignored tests, you can run cargo test -- --ignored.",
+        "If you want to run all tests whether they are ignored or not, you can run "
+        "cargo test -- --include-ignored.",
+    ]
+    q = "How do you run all tests whether they are ignored or not?"
+    assert rung("cargo test -- --ignored", ev, question=q) == 3
+    assert rung("cargo test -- --include-ignored", ev, question=q) == 1
+
+
+def test_a_sibling_clause_and_listed_candidates() -> None:
+    ev = [
+        "Rc<T> enables multiple owners of the same data; Box<T> and RefCell<T> have single owners."
+    ]
+    q = "Which of Rc<T>, Box<T> and RefCell<T> enables multiple owners of the same data?"
+    assert rung("RefCell<T>", ev, question=q) == 3
+    assert rung("Rc<T>", ev, question=q) == 1
+
+
+def test_a_filler_the_span_sentence_names_is_a_bridge_not_a_rival() -> None:
+    # two hops: the first sentence leads to Cracked, the second answers about Cracked
+    ev = [
+        "John Severin was an American comics artist known for his 45 year stint with the "
+        "magazine Cracked. Cracked is an American humor magazine founded in 1958."
+    ]
+    q = "John Severin had a 45 year stint with the magazine Cracked that was founded in what year?"
+    assert rung("1958", ev, question=q) == 1
+    sents = build_sentences(ev[0])
+    anchors = frozenset({"stint", "magazin", "crack", "found", "sever", "john", "45"})
+    assert rival_clause("1958", q, anchors, sents, [1]) == ""
+
+
+def test_a_plain_phrase_has_no_rival_test() -> None:
+    ev = [
+        "The main error message, mismatched types, reveals the core issue. "
+        "Statements don't evaluate to a value, which is expressed by (), the unit type."
+    ]
+    q = "What is the main error message?"
+    assert (
+        rival_clause(
+            "the unit type", q, frozenset({"main", "error", "messag"}), build_sentences(ev[0]), [1]
+        )
+        == ""
+    )
+
+
+_NUM = st.integers(min_value=2, max_value=99)
+_NOUN = st.sampled_from(["hat", "coin", "badge", "ticket", "token"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(a=_NUM, b=_NUM, noun=_NOUN, other=_NOUN)
+def test_rivals_never_raise_a_rung(a: int, b: int, noun: str, other: str) -> None:
+    """The rule can only take a rung away: with it on, no span is ever labelled better
+    than with it off; and the filler the question's own clause holds stays VERIFIED."""
+    if a == b or noun == other:
+        return
+    ev = [f"If you roll a {a}, you get a new {noun}. If you roll a {b}, you lose a {other}."]
+    q = f"Which number do you roll to get a new {noun}?"
+    for span in (str(a), str(b)):
+        assert rung(span, ev, question=q) >= rung(span, ev, question=q, policy=NO_RIVALS)
+    assert rung(str(a), ev, question=q) == 1
