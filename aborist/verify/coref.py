@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from aborist.verify.dates import dateline_keys, dates_itself, is_dateline, normalize_dates
@@ -103,6 +104,15 @@ def support_context(
     )
 
 
+@lru_cache(maxsize=65536)
+def _dated(text: str) -> Sentence | None:
+    """The sentence ``text`` with its dates written out, or None when it writes none
+    otherwise."""
+    canon = canonicalize(text)
+    out = normalize_dates(canon)
+    return build_sentence(out) if out != canon else None
+
+
 class SupportContext:
     """The evidence in document order, for the rules that read a passage's neighbours."""
 
@@ -178,16 +188,19 @@ class SupportContext:
         """``sentence`` (sentence ``index`` of object ``ev_id``) as read in its document:
         its dates written out and a leading pronoun replaced by its name; and what was
         added (``""`` when nothing was)."""
+        name = self.antecedent(ev_id, index, sentence)
+        if not name:
+            dated = _dated(sentence.text) if self.date_forms else None
+            return dated or sentence, ""
         key = (ev_id, index)
         if key not in self._read:
-            text, via = sentence.text, ""
-            name = self.antecedent(ev_id, index, sentence)
-            if name:
-                text, via = _with_name(sentence, name), f"{sentence.toks[0]!r} = {name!r}"
+            text = _with_name(sentence, name)
             if self.date_forms:
                 text = normalize_dates(text)
-            built = build_sentence(text) if text != sentence.text else None
-            self._read[key] = (built or sentence, via)
+            self._read[key] = (
+                build_sentence(text) or sentence,
+                f"{sentence.toks[0]!r} = {name!r}",
+            )
         return self._read[key]
 
     def dated_failure(
