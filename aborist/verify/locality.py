@@ -33,12 +33,14 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from aborist.verify.anchors import anchor_key, value_keys
+from aborist.verify.dates import adjunct_keys, date_adjunct, normalize_dates
 from aborist.verify.sentences import claim_parts, relative_clause, split_sentences
 from aborist.verify.stems import stem
 from aborist.verify.swaps import substitution
 from aborist.verify.textcanon import (
-    NUMBER_WORDS,
     STOPWORDS,
     canonical_tokens,
     canonicalize,
@@ -46,12 +48,16 @@ from aborist.verify.textcanon import (
     tokens,
 )
 
+if TYPE_CHECKING:
+    from aborist.verify.coref import SupportContext
+
 __all__ = [
     "NEGATION_CUES",
     "Passage",
     "Sentence",
     "SupportResult",
     "anchor_keys",
+    "build_sentence",
     "build_sentences",
     "claim_parts",
     "clear_memo",
@@ -76,58 +82,6 @@ _NEGATION = re.compile(
 )
 
 
-_ORDINALS = {
-    "first": 1,
-    "second": 2,
-    "third": 3,
-    "fourth": 4,
-    "fifth": 5,
-    "sixth": 6,
-    "seventh": 7,
-    "eighth": 8,
-    "ninth": 9,
-    "tenth": 10,
-    "eleventh": 11,
-    "twelfth": 12,
-    "last": -1,
-}
-#: How many times: "evaluated once" is not "evaluated twice".
-_TIMES = {"once": 1, "twice": 2, "thrice": 3}
-_ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ("january",),
-            ("february",),
-            ("march",),
-            ("april",),
-            (),
-            ("june",),
-            ("july",),
-            ("august",),
-            ("september",),
-            ("october",),
-            ("november",),
-            ("december",),
-        ],
-        start=1,
-    )
-    for m in names
-}
-#: Comparative, superlative and direction words: a claim's must be in its passage.
-DIRECTION_WORDS: frozenset[str] = frozenset(
-    """
-    more less fewer most least larger largest smaller smallest bigger biggest greater
-    greatest higher highest lower lowest longer longest shorter shortest earlier earliest
-    later latest older oldest younger youngest newer newest faster fastest slower slowest
-    better best worse worst before after above below inner outer innermost outermost
-    uppermost lowermost nearest closest farthest furthest north south east west northern
-    southern eastern western increase increases increased decrease decreases decreased
-    minimum maximum only
-    """.split()  # noqa: SIM905
-)
-_DIGITS = re.compile(r"^\d+(?:[.,]\d+)*$")
 #: Question words and generic request words: never question anchors.
 _QUESTION_GENERIC = frozenset(
     """
@@ -147,39 +101,6 @@ def content_stems(toks: Iterable[str]) -> frozenset[str]:
     return frozenset(stem(t) for t in toks if t not in STOPWORDS)
 
 
-def _number_key(tok: str) -> str | None:
-    if _DIGITS.match(tok):
-        if "," in tok and "." not in tok:
-            tok = tok.replace(",", "")
-        return "n:" + tok.lstrip("0") if tok.strip("0") else "n:0"
-    if tok in NUMBER_WORDS:
-        return "n:" + NUMBER_WORDS[tok]
-    return None
-
-
-def _anchor_key(tok: str) -> str | None:
-    num = _number_key(tok)
-    if num is not None:
-        return num
-    if tok in _ORDINALS:
-        return f"o:{_ORDINALS[tok]}"
-    m = _ORDINAL_DIGITS.match(tok)
-    if m:
-        return f"o:{int(m.group(1))}"
-    if tok in _TIMES:
-        return f"x:{_TIMES[tok]}"
-    if tok in _MONTHS:
-        return f"m:{_MONTHS[tok]}"
-    if tok in DIRECTION_WORDS:
-        return "w:" + tok
-    return None
-
-
-def value_keys(toks: Iterable[str]) -> frozenset[str]:
-    """Number, ordinal, month and direction keys of ``toks`` (``7`` and ``seven`` agree)."""
-    return frozenset(k for t in toks for k in (_anchor_key(t),) if k is not None)
-
-
 _CAPWORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
 
@@ -193,7 +114,7 @@ def anchor_keys(text: str) -> frozenset[str]:
         w = m.group()
         if w[0].isupper():
             for t in canonical_tokens(w):
-                if t not in STOPWORDS and _anchor_key(t) is None:
+                if t not in STOPWORDS and anchor_key(t) is None:
                     keys.add("s:" + stem(t))
     return frozenset(keys)
 
@@ -280,26 +201,26 @@ class Sentence:
     scope: frozenset[str]
 
 
+def build_sentence(s: str) -> Sentence | None:
+    """One sentence's :class:`Sentence` (None when it has no token)."""
+    toks = tuple(canonical_tokens(s))
+    if not toks:
+        return None
+    negated = is_negated(s)
+    return Sentence(
+        s,
+        toks,
+        match_form(list(toks)),
+        frozenset(stem(t) for t in toks),
+        value_keys(toks),
+        negated,
+        negation_scope(toks) if negated else frozenset(),
+    )
+
+
 def build_sentences(text: str) -> tuple[Sentence, ...]:
     """The sentences of ``text`` (an evidence object's, computed once when it is built)."""
-    built: list[Sentence] = []
-    for s in split_sentences(text):
-        toks = tuple(canonical_tokens(s))
-        if not toks:
-            continue
-        stems = frozenset(stem(t) for t in toks)
-        built.append(
-            Sentence(
-                s,
-                toks,
-                match_form(list(toks)),
-                stems,
-                value_keys(toks),
-                is_negated(s),
-                negation_scope(toks) if is_negated(s) else frozenset(),
-            )
-        )
-    return tuple(built)
+    return tuple(x for x in map(build_sentence, split_sentences(text)) if x is not None)
 
 
 def question_anchors(question: str | None, unit_toks: Sequence[str]) -> frozenset[str]:
@@ -371,12 +292,13 @@ class SupportResult:
     last: int = -1
     coverage: float = 0.0
     reason: str = ""
+    via: str = ""  # what the document context added (a pronoun's name, a dateline)
 
     def where(self) -> str:
         span = (
             f"{self.first + 1}" if self.first == self.last else f"{self.first + 1}-{self.last + 1}"
         )
-        return f"{self.evidence_id} sentence {span}"
+        return f"{self.evidence_id} sentence {span}" + (f" ({self.via})" if self.via else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,11 +359,18 @@ def find_support(
     ignore: frozenset[str] = frozenset(),
     must_contain: Sequence[str] = (),
     antecedent: frozenset[str] = frozenset(),
+    context: SupportContext | None = None,
+    dated: frozenset[str] = frozenset(),
 ) -> SupportResult:
     """The first passage (object order, then sentence order) of at most ``window``
     adjacent sentences that supports ``text``; ``ignore`` are stems left out of the
     coverage (attribution cues of a quote's frame); every token sequence of
-    ``must_contain`` (a unit's quotations) must occur verbatim in the passage."""
+    ``must_contain`` (a unit's quotations) must occur verbatim in the passage. With a
+    ``context`` (§19.12) sentences are read with their dates written out and a leading
+    pronoun's name, and a claim's date adjunct may be dated by a dateline (``dated``: the
+    keys the passage's dateline must hold)."""
+    if context is not None and context.date_forms:
+        text = normalize_dates(text)
     forms = [match_form(tokens(q)) for q in must_contain]
     toks = tokens(text)
     wanted = content_stems(toks) - ignore
@@ -455,33 +384,73 @@ def find_support(
     sought = _Sought(
         toks, wanted, caps, values, must_contain, forms, negated, scope, antecedent
     )  # fmt: skip
-    need = len(wanted)
     best = SupportResult(False, reason="no sentence holds enough words of the claim")
     for ev_id, passage in objects:
-        counts = passage.candidates(wanted)
-        if not counts:
-            continue
-        n_sent = len(passage.sentences)
-        starts = sorted({j for i in counts for j in range(max(0, i - window + 1), i + 1)})
-        for first in starts:
-            last = min(first + window, n_sent) - 1
+        found = _search(sought, ev_id, passage, window, min_coverage, context, dated, best)
+        if found.supported:
+            return found
+        best = found
+    if context is not None and context.datelines and not dated:
+        split = date_adjunct(text)
+        if split is not None:
+            adjunct, rest = split
+            r = find_support(
+                rest, objects, window=window, min_coverage=min_coverage, ignore=ignore,
+                must_contain=must_contain, antecedent=antecedent, context=context,
+                dated=adjunct_keys(adjunct),
+            )  # fmt: skip
+            if r.supported:
+                return r
+    return best
+
+
+def _search(
+    s: _Sought,
+    ev_id: str,
+    passage: Passage,
+    window: int,
+    min_coverage: float,
+    context: SupportContext | None,
+    dated: frozenset[str],
+    best: SupportResult,
+) -> SupportResult:
+    """The first supporting window of one object, or the nearest miss so far (``best``)."""
+    wanted, need = s.wanted, len(s.wanted)
+    counts = passage.candidates(wanted)
+    if not counts:
+        return best
+    n_sent = len(passage.sentences)
+    starts = sorted({j for i in counts for j in range(max(0, i - window + 1), i + 1)})
+    for first in starts:
+        last = min(first + window, n_sent) - 1
+        sents = passage.sentences[first : last + 1]
+        via = ""
+        if context is not None:
+            read = [context.read(ev_id, first + k, x) for k, x in enumerate(sents)]
+            via = "; ".join(r[1] for r in read if r[1])
+            sents = tuple(r[0] for r in read)
+            held = sum(len(x.stems & wanted) for x in sents)
+        else:
             # ``held`` counts a word once per sentence, so it bounds the window's coverage
-            if sum(counts.get(i, 0) for i in range(first, last + 1)) < min_coverage * need:
-                continue
-            sents = passage.sentences[first : last + 1]
-            if len(sents) == 1:
-                stems, keys = sents[0].stems, sents[0].keys
-            else:
-                stems = frozenset().union(*(s.stems for s in sents))
-                keys = frozenset().union(*(s.keys for s in sents))
-            cov = len(wanted & stems) / need
-            reason = (
-                f"passage covers {cov:.2f}"
-                if cov < min_coverage
-                else _window_failure(sought, sents, stems, keys, cov)
-            )
-            if not reason:
-                return SupportResult(True, ev_id, first, last, cov, "")
-            if not best.supported and cov >= best.coverage:  # the nearest miss so far
-                best = SupportResult(False, ev_id, first, last, cov, reason)
+            held = sum(counts.get(i, 0) for i in range(first, last + 1))
+        if held < min_coverage * need:
+            continue
+        if len(sents) == 1:
+            stems, keys = sents[0].stems, sents[0].keys
+        else:
+            stems = frozenset().union(*(x.stems for x in sents))
+            keys = frozenset().union(*(x.keys for x in sents))
+        cov = len(wanted & stems) / need
+        reason = (
+            f"passage covers {cov:.2f}"
+            if cov < min_coverage
+            else _window_failure(s, sents, stems, keys, cov)
+        )
+        if not reason and dated and context is not None:
+            reason, dateline = context.dated_failure(ev_id, first, sents, dated)
+            via = "; ".join(v for v in (via, dateline) if v)
+        if not reason:
+            return SupportResult(True, ev_id, first, last, cov, "", via)
+        if not best.supported and cov >= best.coverage:  # the nearest miss so far
+            best = SupportResult(False, ev_id, first, last, cov, reason)
     return best

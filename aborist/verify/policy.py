@@ -53,6 +53,9 @@ class VerifierPolicy(BaseModel):
     answer_subject_bridge: int = Field(default=1, ge=0, le=5)
     answer_entity_bridge: bool = True
     answer_rivals: bool = True
+    pronoun_antecedents: bool = False
+    dateline_dates: bool = True
+    date_forms: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from aborist.verify.coref import support_context
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.locality import (
     SupportResult,
@@ -72,9 +73,12 @@ def local_support(
     # by evidence id, so the passage found does not depend on the order evidence is given in
     objects = sorted(((ev.evidence_id, ev.passage) for ev in evidence), key=lambda o: o[0])
     window, cov = policy.support_window_sentences, policy.local_min_coverage
+    # the document context (§19.12) reads the evidence in the order it was given
+    ctx = support_context([(ev.evidence_id, ev.passage) for ev in evidence], policy)
     whole = find_support(
-        text, objects, window=window, min_coverage=cov, ignore=ignore, must_contain=must_contain
-    )
+        text, objects, window=window, min_coverage=cov, ignore=ignore, must_contain=must_contain,
+        context=ctx,
+    )  # fmt: skip
     if whole.supported:
         return (
             True,
@@ -91,8 +95,9 @@ def local_support(
                 content_stems(tokens(parts[k - 1])) if k and relative_clause(part) else frozenset()
             )
             r = find_support(
-                part, objects, window=window, min_coverage=cov, ignore=ignore, antecedent=also
-            )
+                part, objects, window=window, min_coverage=cov, ignore=ignore, antecedent=also,
+                context=ctx,
+            )  # fmt: skip
             if not r.supported:
                 break
             found.append(r)

@@ -9,6 +9,7 @@ import pytest
 
 from aborist.verify.evidence import build_evidence
 from aborist.verify.inspect import classify_span
+from aborist.verify.policy import VerifierPolicy
 from aborist.verify.verify import verify_answer
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verifier.md"
@@ -43,9 +44,12 @@ def test_example(body: str) -> None:
         if not line.startswith("evidence "):
             key, _, value = line.partition(": ")
             fields.setdefault(key, []).append(value)
+    # ``policy: field=value`` lines set policy fields (booleans as true/false)
+    overrides = dict(item.split("=", 1) for item in fields.get("policy", []))
     verdict = verify_answer(
         "\n".join(fields["answer"]),
         build_evidence(_evidence(lines)),
+        VerifierPolicy(**overrides),  # type: ignore[arg-type]
         question=fields.get("question", [None])[0],
         mode=fields.get("mode", ["quote"])[0],
     )
