@@ -174,7 +174,7 @@ def answers_question(
     reason)``; always ok for a longer unit, without a question, or when every content
     word of the question is in the unit itself."""
     toks = tokens(text)
-    if not question or len(toks) > policy.bare_span_max_tokens:
+    if not question or len(toks) > policy.bare_span_max_tokens or _is_clause(text, toks):
         return True, ""
     anchors = question_anchors(question, toks)
     if not anchors:
@@ -234,6 +234,23 @@ def answers_question(
     return False, (
         f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
         f"terms {sorted(anchors)} (needs {need})"
+    )
+
+
+#: Finite auxiliaries and copulas: a short unit that holds one and ends a sentence is a
+#: clause ("Calling a function is not a statement."), not a bare span.
+_FINITE = frozenset(
+    "is are was were has have had does did can could will would shall should must".split()
+)
+
+
+def _is_clause(text: str, toks: Sequence[str]) -> bool:
+    """Is the unit a whole sentence of at least three tokens with a finite auxiliary or
+    copula? It then states something of its own, checked like any longer claim."""
+    return (
+        len(toks) >= 3
+        and text.rstrip().endswith((".", "!", "?"))
+        and any(t in _FINITE for t in toks[1:])
     )
 
 

@@ -123,3 +123,15 @@ def test_rivals_never_raise_a_rung(a: int, b: int, noun: str, other: str) -> Non
     for span in (str(a), str(b)):
         assert rung(span, ev, question=q) >= rung(span, ev, question=q, policy=NO_RIVALS)
     assert rung(str(a), ev, question=q) == 1
+
+
+def test_a_short_clause_is_not_a_bare_span() -> None:
+    ev = ["The order is kept. Keys added after deletion are inserted at the end."]
+    q = "Where are keys inserted after deletion?"
+    # a sentence with a finite copula states its own relation, like any longer claim
+    # (docs/verifier.md §19.5): it is checked as a claim, not as an answer to the question
+    assert rung("The order is kept.", ev, question=q) == 1
+    # the same words without the sentence's end are a bare span whose sentence holds none
+    # of the question's terms
+    assert rung("the order is kept", ev, question=q) == 3
+    assert rung("The order.", ev, question=q) == 3  # no finite verb: still a bare span
