@@ -240,7 +240,7 @@ def answers_question(
 #: Finite auxiliaries and copulas: a short unit that holds one and ends a sentence is a
 #: clause ("Calling a function is not a statement."), not a bare span.
 _FINITE = frozenset(
-    "is are was were has have had does did can could will would shall should must".split()
+    "is are was were has have had does did can could will would shall should must".split()  # noqa: SIM905
 )
 
 
