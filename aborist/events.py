@@ -30,6 +30,8 @@ from aborist.errors import InputError
 from ledger.envelope import NewEvent, RecordedEvent
 
 __all__ = [
+    "DAG_VERSION",
+    "DAG_VERSIONS",
     "EVENT_TYPES",
     "EVIDENCE_STAGE",
     "MODES",
@@ -62,6 +64,13 @@ __all__ = [
     "run_stream",
     "stage_table_markdown",
 ]
+
+#: Every version of the run DAG's shape (docs/pipeline.md, "The run DAG"), oldest first;
+#: new runs record the last. Version 1 (no ``render`` node in quote mode) is recorded by
+#: the absence of ``dag_version`` from ``qa.answer_labelled``: the runs recorded before
+#: versions existed are version 1 as they stand.
+DAG_VERSIONS: tuple[int, ...] = (1, 2)
+DAG_VERSION: int = DAG_VERSIONS[-1]
 
 #: The answer mode, spelled once: every other module takes it (and :data:`MODES`) from here.
 Mode = Literal["quote", "claim-lattice"]
@@ -225,11 +234,23 @@ class AnswerRendered(EventPayload):
 
 
 class AnswerLabelled(EventPayload):
+    """The final label and the run DAG it concludes. ``dag_version`` is the version of the
+    DAG's shape (:data:`DAG_VERSIONS`); it is part of the label's stage hash, so the root
+    commits to it. Version 1 writes no ``dag_version`` (the payload of a run recorded
+    before versions existed), so ``None`` is version 1 and is left out of the payload."""
+
     TYPE = "qa.answer_labelled"
     audit_mode: str
     label: str
     answer_hash: str
+    dag_version: int | None = None
     run_dag: dict[str, Any]
+
+    def to_event(self) -> NewEvent:
+        payload = self.model_dump(mode="json")
+        if payload["dag_version"] is None:
+            del payload["dag_version"]
+        return NewEvent(self.TYPE, payload, type_version=self.VERSION)
 
 
 class CacheWritten(EventPayload):
@@ -307,20 +328,27 @@ def parse_event(ev: RecordedEvent) -> EventPayload:
 class StageRow:
     """One row of the stage table: an event type, the node it becomes in each mode's run
     DAG (None: no node), and the recorder's stage (what ``qa.run_failed`` names when the
-    run fails while that stage is being computed)."""
+    run fails while that stage is being computed). ``quote_since`` is the first DAG
+    version (:data:`DAG_VERSIONS`) with the row's quote-mode node; every claim-lattice
+    node is in every version."""
 
     event: type[EventPayload]
     quote: str | None
     claim_lattice: str | None
     recorder: str
+    quote_since: int = 1
 
-    def dag_stage(self, mode: str) -> str | None:
-        return self.quote if mode == "quote" else self.claim_lattice
+    def dag_stage(self, mode: str, version: int = DAG_VERSION) -> str | None:
+        """The row's node in a ``mode`` DAG of ``version`` (None: no node)."""
+        if mode == "quote":
+            return self.quote if version >= self.quote_since else None
+        return self.claim_lattice
 
 
 #: The one vocabulary of a run's stages, in run order (docs/pipeline.md, "The stage table").
 #: Every name here is recorded (DAG stages are hashed into node hashes; recorder stages
-#: are written into ``qa.run_failed``), so none may change without a version.
+#: are written into ``qa.run_failed``), so none may change without a version: a node
+#: added to a mode's DAG names the DAG version it first appears in (``quote_since``).
 STAGE_TABLE: tuple[StageRow, ...] = (
     StageRow(RunStarted, "question", "question", "start"),
     StageRow(CacheChecked, None, None, "cache"),
@@ -333,7 +361,7 @@ STAGE_TABLE: tuple[StageRow, ...] = (
     StageRow(AnswerVerified, "verify", "verify", "verify"),
     StageRow(RepromptAttempted, None, None, "repair"),
     StageRow(AnswerRepaired, "repair", "repair", "repair"),
-    StageRow(AnswerRendered, None, "render", "render"),
+    StageRow(AnswerRendered, "render", "render", "render", quote_since=2),
     StageRow(AnswerLabelled, "final_label", "final_label", "label"),
     StageRow(CacheWritten, None, None, "label"),
     StageRow(RunCompleted, None, None, "label"),
@@ -349,12 +377,15 @@ EVIDENCE_STAGE: dict[str, str] = {
 
 def stage_table_markdown() -> str:
     """:data:`STAGE_TABLE` as the Markdown table docs/pipeline.md shows (a test keeps the
-    page equal to it)."""
+    page equal to it); a quote node added by a later DAG version says since which."""
     lines = [
         "| event type | quote mode DAG stage | claim-lattice DAG stage | recorder stage |",
         "|---|---|---|---|",
     ]
     for row in STAGE_TABLE:
-        cells = (row.event.TYPE, row.quote, row.claim_lattice, row.recorder)
-        lines.append("| " + " | ".join(f"`{c}`" if c else "—" for c in cells) + " |")
+        cells = [f"`{c}`" if c else "—" for c in (row.event.TYPE, row.quote,
+                                                   row.claim_lattice, row.recorder)]  # fmt: skip
+        if row.quote and row.quote_since > 1:
+            cells[1] += f" (DAG version {row.quote_since} on)"
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -241,7 +241,7 @@ def test_runs_show_and_inspect(home: Path, ledger_url: str) -> None:
         assert re.search(rf"^  {stage}\s+stage [0-9a-f]{{16}}  node ", show, re.MULTILINE), stage
     quote_show = ok(invoke("show", second["run_id"][:10], "--db", ledger_url)).stdout
     assert f"run {second['run_id']}: completed, quote mode" in quote_show
-    assert "run DAG (7 stages)" in quote_show and "qa.context_assembled" in quote_show
+    assert "run DAG (8 stages)" in quote_show and "qa.context_assembled" in quote_show
 
     inspected = ok(invoke("inspect", first["run_id"], "--db", ledger_url)).stdout
     assert inspected.startswith(f"run {first['run_id']}: STRICT")

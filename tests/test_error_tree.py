@@ -21,7 +21,11 @@ _DIMS = {name: "x" for name in KeyDimensions.__dataclass_fields__}
     ("call", "cls", "words"),
     [
         (lambda: build_dag("prose", {}), RunDagError, "unknown mode 'prose'"),
-        (lambda: build_dag("quote", {**_QUOTE, "render": "1" * 64}), RunDagError, "not in a quote"),
+        (
+            lambda: build_dag("quote", {**_QUOTE, "evidence_map": "1" * 64}),
+            RunDagError,
+            "not in a quote",
+        ),
         (
             lambda: build_dag("quote", {k: v for k, v in _QUOTE.items() if k != "prompt"}),
             RunDagError,

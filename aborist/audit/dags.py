@@ -4,10 +4,13 @@
 For a run that reached ``qa.answer_labelled`` the stage hashes are recomputed from the
 stage events' payload bytes (``final_label``: :func:`aborist.pipeline.run.label_stage_hash`
 of the labelled payload), the DAG is rebuilt (:func:`rebuild_dag`: the topology of
-:func:`aborist.pipeline.dag.build_dag`, node hashes through a fixed-shape serializer), and every
-node and the root are compared with
+:func:`aborist.pipeline.dag.build_dag`, node hashes through a fixed-shape serializer) in
+the shape of the DAG version the label records (``dag_version``, absent for version 1:
+:func:`aborist.pipeline.dag.recorded_version`), and every node and the root are compared
+with
 
-- the DAG recorded in ``qa.answer_labelled``,
+- the DAG recorded in ``qa.answer_labelled``: its version, its shape (recorded nodes in
+  the shape of another version than the label's are named as such), every node, the root,
 - ``run_dag_root`` in ``qa.cache_written`` and ``qa.run_completed``,
 - the projections: ``runs.run_dag_root``, the ``run_dag_nodes`` rows and
   ``providence_cache.run_dag_root`` / ``run_dag_blob``.
@@ -40,11 +43,14 @@ from aborist.events import (
 )
 from aborist.pipeline.dag import (
     DAG_NODE_DOMAIN,
+    DAG_VERSION,
+    DAG_VERSIONS,
     STAGE_EVENTS,
     STAGES,
     DagNode,
     RunDag,
     build_dag,
+    recorded_version,
     stages_for,
 )
 from aborist.pipeline.history import RunHistory
@@ -65,6 +71,11 @@ __all__ = [
 ]
 
 TERMINAL_EVENTS = (RunCompleted.TYPE, RunFailed.TYPE)
+#: What a label's ``dag_version`` may be: what some version of the pipeline wrote.
+_VERSIONS_WRITTEN = "no dag_version (DAG version 1) or one of " + ", ".join(
+    str(v) for v in DAG_VERSIONS if v != 1
+)
+_ABSENT = object()
 
 _RUNS_ROOT = column("runs", "run_dag_root")
 _CACHE_ROOT = column("providence_cache", "run_dag_root")
@@ -117,13 +128,15 @@ def parents_text(parents: Sequence[str]) -> str:
 
 
 @cache
-def _topology(mode: str, repaired: bool) -> tuple[tuple[str, tuple[int, ...], str], ...]:
-    """Each stage of a ``mode`` run with the positions of its parents, read off a DAG that
-    :func:`aborist.pipeline.dag.build_dag` builds from placeholder hashes: the pipeline's own
-    rule for which stage consumed which, not a copy of it; and the constant middle of the
-    stage's node text (:func:`_stage_member`)."""
-    order = stages_for(mode, repaired=repaired)
-    dag = build_dag(mode, {stage: f"{i:064x}" for i, stage in enumerate(order)})
+def _topology(
+    mode: str, repaired: bool, version: int
+) -> tuple[tuple[str, tuple[int, ...], str], ...]:
+    """Each stage of a ``mode`` run of DAG ``version`` with the positions of its parents,
+    read off a DAG that :func:`aborist.pipeline.dag.build_dag` builds from placeholder
+    hashes: the pipeline's own rule for which stage consumed which, not a copy of it; and
+    the constant middle of the stage's node text (:func:`_stage_member`)."""
+    order = stages_for(mode, repaired=repaired, version=version)
+    dag = build_dag(mode, {stage: f"{i:064x}" for i, stage in enumerate(order)}, version)
     position = {n.node_hash: i for i, n in enumerate(dag.nodes)}
     return tuple(
         (n.stage, tuple(position[p] for p in n.parents), _stage_member(n.stage)) for n in dag.nodes
@@ -133,14 +146,16 @@ def _topology(mode: str, repaired: bool) -> tuple[tuple[str, tuple[int, ...], st
 _NODE_PREFIX = DAG_NODE_DOMAIN.decode("ascii") + '{"parents":'
 
 
-def _rebuild(mode: str, stage_hashes: Mapping[str, str]) -> tuple[RunDag, list[str]] | None:
+def _rebuild(
+    mode: str, stage_hashes: Mapping[str, str], version: int = DAG_VERSION
+) -> tuple[RunDag, list[str]] | None:
     """The DAG and each node's parents as JCS text, or None for anything ``build_dag``
-    would refuse (an unknown mode, a missing or extra stage). The node hashes are
-    :func:`_node_hash`'s, written inline (the loop every replayed run takes)."""
+    would refuse (an unknown mode or version, a missing or extra stage). The node hashes
+    are :func:`_node_hash`'s, written inline (the loop every replayed run takes)."""
     repaired = "repair" in stage_hashes
-    if mode not in STAGES:
+    if mode not in STAGES or version not in DAG_VERSIONS:
         return None
-    topology = _topology(mode, repaired)
+    topology = _topology(mode, repaired, version)
     if len(stage_hashes) != len(topology):
         return None
     nodes: list[DagNode] = []
@@ -160,21 +175,25 @@ def _rebuild(mode: str, stage_hashes: Mapping[str, str]) -> tuple[RunDag, list[s
             nodes.append(DagNode(stage, stage_hash, parents, h))
     except KeyError:
         return None
-    return RunDag(mode, tuple(nodes)), texts
+    return RunDag(mode, tuple(nodes), version), texts
 
 
 @cache
-def _stage_events(mode: str, repaired: bool) -> tuple[tuple[str, str], ...]:
-    """Each stage of a ``mode`` run with the type of the event that records it."""
-    return tuple((stage, STAGE_EVENTS[stage]) for stage in stages_for(mode, repaired=repaired))
+def _stage_events(mode: str, repaired: bool, version: int) -> tuple[tuple[str, str], ...]:
+    """Each stage of a ``mode`` run of DAG ``version`` with the type of the event that
+    records it."""
+    return tuple(
+        (stage, STAGE_EVENTS[stage])
+        for stage in stages_for(mode, repaired=repaired, version=version)
+    )
 
 
-def rebuild_dag(mode: str, stage_hashes: Mapping[str, str]) -> RunDag:
+def rebuild_dag(mode: str, stage_hashes: Mapping[str, str], version: int = DAG_VERSION) -> RunDag:
     """:func:`aborist.pipeline.dag.build_dag`, equal node for node (a property test checks it),
     with the node hashes of :func:`node_hash`. Anything ``build_dag`` would refuse goes
     to ``build_dag``, which raises."""
-    built = _rebuild(mode, stage_hashes)
-    return built[0] if built is not None else build_dag(mode, stage_hashes)
+    built = _rebuild(mode, stage_hashes, version)
+    return built[0] if built is not None else build_dag(mode, stage_hashes, version)
 
 
 def run_status(events: Sequence[RecordedEvent]) -> str:
@@ -246,10 +265,16 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
     if mode not in MODES:
         diverge(started, "question", "mode quote or claim-lattice", clip(mode))
         return check
+    label = run.data(labelled)
+    version = recorded_version(label)
+    if version is None:
+        diverge(labelled, "final_label", _VERSIONS_WRITTEN, clip(label.get("dag_version")),
+                "dag_version")  # fmt: skip
+        return check
     repaired = run.first(STAGE_EVENTS["repair"]) is not None
     hashes: dict[str, str] = {}
     last, digest = run.last, run.digest
-    for stage, type_ in _stage_events(mode, repaired):
+    for stage, type_ in _stage_events(mode, repaired, version):
         ev = last(type_)
         if ev is None:
             diverge(labelled, stage, f"a {type_} event before the label", "none")
@@ -258,19 +283,27 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
             hashes[stage] = label_stage_hash(run.data(ev))
         else:
             hashes[stage] = digest(ev)
-    built = _rebuild(mode, hashes)
+    built = _rebuild(mode, hashes, version)
     if built is None:
-        dag = build_dag(mode, hashes)  # raises what it refuses
+        dag = build_dag(mode, hashes, version)  # raises what it refuses
         texts = [parents_text(n.parents) for n in dag.nodes]
     else:
         dag, texts = built
     check.dag = dag
     check.stages_checked = len(dag.nodes)
 
-    label = run.data(labelled)
     _compare_recorded(
         dag, label.get("run_dag"), lambda s, e, f, d="": diverge(labelled, s, e, f, d)
     )
+    _compare_closing(run, dag, label, diverge)
+    if live is not None:
+        out.extend(_compare_live(run, dag, texts, live))
+    return check
+
+
+def _compare_closing(run: RunEvents, dag: RunDag, label: Mapping[str, Any], diverge: Any) -> None:
+    """The root, audit mode, label and answer that the cache write and the completion
+    repeat, against the recomputed root and the label."""
     for type_ in (CacheWritten.TYPE, RunCompleted.TYPE):
         ev = run.first(type_)
         if ev is None:
@@ -286,13 +319,11 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
             h = sha256(str(data["answer"]).encode("utf-8")).hexdigest()
             if h != label.get("answer_hash"):
                 diverge(ev, stage, clip(label.get("answer_hash")), h, "sha256 of the answer")
-    if live is not None:
-        out.extend(_compare_live(run, dag, texts, live))
-    return check
 
 
 def _compare_recorded(dag: RunDag, recorded: object, diverge: Any) -> None:
-    """The DAG recorded in ``qa.answer_labelled`` against the recomputed one."""
+    """The DAG recorded in ``qa.answer_labelled`` against the recomputed one: its version,
+    its shape (which stages, in which order), each node, the root and the mode."""
     if not isinstance(recorded, Mapping):
         diverge("final_label", "a run_dag object", clip(recorded), "run_dag")
         return
@@ -301,10 +332,49 @@ def _compare_recorded(dag: RunDag, recorded: object, diverge: Any) -> None:
         diverge("final_label", "a list of nodes", clip(nodes), "run_dag.nodes")
         return
     held = nodes == [n.to_dict() for n in dag.nodes]  # compared in C; the common case
-    for i, want in enumerate(() if held else dag.nodes):
-        if i >= len(nodes):
-            diverge(want.stage, f"node {i} ({want.stage})", "no node", "run_dag.nodes")
-            return
+    if not held and _compare_shape(dag, nodes, diverge):
+        _compare_nodes(dag, nodes, diverge)
+    want_version = dag.version if dag.version != 1 else _ABSENT
+    if recorded.get("version", _ABSENT) != want_version:
+        diverge("final_label", _version_text(want_version),
+                _version_text(recorded.get("version", _ABSENT)), "run_dag.version")  # fmt: skip
+    if recorded.get("root") != dag.root:
+        diverge("final_label", dag.root, clip(recorded.get("root")), "run_dag.root")
+    if recorded.get("mode") != dag.mode:
+        diverge("final_label", dag.mode, clip(recorded.get("mode")), "run_dag.mode")
+
+
+def _version_text(v: object) -> str:
+    return "no version (DAG version 1)" if v is _ABSENT else f"version {clip(v)}"
+
+
+def _compare_shape(dag: RunDag, nodes: list[Any], diverge: Any) -> bool:
+    """Whether the recorded nodes name the recomputed DAG's stages in order; if not, one
+    divergence naming the DAG version whose shape they have, when one has it (a label
+    whose version was changed, or nodes rebuilt in another version's shape)."""
+    got = [n.get("stage") if isinstance(n, Mapping) else None for n in nodes]
+    want = [n.stage for n in dag.nodes]
+    if got == want:
+        return True
+    repaired = "repair" in want
+    other = [
+        v for v in DAG_VERSIONS
+        if v != dag.version and got == list(stages_for(dag.mode, repaired=repaired, version=v))
+    ]  # fmt: skip
+    detail = (
+        f"run_dag.nodes: the shape of DAG version {other[0]}, but the label records "
+        f"version {dag.version}"
+        if other
+        else f"run_dag.nodes: not the shape of DAG version {dag.version}"
+    )
+    diverge("final_label", clip(" ".join(want)), clip(" ".join(map(str, got))), detail)
+    return False
+
+
+def _compare_nodes(dag: RunDag, nodes: list[Any], diverge: Any) -> None:
+    """The recorded nodes (in the recomputed DAG's shape) node by node: the first
+    difference."""
+    for i, want in enumerate(dag.nodes):
         got = nodes[i]
         if not isinstance(got, Mapping):
             diverge(want.stage, clip(want.to_dict()), clip(got), f"run_dag.nodes[{i}]")
@@ -316,12 +386,6 @@ def _compare_recorded(dag: RunDag, recorded: object, diverge: Any) -> None:
                     want.stage, clip(expected[key]), clip(got.get(key)), f"run_dag.nodes[{i}].{key}"
                 )
                 return
-    if len(nodes) != len(dag.nodes):
-        diverge("final_label", f"{len(dag.nodes)} nodes", f"{len(nodes)} nodes", "run_dag.nodes")
-    if recorded.get("root") != dag.root:
-        diverge("final_label", dag.root, clip(recorded.get("root")), "run_dag.root")
-    if recorded.get("mode") != dag.mode:
-        diverge("final_label", dag.mode, clip(recorded.get("mode")), "run_dag.mode")
 
 
 def _compare_live(

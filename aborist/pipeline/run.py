@@ -19,6 +19,7 @@ from aborist import __version__
 from aborist.clients.base import ChatClient
 from aborist.errors import CorpusError, InputError, ModelError
 from aborist.events import (
+    DAG_VERSION,
     MODES,
     AnswerLabelled,
     AnswerRendered,
@@ -445,14 +446,18 @@ def _label_stage(
     use_cache: bool,
 ) -> tuple[dict[str, Any], RunDag]:
     """The label, the cache row and the run's close, committed together; returns the
-    label's fields and the run DAG."""
+    label's fields and the run DAG (of :data:`~aborist.events.DAG_VERSION`, which the
+    label records and its stage hash covers)."""
     rec.stage = "label"
     label_fields = tail.label_fields(answer, verdict_dict)
-    rec.stage_hashes["final_label"] = label_stage_hash(label_fields)
-    dag = build_dag(gov.mode, _dag_inputs(rec.stage_hashes, gov.mode))
+    version = DAG_VERSION
+    label = AnswerLabelled(**label_fields, dag_version=None if version == 1 else version,
+                           run_dag={})  # fmt: skip
+    rec.stage_hashes["final_label"] = label_stage_hash(label.to_event().payload)
+    dag = build_dag(gov.mode, _dag_inputs(rec.stage_hashes, gov.mode, version), version)
     # The label is the last stage; writing the cache and closing the run compute nothing
     # more, so the three events commit together (the run is never labelled but unclosed).
-    closing: list[EventPayload] = [AnswerLabelled(**label_fields, run_dag=dag.to_dict())]
+    closing: list[EventPayload] = [label.model_copy(update={"run_dag": dag.to_dict()})]
     if use_cache:
         closing.append(
             CacheWritten(
@@ -473,7 +478,8 @@ def _label_stage(
     return label_fields, dag
 
 
-def _dag_inputs(stage_hashes: dict[str, str], mode: str) -> dict[str, str]:
-    """The stage hashes a DAG of ``mode`` takes (``question`` is the run_started event)."""
-    wanted = stages_for(mode, repaired="repair" in stage_hashes)
+def _dag_inputs(stage_hashes: dict[str, str], mode: str, version: int) -> dict[str, str]:
+    """The stage hashes a DAG of ``mode`` and ``version`` takes (``question`` is the
+    run_started event)."""
+    wanted = stages_for(mode, repaired="repair" in stage_hashes, version=version)
     return {s: stage_hashes[s] for s in wanted}

@@ -1,7 +1,7 @@
 """Replay rebuilds every run's DAG with a fixed-shape node serializer
 (:func:`aborist.audit.dags.node_hash`, :func:`~aborist.audit.dags.rebuild_dag`): the same
-node hashes, parents and root as the pipeline's :mod:`aborist.pipeline.dag`, for both modes,
-with and without a repair, and the same refusals."""
+node hashes, parents and root as the pipeline's :mod:`aborist.pipeline.dag`, for both modes
+and both DAG versions, with and without a repair, and the same refusals."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from aborist.audit.dags import _rebuild, node_hash, parents_text, rebuild_dag
 from aborist.pipeline import dag as qa_dag
-from aborist.pipeline.dag import STAGES, build_dag, stages_for
+from aborist.pipeline.dag import DAG_VERSIONS, STAGES, build_dag, stages_for
 from ledger.canonical import canonical_text
 
 texts = st.text(st.characters(exclude_categories=("Cs",)), max_size=70)
@@ -28,36 +28,41 @@ def test_node_hash_is_the_pipelines(stage: str, stage_hash: str, parents: list[s
 
 
 @settings(max_examples=200)
-@given(st.sampled_from(sorted(STAGES)), st.booleans(), st.data())
-def test_rebuild_dag_is_build_dag(mode: str, repaired: bool, data: st.DataObject) -> None:
-    stages = stages_for(mode, repaired=repaired)
+@given(st.sampled_from(sorted(STAGES)), st.booleans(), st.sampled_from(DAG_VERSIONS), st.data())
+def test_rebuild_dag_is_build_dag(
+    mode: str, repaired: bool, version: int, data: st.DataObject
+) -> None:
+    stages = stages_for(mode, repaired=repaired, version=version)
     hashes = {s: data.draw(st.one_of(hexes, texts), label=s) for s in stages}
-    assert rebuild_dag(mode, hashes) == build_dag(mode, hashes)
-    built = _rebuild(mode, hashes)
+    assert rebuild_dag(mode, hashes, version) == build_dag(mode, hashes, version)
+    built = _rebuild(mode, hashes, version)
     assert built is not None
     dag, parent_texts = built  # the parents' texts the live rows are compared with
     assert parent_texts == [canonical_text(list(n.parents)) for n in dag.nodes]
 
 
 @pytest.mark.parametrize(
-    ("mode", "drop", "extra"),
+    ("mode", "version", "drop", "extra"),
     [
-        ("nonsense", None, None),
-        ("quote", "verify", None),
-        ("quote", None, "render"),
-        ("quote", "verify", "render"),
+        ("nonsense", 2, None, None),
+        ("quote", 3, None, None),
+        ("quote", 2, "verify", None),
+        ("quote", 2, "render", None),  # a version-1 run's stages as version 2
+        ("quote", 1, None, "render"),  # a version-2 run's stages as version 1
+        ("quote", 2, None, "evidence_map"),
+        ("quote", 1, "verify", "render"),
     ],
 )
 def test_rebuild_dag_refuses_what_build_dag_refuses(
-    mode: str, drop: str | None, extra: str | None
+    mode: str, version: int, drop: str | None, extra: str | None
 ) -> None:
-    hashes = {s: "0" * 64 for s in stages_for("quote")}
+    hashes = {s: "0" * 64 for s in stages_for("quote", version=1 if version == 1 else 2)}
     if drop:
         del hashes[drop]
     if extra:
         hashes[extra] = "1" * 64
     with pytest.raises(ValueError) as ours:
-        rebuild_dag(mode, hashes)
+        rebuild_dag(mode, hashes, version)
     with pytest.raises(ValueError) as theirs:
-        build_dag(mode, hashes)
+        build_dag(mode, hashes, version)
     assert str(ours.value) == str(theirs.value)

@@ -69,8 +69,8 @@ def test_honest_ledger_replays_clean(clean: Built) -> None:
     assert report.events_checked == head == report.head_seq
     assert report.runs == {"completed": 2, "cached": 1, "failed": 1}
     assert report.dags_checked == 2
-    assert report.stages_checked == 9 + 7  # claim-lattice + quote
-    assert report.projection_rows == {"providence_cache": 2, "run_dag_nodes": 16, "runs": 4}
+    assert report.stages_checked == 9 + 8  # claim-lattice + quote (DAG version 2: render)
+    assert report.projection_rows == {"providence_cache": 2, "run_dag_nodes": 17, "runs": 4}
     assert report.blobs_checked > 0
     assert report.checks == {"chain": "held", "envelope": "held", "checkpoint": "skipped",
                              "tile": "skipped", "history": "held", "cache": "held",
@@ -101,7 +101,7 @@ def test_one_run(clean: Built) -> None:
     report = replay(clean.ledger, run_id=clean.quote, deep=True)
     assert_clean(report)
     assert report.runs == {"completed": 1}
-    assert report.stages_checked == 7 and report.deep_runs == 1
+    assert report.stages_checked == 8 and report.deep_runs == 1
     assert report.projection_rows["runs"] == 1
     with pytest.raises(InputError, match="no run"):
         replay(clean.ledger, run_id="nope")
@@ -153,7 +153,7 @@ def test_repaired_runs_replay_clean_and_deep(built: Built) -> None:
     report = replay(built.ledger, deep=True)
     assert_clean(report)
     assert report.dags_checked == 4
-    assert report.stages_checked == 9 + 7 + 10 + 8  # a repair node in each repaired run
+    assert report.stages_checked == 9 + 8 + 10 + 9  # a repair node in each repaired run
     assert report.deep_runs == 4
     # mechanical: parse, verify, repair, render, label; re-prompt: verify, the attempt's
     # verdict, the repair's verdict, render, label

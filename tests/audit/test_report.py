@@ -81,7 +81,7 @@ def test_claim_lattice_report(audited: Audited) -> None:
 def test_quote_repaired_cached_and_failed_runs(audited: Audited) -> None:
     b = audited.built
     quote = Dom(render_report(b.ledger, b.quote))
-    assert len(quote.find("g", "dag-node")) == 7
+    assert len(quote.find("g", "dag-node")) == 8  # DAG version 2: a render node
     mech = Dom(render_report(b.ledger, audited.mechanical))
     assert "UNGROUNDED → STRICT" in mech.by_id("repair-transition").all_text()
     assert "(Source: Rivers of Eldoria)" in mech.by_id("repair-original").all_text()

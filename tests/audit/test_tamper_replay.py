@@ -20,7 +20,7 @@ from sqlalchemy import text
 
 from aborist.audit import ReplayReport, replay
 from aborist.audit.findings import Divergence
-from aborist.pipeline.dag import STAGE_EVENTS, build_dag, stages_for
+from aborist.pipeline.dag import DAG_VERSION, STAGE_EVENTS, build_dag, recorded_version, stages_for
 from aborist.pipeline.run import label_stage_hash
 from cli.ledger_cli import cli
 from ledger.canonical import canonical_text, sha256_hex
@@ -42,7 +42,8 @@ def only(report: ReplayReport, kind: str) -> Divergence:
 
 def rewrite(lg: Ledger, edit: Callable[[RecordedEvent, dict[str, Any]], bool]) -> int:
     """Apply ``edit`` to payloads (it returns True when it changed one), then re-derive
-    every run DAG and root, re-chain every later event, delete the recorded checkpoints
+    every run DAG (in the shape of the version its label records) and root, re-chain
+    every later event, delete the recorded checkpoints
     and rebuild the projections: a history rewritten consistently. Returns rows changed."""
     events = list(lg.iter_events())
     data = [json.loads(e.payload) for e in events]
@@ -57,12 +58,13 @@ def rewrite(lg: Ledger, edit: Callable[[RecordedEvent, dict[str, Any]], bool]) -
         if "qa.answer_labelled" not in at:
             continue
         mode = data[at["qa.run_started"]]["mode"]
+        version = recorded_version(data[at["qa.answer_labelled"]]) or DAG_VERSION
         hashes = {}
-        for stage in stages_for(mode, repaired="qa.answer_repaired" in at):
+        for stage in stages_for(mode, repaired="qa.answer_repaired" in at, version=version):
             payload = data[at[STAGE_EVENTS[stage]]]
             hashes[stage] = (label_stage_hash(payload) if stage == "final_label"
                              else sha256_hex(canonical_text(payload).encode("utf-8")))  # fmt: skip
-        dag = build_dag(mode, hashes)
+        dag = build_dag(mode, hashes, version)
         roots[rid] = dag.root
         data[at["qa.answer_labelled"]]["run_dag"] = dag.to_dict()
         for t in ("qa.cache_written", "qa.run_completed"):

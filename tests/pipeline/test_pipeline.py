@@ -154,7 +154,7 @@ def test_all_shards_by_default_and_selected_shards_bind_the_run(
 # -- run DAG ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("mode", "n_nodes"), [("claim-lattice", 9), ("quote", 7)])
+@pytest.mark.parametrize(("mode", "n_nodes"), [("claim-lattice", 9), ("quote", 8)])
 def test_dag_is_recomputable_from_the_events_alone(
     pipeline_ledger: Ledger, corpus: Any, mode: str, n_nodes: int
 ) -> None:

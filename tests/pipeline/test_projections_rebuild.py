@@ -132,7 +132,7 @@ def test_rebuild_equals_live_for_a_known_mix(pipeline_ledger: Ledger, corpus: An
     live = assert_rebuild_equals_live(pipeline_ledger)
     assert len(live["runs"]) == len(steps) + 1
     assert len(live["providence_cache"]) == 4  # q0 lattice, q1 quote, q2 lattice, ask
-    assert len(live["run_dag_nodes"]) == 9 + 7 + 7 + 9 + 9
+    assert len(live["run_dag_nodes"]) == 9 + 8 + 8 + 9 + 9  # quote: DAG version 2
     with pipeline_ledger.reader.connect() as conn:
         statuses = sorted(str(r[0]) for r in conn.execute(text("SELECT status FROM runs")).all())
         hits = conn.execute(text("SELECT SUM(hit_count) FROM providence_cache")).scalar_one()
