@@ -52,6 +52,7 @@ class VerifierPolicy(BaseModel):
     answer_roles: bool = True
     answer_subject_bridge: int = Field(default=1, ge=0, le=5)
     answer_entity_bridge: bool = True
+    answer_comparisons: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

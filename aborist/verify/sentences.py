@@ -19,7 +19,7 @@ __all__ = ["claim_parts", "relative_clause", "split_sentences"]
 _ABBREV = frozenset(
     """
     mr mrs ms dr st jr sr vs etc inc co corp ltd no fig prof gen col lt sgt rev u.s e.g
-    i.e approx dept est cf al ca op vol pp ed eds mt ft ph lit
+    i.e approx dept est cf al ca op vol pp ed eds mt ft ph lit a.k.a f.k.a n.k.a
     """.split()  # noqa: SIM905
 )
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|))")

@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from aborist.verify.compare import claim_comparison, compare_alternatives
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.locality import (
     SupportResult,
@@ -69,6 +70,10 @@ def local_support(
     """``(supported, reasons, evidence_ids)`` for ``text`` over ``evidence`` (whole, then
     by parts)."""
     # by evidence id, so the passage found does not depend on the order evidence is given in
+    if policy.answer_comparisons:
+        outcome, compared = claim_comparison(text, evidence, bridge=policy.answer_subject_bridge)
+        if outcome == "loses":
+            return False, [f"ANCHOR_MISMATCH: the figures contradict it ({compared})"], ()
     objects = sorted(((ev.evidence_id, ev.passage) for ev in evidence), key=lambda o: o[0])
     window, cov = policy.support_window_sentences, policy.local_min_coverage
     whole = find_support(
@@ -169,6 +174,10 @@ def answers_question(
     anchors = question_anchors(question, toks)
     if not anchors:
         return True, ""
+    if policy.answer_comparisons:
+        decided = _by_figures(text, located, question, policy)
+        if decided is not None:
+            return decided
     other = other_alternative(question, toks)
     offered = bool(other)  # a choice question names the span: nothing to compete with
     anchors -= other
@@ -223,6 +232,24 @@ def answers_question(
         f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
         f"terms {sorted(anchors)} (needs {need})"
     )
+
+
+def _by_figures(
+    text: str, located: Sequence[Located], question: str, policy: VerifierPolicy
+) -> tuple[bool, str] | None:
+    """A span that is one alternative of a comparison question ("Who is older, A or
+    B?") answers it only when the figures its objects state win (§19.11): STRICT then,
+    rung 3 when they lose (a contradiction) or decide nothing; ``None`` when the
+    question compares nothing or the span is no alternative."""
+    objects = list({loc.evidence.evidence_id: loc.evidence for loc in located}.values())
+    outcome, why = compare_alternatives(text, question, objects, policy.answer_subject_bridge)
+    if outcome == "wins":
+        return True, f"answers the question by the figures: {why}"
+    if outcome == "loses":
+        return False, f"NOT_ANSWER_ANCHORED: the figures contradict it ({why})"
+    if outcome == "unknown":
+        return False, f"NOT_ANSWER_ANCHORED: a comparison the figures do not decide ({why})"
+    return None
 
 
 def _stated_elsewhere(anchors: frozenset[str], loc: Located, reached: set[int]) -> str:
