@@ -37,8 +37,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aborist.verify.evidence import EvidenceObject
+from aborist.verify.figures import Figure, count_figures, parenthetical, time_figures
+from aborist.verify.sentences import continues
 from aborist.verify.stems import stem
-from aborist.verify.textcanon import NUMBER_WORDS, STOPWORDS, canonicalize, tokens
+from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
 
 __all__ = [
     "Comparison",
@@ -52,10 +54,6 @@ __all__ = [
     "question_comparison",
 ]
 
-_MONTHS_TEXT = (
-    "january february march april may june july august september october november december"
-)
-
 
 def _stems(words: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words.split())
@@ -65,8 +63,8 @@ def _stems(words: str) -> frozenset[str]:
 _OLDER = frozenset(["older", "oldest", "elder", "eldest"])
 _YOUNGER = frozenset(["younger", "youngest"])
 #: Order words after an event verb ("born first", "released earlier").
-_EARLY = frozenset(["first", "earlier", "earliest", "sooner", "before"])
-_LATE = frozenset(["later", "latest", "last", "newer", "newest", "after"])
+_EARLY = frozenset(["first", "earlier", "earliest", "sooner"])
+_LATE = frozenset(["later", "latest", "last", "newer", "newest"])
 #: Events that start a thing's existence, and events that make it public. A question's
 #: event word admits the dates of its own group's verbs (and of its own word).
 _ORIGIN = _stems(
@@ -91,16 +89,6 @@ class Comparison:
     events: frozenset[str]
     noun: str
     words: str
-
-
-@dataclass(frozen=True)
-class Figure:
-    """An interval ``[lo, hi]`` a text states for one alternative, and the words it was
-    read from. Times are ``(year, month, day)`` tuples, counts numbers."""
-
-    lo: tuple[float, ...]
-    hi: tuple[float, ...]
-    text: str
 
 
 _CAP = r"[A-Z0-9][^\s,;:?()\"]*"
@@ -227,7 +215,6 @@ def names_alternative(name: str, lead: str) -> bool:
 
 
 _LEAD = re.compile(rf"^[\"']*((?:the\s+)?(?:{_CAP})(?:\s+(?:{_CONNECT}|{_CAP}))*)")
-_PRONOUNS = frozenset(["he", "she", "it", "they", "his", "her", "its", "their"])
 
 
 _NAMED_BRACKET = re.compile(rf"((?:{_CAP})(?:\s+(?:{_CONNECT}|{_CAP}))*)\s*\(")
@@ -248,7 +235,11 @@ def about(
             if m is not None and names_alternative(name, m.group(1)):
                 out.append((m.group(1), s.text, True))
                 j = i + 1
-                while j < len(sents) and j - i <= bridge and sents[j].toks[0] in _PRONOUNS:
+                while (
+                    j < len(sents)
+                    and j - i <= bridge
+                    and continues(sents[j - 1].toks, sents[j].toks)
+                ):
                     out.append(("", sents[j].text, True))
                     j += 1
                 continue
@@ -263,128 +254,6 @@ def about(
     return out
 
 
-_MONTH_NAMES = _MONTHS_TEXT.split()
-_MONTH = "|".join(m.capitalize() for m in _MONTH_NAMES)
-_YEAR = r"(?<![\d.,])\d{3,4}(?![\d.,]?\d)"
-_DATE = (
-    rf"(?:(?P<d1>\d{{1,2}})\s+(?P<m1>{_MONTH})\s+|(?P<m2>{_MONTH})\s+(?:(?P<d2>\d{{1,2}}),?\s+)?"
-    rf")?(?P<y>{_YEAR})"
-)
-_DATE_RE = re.compile(_DATE)
-_HEDGE = re.compile(r"(?i)(?:\bc\.|\bca\.|\bcirca|\babout|\baround|\bapprox\w*|\?)\s*$")
-
-
-def _date(m: re.Match[str]) -> Figure | None:
-    """The interval a matched date covers (a year alone is its whole year); ``None`` for a
-    hedged one ("c. 1850", "about 1850")."""
-    groups = m.groupdict()
-    starts = [m.start(g) for g in ("d1", "m2", "y") if groups.get(g)]
-    at = min(starts) if starts else m.start()
-    if _HEDGE.search(m.string[max(0, at - 12) : at]):
-        return None
-    year = float(groups["y"])
-    month_name = groups.get("m1") or groups.get("m2")
-    day = groups.get("d1") or groups.get("d2")
-    shown = m.string[at : m.end("y")]
-    if not month_name:
-        return Figure((year, 1, 1), (year, 12, 31), shown)
-    month = float(_MONTH_NAMES.index(month_name.lower()) + 1)
-    if not day:
-        return Figure((year, month, 1), (year, month, 31), shown)
-    return Figure((year, month, float(day)), (year, month, float(day)), shown)
-
-
-def _parenthetical(lead: str, text: str) -> list[Figure | None]:
-    """The start of a life or run stated in the bracket right after the name: ``(born
-    DATE)``, ``(b. DATE)``, ``(DATE - DATE)`` or a bracket that is one year."""
-    at = text.find(lead)
-    rest = text[at + len(lead) :] if at >= 0 else ""
-    m = re.match(r"\s*\(([^()]*)\)", rest)
-    if m is None:
-        return []
-    inner = m.group(1)
-    born = re.search(r"(?i)\b(?:born|b\.)\s", inner)
-    if born:
-        # "(born Mosze Lifszyc; 24 November 1908 in Kiev …)": the first date after "born"
-        first = _DATE_RE.search(inner, born.end())
-        return [_date(first)] if first else []
-    dash = re.search(r"\s-\s|(?<=\d)-(?=\d)", inner)
-    first = _DATE_RE.search(inner)
-    if dash and first and first.end() <= dash.start():
-        return [_date(first)]  # "(2 November 1911 - 18 March 1996)", "(1844-1846)"
-    if re.fullmatch(rf"\s*{_YEAR}\s*", inner):
-        year = float(inner.strip())
-        return [Figure((year, 1, 1), (year, 12, 31), inner.strip())]
-    return []
-
-
-_EVENT = re.compile(rf"\b([A-Za-z]+)\s+(?:in\s+|on\s+|during\s+)?{_DATE}")
-_KIND_YEAR = re.compile(rf"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?P<y>{_YEAR})\s+[A-Za-z]")
-
-
-def _time_figures(lead: str, text: str, comp: Comparison) -> list[Figure | None]:
-    found = _parenthetical(lead, text) if lead else []
-    # a bracket is read only right after the name; elsewhere it is about something else
-    text = re.sub(r"\([^()]*\)", " ", text)
-    for m in _EVENT.finditer(text):
-        if stem(m.group(1).lower()) in comp.events:
-            found.append(_date(m))
-    for m in _KIND_YEAR.finditer(text):
-        found.append(_date(m))
-    return found
-
-
-_NUMBER_WORDS_RE = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
-_COUNT = re.compile(
-    rf"(?i)(?<![\w.,])(?P<a>\d[\d,]*(?:\.\d+)?|{_NUMBER_WORDS_RE})"
-    rf"(?:\s*-\s*(?P<b>\d[\d,]*(?:\.\d+)?|{_NUMBER_WORDS_RE}))?(?![\w.,]*\d)\b"
-)
-_SCALE = {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9}
-#: Bounds before a number: "more than 300" is [300, inf), "up to 12" is [0, 12].
-_AT_LEAST = ("more than", "at least", "over")
-_AT_MOST = ("fewer than", "less than", "up to", "under")
-_HEDGES = ("about", "around", "nearly", "almost", "approximately", "roughly", "some", "c")
-
-
-def _number(tok: str) -> float:
-    tok = tok.lower()
-    return float(NUMBER_WORDS[tok]) if tok in NUMBER_WORDS else float(tok.replace(",", ""))
-
-
-def _count_at(text: str, m: re.Match[str], noun: str) -> Figure | bool | None:
-    """The count the number at ``m`` states of ``noun`` (at most two words between, none
-    a stopword or a number); ``False`` when it counts something else, ``None`` when it
-    is hedged ("about 40") or counts a part ("one of the 12 members")."""
-    after = tokens(text[m.end() : m.end() + 80])[:4]
-    scale = _SCALE.get(after[0], 1.0) if after else 1.0
-    words = after[1:] if scale != 1.0 else after
-    k = next((i for i, w in enumerate(words[:3]) if stem(w) == noun), -1)
-    if k < 0 or any(w in STOPWORDS or w in NUMBER_WORDS or w[:1].isdigit() for w in words[:k]):
-        return False
-    before = " ".join(tokens(text[max(0, m.start() - 24) : m.start()])[-3:])
-    if before.endswith(("one of", "of the", "one of the", "among the")):
-        return None
-    lo = _number(m.group("a")) * scale
-    hi = _number(m.group("b")) * scale if m.group("b") else lo
-    if before.endswith(_AT_LEAST):
-        hi = float("inf")
-    elif before.endswith(_AT_MOST):
-        lo = 0.0
-    elif before.endswith(_HEDGES):
-        return None
-    return Figure((lo,), (hi,), text[m.start() : m.end()] + " " + " ".join(words[: k + 1]))
-
-
-def _count_figures(text: str, comp: Comparison) -> list[Figure | None]:
-    """Numbers right before the counted noun."""
-    found: list[Figure | None] = []
-    for m in _COUNT.finditer(text):
-        fig = _count_at(text, m, comp.noun)
-        if fig is not False:
-            found.append(fig if isinstance(fig, Figure) else None)
-    return found
-
-
 def figure_of(
     name: str, evidence: Sequence[EvidenceObject], comp: Comparison, bridge: int = 1
 ) -> Figure | None:
@@ -393,9 +262,9 @@ def figure_of(
     found: list[Figure | None] = []
     for lead, text, whole in about(name, evidence, bridge):
         if comp.kind == "time":
-            found += _time_figures(lead, text, comp) if whole else _parenthetical(lead, text)
+            found += time_figures(lead, text, comp.events) if whole else parenthetical(lead, text)
         elif whole:
-            found += _count_figures(text, comp)
+            found += count_figures(text, comp.noun)
     if not found or any(f is None for f in found):
         return None
     figs = [f for f in found if f is not None]

@@ -36,6 +36,8 @@ from aborist.verify.locality import (
 )
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.roles import other_alternative, role_conflict
+from aborist.verify.sentences import PRONOUNS as _PRONOUNS
+from aborist.verify.sentences import continues
 from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
 
 __all__ = [
@@ -296,10 +298,6 @@ def _entity_bridge(
     return best, where
 
 
-#: A sentence that opens with one of these continues the subject of the one before.
-_PRONOUNS = frozenset(["he", "she", "it", "they", "his", "her", "its", "their"])
-
-
 _COPULA = frozenset(["is", "was", "are", "were"])
 _ARTICLES = frozenset(["a", "an", "the"])
 
@@ -327,7 +325,11 @@ def _bridge(toks: Sequence[str], loc: Located, chain: int) -> int:
     if chain <= 0 or not (first[: len(toks)] == list(toks) or _complement(toks, first)):
         return 0
     end = loc.last + 1
-    while end < len(sents) and end - loc.last <= chain and sents[end].toks[0] in _PRONOUNS:
+    while (
+        end < len(sents)
+        and end - loc.last <= chain
+        and continues(sents[end - 1].toks, sents[end].toks)
+    ):
         end += 1
     return end
 
@@ -338,7 +340,7 @@ def _back(loc: Located, chain: int) -> int:
     a German aircraft manufacturer. It produced airplanes in Dessau."); else its own."""
     sents = loc.evidence.passage.sentences
     k = loc.first
-    if chain <= 0 or k == 0 or sents[k].toks[0] not in _PRONOUNS:
+    if chain <= 0 or k == 0 or not continues(sents[k - 1].toks, sents[k].toks):
         return k
     return k if sents[k - 1].toks[0] in _PRONOUNS else k - 1
 
