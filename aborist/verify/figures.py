@@ -115,6 +115,8 @@ _COUNT = re.compile(
     rf"(?i)(?<![\w.,])(?P<a>\d[\d,]*(?:\.\d+)?|{_NUMBER_WORDS_RE})"
     rf"(?:\s*-\s*(?P<b>\d[\d,]*(?:\.\d+)?|{_NUMBER_WORDS_RE}))?(?![\w.,]*\d)\b"
 )
+
+
 _SCALE = {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 #: Bounds before a number: "more than 300" is [300, inf), "up to 12" is [0, 12].
 _AT_LEAST = ("more than", "at least", "over")
@@ -131,22 +133,29 @@ def _count_at(text: str, m: re.Match[str], noun: str) -> Figure | bool | None:
     """The count the number at ``m`` states of ``noun`` (at most two words between, none
     a stopword or a number); ``False`` when it counts something else, ``None`` when it
     is hedged ("about 40") or counts a part ("one of the 12 members")."""
+    before = tokens(text[max(0, m.start() - 24) : m.start()])[-3:]
+    if (
+        m.group("a").lower() in _SCALE
+        and before
+        and (before[-1][:1].isdigit() or before[-1] in NUMBER_WORDS)
+    ):
+        return False  # "3 million": the scale of the number before it
     after = tokens(text[m.end() : m.end() + 80])[:4]
     scale = _SCALE.get(after[0], 1.0) if after else 1.0
     words = after[1:] if scale != 1.0 else after
     k = next((i for i, w in enumerate(words[:3]) if stem(w) == noun), -1)
     if k < 0 or any(w in STOPWORDS or w in NUMBER_WORDS or w[:1].isdigit() for w in words[:k]):
         return False
-    before = " ".join(tokens(text[max(0, m.start() - 24) : m.start()])[-3:])
-    if before.endswith(("one of", "of the", "one of the", "among the")):
+    lead = " ".join(before)
+    if lead.endswith(("one of", "of the", "one of the", "among the")):
         return None
     lo = _number(m.group("a")) * scale
     hi = _number(m.group("b")) * scale if m.group("b") else lo
-    if before.endswith(_AT_LEAST):
+    if lead.endswith(_AT_LEAST):
         hi = float("inf")
-    elif before.endswith(_AT_MOST):
+    elif lead.endswith(_AT_MOST):
         lo = 0.0
-    elif before.endswith(_HEDGES):
+    elif lead.endswith(_HEDGES):
         return None
     return Figure((lo,), (hi,), text[m.start() : m.end()] + " " + " ".join(words[: k + 1]))
 
