@@ -72,6 +72,7 @@ _ORIGIN = _stems(
     "constructed"
 )
 _RELEASE = _stems("released published launched introduced premiered debuted available issued aired")
+_BORN = frozenset([stem("born")])
 _MORE = frozenset(["more", "most", "greater", "larger", "higher", "bigger"])
 _FEWER = frozenset(["fewer", "fewest", "less", "least", "smaller", "lower"])
 _IRREGULAR_PLURALS = frozenset(["people", "children", "men", "women", "feet", "teeth"])
@@ -157,6 +158,10 @@ def question_comparison(question: str | None) -> Comparison | None:
 
 
 def _groups(event: set[str]) -> frozenset[str]:
+    """The event stems whose dates count: the question's own, with their group; a birth
+    counts only births (a person's other dates are not their age)."""
+    if event & _BORN:
+        return _BORN
     out = set(event)
     for group in (_ORIGIN, _RELEASE):
         if event & group:
@@ -304,11 +309,23 @@ def compare_alternatives(
     return _outcome(comp, chosen, other, evidence, bridge)
 
 
+def _figures(
+    comp: Comparison, chosen: str, other: str, evidence: Sequence[EvidenceObject], bridge: int
+) -> tuple[Figure | None, Figure | None]:
+    """Both alternatives' figures. An age compares births (and life brackets) when the
+    evidence states one for either; a founding date only when it states none for both."""
+    if comp.words in _OLDER | _YOUNGER:
+        lives = Comparison(comp.kind, comp.low_wins, _BORN, comp.noun, comp.words)
+        a, b = figure_of(chosen, evidence, lives, bridge), figure_of(other, evidence, lives, bridge)
+        if a is not None or b is not None:
+            return a, b
+    return figure_of(chosen, evidence, comp, bridge), figure_of(other, evidence, comp, bridge)
+
+
 def _outcome(
     comp: Comparison, chosen: str, other: str, evidence: Sequence[EvidenceObject], bridge: int
 ) -> tuple[str, str]:
-    a = figure_of(chosen, evidence, comp, bridge)
-    b = figure_of(other, evidence, comp, bridge)
+    a, b = _figures(comp, chosen, other, evidence, bridge)
     verdict = decide(comp, a, b)
     if verdict == "unknown" and comp.kind == "time":
         said, where = _stated(comp, chosen, other, evidence, bridge)

@@ -282,6 +282,17 @@ def test_a_count_decides_a_more_question() -> None:
     assert rung("Chelone", evidence, q) == 3
 
 
+def test_an_age_compares_births_not_other_dates() -> None:
+    # A's only date is a founding: A's birth is not stated, so nothing is decided
+    evidence = ["Ann Lee is a singer, founded in 1990 as a duo. Bob Ray (born 1985) is a drummer."]
+    assert rung("Bob Ray", evidence, "Who is older, Ann Lee or Bob Ray?") == 3
+    assert rung("Bob Ray", evidence, "Who was born first, Ann Lee or Bob Ray?") == 3
+    # things without births compare by their founding
+    bands = ["Muse is a rock band, formed in 1994. Blur is a rock band, formed in 1988."]
+    assert rung("Blur", bands, "Which band is older, Muse or Blur?") == 1
+    assert rung("Muse", bands, "Which band is older, Muse or Blur?") == 3
+
+
 def test_an_order_the_evidence_states_in_words() -> None:
     q = "Who was born first, Glenn Hughes or Ross Lynch?"
     assert rung("Glenn Hughes", ["Glenn Hughes was born in 1951, before Ross Lynch."], q) == 1
