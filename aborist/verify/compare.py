@@ -364,6 +364,8 @@ def _stated(
     return "", ""
 
 
+#: A claim can state a comparison of two named things only with one of these.
+_CUE = re.compile(r"(?i)\b(?:than|before|after)\b")
 _AGE = re.compile(r"(?i)\b(?:older|younger|elder)\s+than\b")
 _THAN = re.compile(
     r"(?i)^(?P<a>.+?)\s+(?:is|was|are|were|has|had|have)\s+(?:(?:an?|the)\s+)?"
@@ -384,7 +386,7 @@ def claim_comparison(
     ``"wins"`` when the figures prove the claim, ``"loses"`` when they contradict it,
     ``"unknown"``/``""`` otherwise."""
     canon = canonicalize(text).strip()
-    if _NEGATED.search(canon):
+    if _NEGATED.search(canon) or (question is None and not _CUE.search(canon)):
         return "", ""
     m = _THAN.match(canon)
     if m:
