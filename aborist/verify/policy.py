@@ -15,7 +15,7 @@ from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = ["DEFAULT_POLICY", "VERIFIER_VERSION", "VerifierPolicy", "policy_hash"]
 
-VERIFIER_VERSION = "aborist-verifier/2.1.0"
+VERIFIER_VERSION = "aborist-verifier/2.2.0"
 
 
 class VerifierPolicy(BaseModel):
@@ -56,6 +56,7 @@ class VerifierPolicy(BaseModel):
     pronoun_antecedents: bool = False
     dateline_dates: bool = True
     date_forms: bool = True
+    answer_comparisons: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

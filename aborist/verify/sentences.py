@@ -11,15 +11,16 @@ break after a lower-case word, a number or a closing bracket.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
 
-__all__ = ["claim_parts", "relative_clause", "split_sentences"]
+__all__ = ["PRONOUNS", "claim_parts", "continues", "relative_clause", "split_sentences"]
 
 _ABBREV = frozenset(
     """
     mr mrs ms dr st jr sr vs etc inc co corp ltd no fig prof gen col lt sgt rev u.s e.g
-    i.e approx dept est cf al ca op vol pp ed eds mt ft ph lit
+    i.e approx dept est cf al ca op vol pp ed eds mt ft ph lit a.k.a f.k.a n.k.a
     """.split()  # noqa: SIM905
 )
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|))")
@@ -159,3 +160,30 @@ def claim_parts(text: str) -> list[str]:
         parts[1] = parts[0] + " " + parts[1]
         parts = parts[1:]
     return parts
+
+
+#: A sentence that opens with one of these continues the subject of the one before.
+PRONOUNS = frozenset(["he", "she", "it", "they", "his", "her", "its", "their"])
+_COPULA = frozenset(["is", "was", "are", "were"])
+
+
+def continues(before: Sequence[str], sentence: Sequence[str]) -> bool:
+    """Does ``sentence`` continue the subject of the sentence ``before`` it: it opens with
+    a pronoun, or with "the" and a noun of the kind ``before`` says its subject is ("…
+    is a professional football club based in Liverpool. *The club* has won …")?"""
+    if not sentence:
+        return False
+    if sentence[0] in PRONOUNS:
+        return True
+    if sentence[0] != "the" or len(sentence) < 2:
+        return False
+    k = next((i for i, t in enumerate(before) if t in _COPULA), -1)
+    if k < 0:
+        return False
+    kind: list[str] = []
+    for t in before[k + 1 : k + 8]:
+        if t in STOPWORDS and kind:
+            break
+        if t not in STOPWORDS:
+            kind.append(t)
+    return sentence[1] in kind

@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from aborist.verify.compare import claim_comparison, compare_alternatives
 from aborist.verify.coref import support_context
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.locality import (
@@ -37,6 +38,8 @@ from aborist.verify.locality import (
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.rival import other_member, rival_clause
 from aborist.verify.roles import other_alternative, role_conflict
+from aborist.verify.sentences import PRONOUNS as _PRONOUNS
+from aborist.verify.sentences import continues
 from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
 
 __all__ = [
@@ -71,6 +74,10 @@ def local_support(
     """``(supported, reasons, evidence_ids)`` for ``text`` over ``evidence`` (whole, then
     by parts)."""
     # by evidence id, so the passage found does not depend on the order evidence is given in
+    if policy.answer_comparisons:
+        outcome, compared = claim_comparison(text, evidence, bridge=policy.answer_subject_bridge)
+        if outcome == "loses":
+            return False, [f"ANCHOR_MISMATCH: the figures contradict it ({compared})"], ()
     objects = sorted(((ev.evidence_id, ev.passage) for ev in evidence), key=lambda o: o[0])
     window, cov = policy.support_window_sentences, policy.local_min_coverage
     # the document context (§19.12) reads the evidence in the order it was given
@@ -179,6 +186,10 @@ def answers_question(
     anchors = question_anchors(question, toks)
     if not anchors:
         return True, ""
+    if policy.answer_comparisons:
+        decided = _by_figures(text, located, question, policy, evidence)
+        if decided is not None:
+            return decided
     other = other_alternative(question, toks)
     offered = bool(other)  # a choice question names the span: nothing to compete with
     anchors -= other
@@ -276,6 +287,30 @@ def _rivals(
     return rival_clause(text, question, anchors, sents, sorted(reached), others)
 
 
+def _by_figures(
+    text: str,
+    located: Sequence[Located],
+    question: str,
+    policy: VerifierPolicy,
+    evidence: Sequence[EvidenceObject] = (),
+) -> tuple[bool, str] | None:
+    """A span that is one alternative of a comparison question ("Who is older, A or
+    B?") answers it only when the figures its objects state win (§19.11): STRICT then,
+    rung 3 when they lose (a contradiction) or decide nothing; ``None`` when the
+    question compares nothing or the span is no alternative. The figures are read from
+    every cited object (``evidence``), else from the objects the span occurs in."""
+    found = [*evidence] or [loc.evidence for loc in located]
+    objects = list({ev.evidence_id: ev for ev in found}.values())
+    outcome, why = compare_alternatives(text, question, objects, policy.answer_subject_bridge)
+    if outcome == "wins":
+        return True, f"answers the question by the figures: {why}"
+    if outcome == "loses":
+        return False, f"NOT_ANSWER_ANCHORED: the figures contradict it ({why})"
+    if outcome == "unknown":
+        return False, f"NOT_ANSWER_ANCHORED: a comparison the figures do not decide ({why})"
+    return None
+
+
 def _stated_elsewhere(anchors: frozenset[str], loc: Located, reached: set[int]) -> str:
     """A sentence of the span's object that holds *every* term of the question (three or
     more) states the relation asked about; a span outside it and its neighbours answers
@@ -320,10 +355,6 @@ def _entity_bridge(
     return best, where
 
 
-#: A sentence that opens with one of these continues the subject of the one before.
-_PRONOUNS = frozenset(["he", "she", "it", "they", "his", "her", "its", "their"])
-
-
 _COPULA = frozenset(["is", "was", "are", "were"])
 _ARTICLES = frozenset(["a", "an", "the"])
 
@@ -351,7 +382,11 @@ def _bridge(toks: Sequence[str], loc: Located, chain: int) -> int:
     if chain <= 0 or not (first[: len(toks)] == list(toks) or _complement(toks, first)):
         return 0
     end = loc.last + 1
-    while end < len(sents) and end - loc.last <= chain and sents[end].toks[0] in _PRONOUNS:
+    while (
+        end < len(sents)
+        and end - loc.last <= chain
+        and continues(sents[end - 1].toks, sents[end].toks)
+    ):
         end += 1
     return end
 
@@ -362,7 +397,7 @@ def _back(loc: Located, chain: int) -> int:
     a German aircraft manufacturer. It produced airplanes in Dessau."); else its own."""
     sents = loc.evidence.passage.sentences
     k = loc.first
-    if chain <= 0 or k == 0 or sents[k].toks[0] not in _PRONOUNS:
+    if chain <= 0 or k == 0 or not continues(sents[k - 1].toks, sents[k].toks):
         return k
     return k if sents[k - 1].toks[0] in _PRONOUNS else k - 1
 
