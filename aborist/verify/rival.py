@@ -35,7 +35,8 @@ import math
 import re
 from collections.abc import Sequence
 
-from aborist.verify.locality import Sentence, stem, value_keys
+from aborist.verify.anchors import value_keys
+from aborist.verify.locality import Sentence, stem
 from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
 
 __all__ = ["RIVAL_KINDS", "other_member", "rival_clause", "span_kind"]
