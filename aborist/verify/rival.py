@@ -37,6 +37,7 @@ from collections.abc import Sequence
 
 from aborist.verify.anchors import value_keys
 from aborist.verify.locality import Sentence, stem
+from aborist.verify.roles import agent_phrases, question_frame
 from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
 
 __all__ = ["RIVAL_KINDS", "other_member", "rival_clause", "span_kind"]
@@ -106,14 +107,23 @@ def span_kind(span: str) -> str:
     return ""
 
 
-def _fillers(kind: str, text: str, question: str) -> list[str]:
-    """The fillers of ``kind`` a clause offers that the question does not name itself."""
+def _fillers(kind: str, text: str, question: str, agent_of: frozenset[str]) -> list[str]:
+    """The fillers of ``kind`` a clause offers that the question does not name itself;
+    for a question that asks for the agent of a relation ("Who cleans up …?"), also the
+    agent phrases of that relation ("cleaned up by *the operating system*")."""
+    agents = agent_phrases(text, agent_of) if agent_of else []
+    return agents + _kind_fillers(kind, text, question)
+
+
+def _kind_fillers(kind: str, text: str, question: str) -> list[str]:
     q = canonicalize(question)
     if kind == "number":
         asked = value_keys(tokens(q))
         return [t for t in tokens(text) if (k := value_keys([t])) and not k & asked]
     if kind == "code":
         return [m.group() for m in _CODE.finditer(text) if m.group() not in q]
+    if kind != "name":
+        return []
     words = set(tokens(q))
     found = []
     for m in _NAME.finditer(text):
@@ -129,13 +139,20 @@ def _form(text: str) -> str:
     return " " + " ".join(tokens(text)) + " "
 
 
-def _distinct(kind: str, clause: str, question: str, span_toks: Sequence[str], near: str) -> bool:
+def _distinct(
+    kind: str,
+    clause: str,
+    question: str,
+    span_toks: Sequence[str],
+    near: str,
+    agent_of: frozenset[str] = frozenset(),
+) -> bool:
     """Does ``clause`` offer a filler that is another thing than the span (no word in
     common with it) and that the span's own sentence (``near``, a match form) does not
     name? A filler the question names is its subject, not a rival, unless the question
     lists the candidates (``question`` is then ``""``)."""
     own, span_form = set(span_toks), _form(" ".join(span_toks))
-    for f in _fillers(kind, clause, question):
+    for f in _fillers(kind, clause, question, agent_of):
         ftoks = tokens(f)
         if not ftoks or _form(f) in near:
             continue
@@ -173,7 +190,8 @@ def rival_clause(
     indices of the span's own sentence(s) (with any bridge the support test followed),
     ``others`` the sentences of the other evidence objects cited with it."""
     kind = span_kind(span)
-    if not kind or len(anchors) < 2:
+    agent_of = question_frame(question).agent_of
+    if not (kind or agent_of) or len(anchors) < 2:
         return ""
     span_toks = tokens(span)
     span_form = _form(span)
@@ -207,7 +225,8 @@ def rival_clause(
             got = terms(clause)
             if len(got) <= len(have) or len(got) < strong or not have & relation <= got:
                 continue
-            if _distinct(kind, clause, "" if listed else question, span_toks, _form(context)):
+            q = "" if listed else question
+            if _distinct(kind, clause, q, span_toks, _form(context), agent_of):
                 return (
                     f"rival: {where} holds {len(got)} of the question's terms with another {kind}"
                 )

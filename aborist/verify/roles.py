@@ -45,7 +45,13 @@ from functools import lru_cache
 from aborist.verify.locality import stem
 from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
 
-__all__ = ["QuestionFrame", "other_alternative", "question_frame", "role_conflict"]
+__all__ = [
+    "QuestionFrame",
+    "agent_phrases",
+    "other_alternative",
+    "question_frame",
+    "role_conflict",
+]
 
 _WH = frozenset(["who", "whom", "whose", "what", "which", "where", "when", "how"])
 #: Words whose object is the other party of a comparison or contrast.
@@ -266,7 +272,8 @@ def _typed(evidence: str, phrase: tuple[str, ...]) -> list[str]:
     return []
 
 
-_AGENT = re.compile(r"(?i)\b([^\W_]+)\s+by\s+")
+#: ``V by Y``, also with a particle between (``cleaned up by``, ``carried out by``).
+_AGENT = re.compile(r"(?i)\b([^\W_]+)(?:\s+(?:up|out|off|down|away|back|over))?\s+by\s+")
 _PHRASE_END = re.compile(r"[,;:()\[\]]|\.\s|\.$|\s-\s")
 _NEXT_AGENT = re.compile(r"(?i)(?:\s+and)?\s+[^\W_]+\s+by\s")
 
@@ -292,6 +299,13 @@ def _agent_phrases(sentence: str, relations: frozenset[str]) -> list[tuple[int, 
                 end = min(end, hit.start())
         out.append((start, start + end))
     return out
+
+
+def agent_phrases(sentence: str, relations: frozenset[str]) -> list[str]:
+    """The agent phrases ``Y`` of ``V by Y`` in ``sentence`` (canonicalized here) whose
+    ``V`` is one of ``relations``."""
+    text = canonicalize(sentence)
+    return [text[a:b].strip() for a, b in _agent_phrases(text, relations)]
 
 
 def _governor(sentence: str, at: int) -> str:

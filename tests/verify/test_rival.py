@@ -135,3 +135,14 @@ def test_a_short_clause_is_not_a_bare_span() -> None:
     # of the question's terms
     assert rung("the order is kept", ev, question=q) == 3
     assert rung("The order.", ev, question=q) == 3  # no finite verb: still a bare span
+
+
+def test_an_agent_phrase_elsewhere_is_a_rival_for_a_who_question() -> None:
+    ev = [
+        "Rust walks back up the stack and cleans up the data from each function. "
+        "The memory that the program was using is then cleaned up by the operating system."
+    ]
+    q = "After aborting, who cleans up the memory the program was using?"
+    assert rung("Rust", ev, question=q) == 3  # "cleaned up by the operating system"
+    assert rung("the operating system", ev, question=q) == 1
+    assert rung("Rust", ev, question=q, policy=NO_RIVALS) == 1  # the control
