@@ -39,7 +39,7 @@ from aborist.verify.anchors import anchor_key, value_keys
 from aborist.verify.dates import adjunct_keys, date_adjunct, normalize_dates
 from aborist.verify.sentences import claim_parts, relative_clause, split_sentences
 from aborist.verify.stems import stem
-from aborist.verify.swaps import substitution
+from aborist.verify.swaps import dropped_cue, rearranged, substitution  # noqa: F401 (re-exported)
 from aborist.verify.textcanon import (
     STOPWORDS,
     canonical_tokens,
@@ -316,6 +316,7 @@ class _Sought:
     negated: bool
     scope: frozenset[str]
     antecedent: frozenset[str]
+    text: str = ""
 
 
 def _window_failure(
@@ -337,6 +338,7 @@ def _window_failure(
     if s.negated:
         # a negated claim needs its cues to govern the same words in the passage
         mismatch = not any(x.negated for x in holding) or not s.scope <= scopes
+        mismatch = mismatch or dropped_cue(s.scope, scopes, s.wanted)
     else:
         # an affirmative claim fails where a cue governs one of its words, or (when
         # some claim word is missing, perhaps the paraphrased predicate) any word
@@ -346,8 +348,7 @@ def _window_failure(
         return f"POLARITY_MISMATCH: the claim is {what}, the passage is not"
     if s.antecedent and not s.antecedent & stems:
         return "NOT_LOCALLY_SUPPORTED: the clause's antecedent is not in the passage"
-    swap = substitution(s.toks, [t for x in sents for t in x.toks])
-    return "ANCHOR_MISMATCH: " + swap if swap else ""
+    return rearranged(s.text, s.toks, [(x.text, x.toks) for x in sents])
 
 
 def find_support(
@@ -382,7 +383,7 @@ def find_support(
     caps = frozenset(k[2:] for k in anchors if k.startswith("s:"))
     values = anchors - {"s:" + c for c in caps}
     sought = _Sought(
-        toks, wanted, caps, values, must_contain, forms, negated, scope, antecedent
+        toks, wanted, caps, values, must_contain, forms, negated, scope, antecedent, text
     )  # fmt: skip
     best = SupportResult(False, reason="no sentence holds enough words of the claim")
     for ev_id, passage in objects:

@@ -36,10 +36,12 @@ from aborist.verify.locality import (
     stem,
 )
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.quantity import signs_agree
 from aborist.verify.rival import other_member, rival_clause
 from aborist.verify.roles import other_alternative, role_conflict
 from aborist.verify.sentences import PRONOUNS as _PRONOUNS
 from aborist.verify.sentences import continues
+from aborist.verify.swaps import REARRANGED
 from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
 
 __all__ = [
@@ -92,7 +94,7 @@ def local_support(
             [f"local support: {whole.where()} (coverage {whole.coverage:.2f})"],
             (whole.evidence_id,),
         )
-    parts = claim_parts(text) if not must_contain else []
+    parts = claim_parts(text) if not must_contain and REARRANGED not in whole.reason else []
     if len(parts) > 1:
         found: list[SupportResult] = []
         for k, part in enumerate(parts):
@@ -164,6 +166,8 @@ def verbatim_passages(
         for first, last in ev.passage.occurrences(toks, policy.support_window_sentences):
             ok = True
             sents = ev.passage.sentences[first : last + 1]
+            if not signs_agree(text, " ".join(s.text for s in sents)):
+                continue  # the same tokens, another sign: not verbatim
             if prose and any(s.negated for s in sents):
                 ok = not negated_outside([t for s in sents for t in s.toks], toks)
             found.append(Located(ev, first, last, ok))

@@ -326,7 +326,9 @@ def test_a_claim_whose_words_are_all_there_is_still_contradicted_by_the_figures(
     )
     wrong = "Jesus Camp was released before Beyond the Gates of Splendor."
     right = "Jesus Camp was released after Beyond the Gates of Splendor."
-    assert verify_answer(wrong, ev, OFF).rung == 2
+    # the order rules (§19.13) see "before" put in the place of "after" on their own now;
+    # the figures refuse it too
+    assert verify_answer(wrong, ev, OFF).rung == 3
     assert verify_answer(wrong, ev).rung == 3
     # the figures never vouch for more than the words did
     assert verify_answer(right, ev).rung == verify_answer(right, ev, OFF).rung == 2
