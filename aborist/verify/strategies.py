@@ -287,6 +287,15 @@ def classify_prose_unit(
 
     if extract_quotes(text):
         grade, ids, reasons = quote_grade(text, evidence, policy)
+        if grade == GRADE_VERBATIM and question and len(toks) <= policy.bare_span_max_tokens:
+            # a bare quoted answer ("The Tuple Type", Kerkor "Kirk" Kerkorian) answers the
+            # question only where a bare span would (§19.5)
+            located = [loc for loc in verbatim_passages(text, evidence, policy) if loc.polarity_ok]
+            ok, why = answers_question(text, located, question, policy, evidence)
+            if located and not ok:
+                return verdict(
+                    "quote", GRADE_PARTIAL, ids, [*reasons, why], blocking="NOT_ANSWER_ANCHORED"
+                )
         return verdict("quote", grade, ids, reasons)
     polarity_reason = ""
     if len(content) >= policy.span_min_content_tokens or is_title_span(text):

@@ -146,3 +146,15 @@ def test_an_agent_phrase_elsewhere_is_a_rival_for_a_who_question() -> None:
     assert rung("Rust", ev, question=q) == 3  # "cleaned up by the operating system"
     assert rung("the operating system", ev, question=q) == 1
     assert rung("Rust", ev, question=q, policy=NO_RIVALS) == 1  # the control
+
+
+def test_a_bare_quoted_answer_is_held_to_the_question() -> None:
+    ev = [
+        "The Book of Kells was made in a monastery on the island of Iona. Scholars "
+        'discuss its decoration in the chapter "Insular Art".'
+    ]
+    q = "Where was the Book of Kells made?"
+    # the quotation is verbatim, but its sentence holds none of the question's terms
+    assert rung('"Insular Art"', ev, question=q) == 3
+    assert rung('"Insular Art"', ev) == 1  # without a question there is nothing to answer
+    assert rung("the island of Iona", ev, question=q) == 1
