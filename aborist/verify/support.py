@@ -283,12 +283,13 @@ def _rivals(
     named alternatives, which the comparison rules read), and no other clause may state
     the question's relation with another filler."""
     sents = loc.evidence.passage.sentences
+    mine = sorted(i for i in reached if 0 <= i < len(sents))  # a reach may run past the end
     if not offered:
-        other = other_member(question, text, [sents[i] for i in sorted(reached)])
+        other = other_member(question, text, [sents[i] for i in mine])
         if other:
             return f"series: its sentence names another member than the question's {other[0]}"
     others = [s for ev in evidence if ev is not loc.evidence for s in ev.passage.sentences]
-    return rival_clause(text, question, anchors, sents, sorted(reached), others)
+    return rival_clause(text, question, anchors, sents, mine, others)
 
 
 def _by_figures(

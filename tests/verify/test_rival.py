@@ -158,3 +158,13 @@ def test_a_bare_quoted_answer_is_held_to_the_question() -> None:
     assert rung('"Insular Art"', ev, question=q) == 3
     assert rung('"Insular Art"', ev) == 1  # without a question there is nothing to answer
     assert rung("the island of Iona", ev, question=q) == 1
+
+
+def test_a_reach_past_the_last_sentence_is_no_error() -> None:
+    # the neighbours searched may run past the object's end: the rival test reads only
+    # the sentences there are
+    wide = VerifierPolicy(question_anchor_neighbours=3)
+    q = "Which number do you roll to get a fancy new hat?"
+    # the widened reach counts the neighbouring sentence as the span's own, so no rival
+    assert rung("7", [DICE], question=q, policy=wide) == 1
+    assert rung("3", [DICE], question=q, policy=wide) == 1
