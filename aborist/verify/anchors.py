@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from aborist.verify.textcanon import NUMBER_WORDS
 
-__all__ = ["DIRECTION_WORDS", "anchor_key", "value_keys"]
+__all__ = ["DIRECTION_WORDS", "QUANTIFIERS", "anchor_key", "value_keys"]
 
 
 _ORDINALS = {
@@ -62,6 +62,16 @@ DIRECTION_WORDS: frozenset[str] = frozenset(
     minimum maximum only
     """.split()  # noqa: SIM905
 )
+#: Universal quantifiers and strong modals: a claim's must be in its passage, so "some
+#: values" does not support "all values" nor "may block" support "always blocks" (words of
+#: one meaning share a key: ``every`` and ``each`` are ``all``).
+QUANTIFIERS: dict[str, str] = {
+    "all": "all",
+    "every": "all",
+    "each": "all",
+    "always": "always",
+    "must": "must",
+}
 _DIGITS = re.compile(r"^\d+(?:[.,]\d+)*$")
 
 
@@ -90,6 +100,8 @@ def anchor_key(tok: str) -> str | None:
         return f"m:{_MONTHS[tok]}"
     if tok in DIRECTION_WORDS:
         return "w:" + tok
+    if tok in QUANTIFIERS:
+        return "q:" + QUANTIFIERS[tok]
     return None
 
 

@@ -168,3 +168,16 @@ def test_a_reach_past_the_last_sentence_is_no_error() -> None:
     # the widened reach counts the neighbouring sentence as the span's own, so no rival
     assert rung("7", [DICE], question=q, policy=wide) == 1
     assert rung("3", [DICE], question=q, policy=wide) == 1
+
+
+def test_a_strengthened_quantifier_is_not_supported() -> None:
+    from aborist.verify.locality import anchor_keys
+
+    assert anchor_keys("every value") == anchor_keys("all values") == {"q:all"}
+    ev = ["A call to recv may block the current thread until a value is sent."]
+    same = "A call to recv may block the current thread until a value is sent."
+    assert rung(same, ev) == 1
+    assert rung("A call to recv always blocks the current thread until a value is sent.", ev) > 2
+    ev2 = ["Some values of the list are copied when the list is sliced."]
+    assert rung("All values of the list are copied when the list is sliced.", ev2) > 2
+    assert rung("Values of the list are copied when the list is sliced.", ev2) == 1  # a fragment
