@@ -351,7 +351,11 @@ def role_conflict(span: str, question: str | None, sentence: str, evidence: str 
         return ""
     if any(lemma(t) in frame.excluded for t in content):
         return "excluded: the question itself rules the span out"
-    if _NUMBER_SPAN.match(canonicalize(span)) and not frame.quantity:
+    if (
+        _NUMBER_SPAN.match(canonicalize(span))
+        and not frame.quantity
+        and not _typed_number(span_toks, frame, sentence)
+    ):
         return "number: the question does not ask for a quantity or a time"
     if evidence and frame.type_phrase:
         named = _typed(evidence, frame.type_phrase)
@@ -375,6 +379,27 @@ def role_conflict(span: str, question: str | None, sentence: str, evidence: str 
             continue
         return ""
     return reasons[0] if reasons else ""
+
+
+def _typed_number(span_toks: tuple[str, ...], frame: QuestionFrame, sentence: str) -> bool:
+    """Does the sentence name the number as the kind of thing the question asks for: is
+    the nearest word before it (only stopwords between, at most three tokens back) a word
+    of the question's ``which/what N`` phrase, or the verb it asks the object of
+    ("introduced in *version* 3.6", "with a *value* of 80", "*prints* 42"; not "an integer
+    type that takes up 32 bits")?"""
+    wanted = {lemma(t) for t in frame.type_phrase if t not in STOPWORDS}
+    if frame.object_of:
+        wanted.add(frame.object_of)
+    if not wanted:
+        return False
+    toks = tokens(sentence)
+    k = len(span_toks)
+    for i in range(len(toks) - k + 1):
+        if tuple(toks[i : i + k]) == span_toks:
+            before = [t for t in toks[max(0, i - 3) : i] if t not in STOPWORDS]
+            if before and lemma(before[-1]) in wanted:
+                return True
+    return False
 
 
 _OR = re.compile(r"(?i)\s+or\s+")

@@ -181,3 +181,11 @@ def test_a_strengthened_quantifier_is_not_supported() -> None:
     ev2 = ["Some values of the list are copied when the list is sliced."]
     assert rung("All values of the list are copied when the list is sliced.", ev2) > 2
     assert rung("Values of the list are copied when the list is sliced.", ev2) == 1  # a fragment
+
+
+def test_a_number_the_sentence_names_as_the_kind_asked_for() -> None:
+    ev = ["Underscores for grouping digits in literals were first allowed in version 3.6."]
+    q = "In which Python version were underscores first allowed for grouping digits?"
+    assert rung("3.6", ev, question=q) == 1  # "version 3.6": the kind the question names
+    other = ["Underscores for grouping digits were first allowed 3 years ago, in 2016."]
+    assert rung("3", other, question=q) == 3  # a number the sentence does not call a version
