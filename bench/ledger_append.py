@@ -141,15 +141,21 @@ class RawSqlite:
     def step(self, i: int) -> None:
         stream, events = self.batches[i]
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            head = conn.execute(HEAD_SQL).fetchone()
-            seq, prev = (head[0], head[1]) if head else (0, GENESIS_HASH)
-            pos = conn.execute(QMARK[STREAM_POS_SQL], (stream,)).fetchone()[0]
-            conn.executemany(QMARK[INSERT_SQL], _chain_rows(stream, events, seq, prev, pos or 0))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                head = conn.execute(HEAD_SQL).fetchone()
+                seq, prev = (head[0], head[1]) if head else (0, GENESIS_HASH)
+                pos = conn.execute(QMARK[STREAM_POS_SQL], (stream,)).fetchone()[0]
+                rows = _chain_rows(stream, events, seq, prev, pos or 0)
+                conn.executemany(QMARK[INSERT_SQL], rows)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except BaseException as e:
+            _step_failed(e, "raw sqlite3", i, len(self.batches), str(self.path))
             raise
 
     def close(self) -> None:
@@ -165,19 +171,24 @@ class RawPg:
         import psycopg
 
         self.batches = batches
+        self.where = f"schema {connect.get('options', '')}"
         self.conn = psycopg.connect(**connect, autocommit=False)
 
     def step(self, i: int) -> None:
         stream, events = self.batches[i]
-        with self.conn.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", (PG_APPEND_LOCK_KEY,))
-            head = cur.execute(HEAD_SQL).fetchone()
-            seq, prev = (head[0], head[1]) if head else (0, GENESIS_HASH)
-            pos = cur.execute(STREAM_POS_SQL, (stream,)).fetchone()
-            cur.executemany(
-                INSERT_SQL, _chain_rows(stream, events, seq, prev, (pos or [0])[0] or 0)
-            )
-        self.conn.commit()
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", (PG_APPEND_LOCK_KEY,))
+                head = cur.execute(HEAD_SQL).fetchone()
+                seq, prev = (head[0], head[1]) if head else (0, GENESIS_HASH)
+                pos = cur.execute(STREAM_POS_SQL, (stream,)).fetchone()
+                cur.executemany(
+                    INSERT_SQL, _chain_rows(stream, events, seq, prev, (pos or [0])[0] or 0)
+                )
+            self.conn.commit()
+        except BaseException as e:
+            _step_failed(e, "raw psycopg", i, len(self.batches), self.where)
+            raise
 
     def close(self) -> None:
         self.conn.close()
@@ -186,16 +197,25 @@ class RawPg:
 class Ours:
     """``Ledger.append``; ``NewEvent`` objects are built before timing starts."""
 
-    def __init__(self, url: str, batches: Sequence[Batch], synchronous: str = "FULL"):
+    def __init__(
+        self, url: str, batches: Sequence[Batch], synchronous: str = "FULL", check: bool = False
+    ):
         self.prepared = [(stream, [NewEvent(t, p) for t, p in evs]) for stream, evs in batches]
+        self.url, self.check, self.expected = url, check, count(batches)
         self.ledger = Ledger.open(url, sqlite_synchronous=synchronous)
 
     def step(self, i: int) -> None:
         stream, events = self.prepared[i]
-        self.ledger.append(stream, events)
+        try:
+            self.ledger.append(stream, events)
+        except BaseException as e:
+            _step_failed(e, "Ledger.append", i, len(self.prepared), self.ledger.where)
+            raise
 
     def close(self) -> None:
         self.ledger.close()
+        if self.check:
+            check_chain(self.url, self.expected, "ours")
 
 
 def fill(url: str, batches: Sequence[Batch]) -> None:
@@ -204,12 +224,28 @@ def fill(url: str, batches: Sequence[Batch]) -> None:
             ledger.append(stream, [NewEvent(t, p) for t, p in events])
 
 
-def check_chain(url: str, expected: int) -> None:
-    """Refuse a baseline whose rows the ledger's own verifier rejects."""
+def _step_failed(error: BaseException, who: str, i: int, steps: int, where: str) -> None:
+    """Name the contender, step and database on a failed step's exception (a note, shown
+    with its traceback), so a failure is never reported as only what it left behind."""
+    error.add_note(f"bench: {who} failed at step {i + 1} of {steps} on {where}")
+
+
+def check_chain(url: str, expected: int, who: str = "baseline") -> None:
+    """Refuse a chain (a baseline's, or ours) that the ledger's own verifier rejects, or
+    that holds other than the ``expected`` events; the message says what the database
+    holds (rows, head seq) beside what the verifier checked."""
     with Ledger.open(url) as ledger:
         report = verify_chain(ledger.iter_events())
-    if not report.ok or report.events_checked != expected:
-        raise SystemExit(f"baseline chain at {url} is wrong: {report.to_dict()}")
+        rows, max_seq = ledger.fetch("SELECT COUNT(*), MAX(seq) FROM events")[0]
+        where = ledger.where
+    if report.ok and report.events_checked == expected and rows == expected:
+        return
+    failure = report.failure.message() if report.failure else "no failure in the rows read"
+    raise SystemExit(
+        f"{who} chain at {where} is wrong: expected {expected} events; the table holds "
+        f"{rows} rows (max seq {max_seq}); verify_chain checked {report.events_checked} "
+        f"(head seq {report.head_seq}): {failure}"
+    )
 
 
 # -- eventsourcing (second baseline, no hash chain) ------------------------------------------
@@ -238,7 +274,7 @@ class EsSqlite:
         self.datastore.pool = Pool(db_name=str(path))
         self.recorder = SQLiteApplicationRecorder(self.datastore)
         self.recorder.create_table()
-        self.batches, self.make = batches, StoredEvent
+        self.batches, self.make, self.path = batches, StoredEvent, str(path)
         self.versions: dict[str, int] = {}
 
     def step(self, i: int) -> None:
@@ -248,7 +284,11 @@ class EsSqlite:
         for type_, data in events:
             self.versions[stream] = v = self.versions.get(stream, 0) + 1
             stored.append(self.make(oid, v, type_, _jcs(data)))
-        self.recorder.insert_events(stored)
+        try:
+            self.recorder.insert_events(stored)
+        except BaseException as e:
+            _step_failed(e, "eventsourcing", i, len(self.batches), self.path)
+            raise
 
     def close(self) -> None:
         self.datastore.close()
@@ -344,9 +384,10 @@ def bench_sqlite(files: SqliteFiles, args: argparse.Namespace) -> list[Compariso
             raw = Comparison(case, f"raw sqlite3 {sync}", n, APPEND_TARGET)
             es = Comparison(case, f"eventsourcing SQLite {sync}", n, None, ours=raw.ours)
             for run in range(args.runs):
+                check = run == 0
                 contenders: list[tuple[list[float], Callable[[], Stepper]]] = [
-                    (raw.ours, partial(Ours, f"sqlite:///{files.fresh('ours')}", b, sync)),
-                    (raw.base, partial(RawSqlite, files.fresh("raw"), b, sync, run == 0)),
+                    (raw.ours, partial(Ours, f"sqlite:///{files.fresh('ours')}", b, sync, check)),
+                    (raw.base, partial(RawSqlite, files.fresh("raw"), b, sync, check)),
                     (es.base, partial(EsSqlite, files.empty("es"), b, sync)),
                 ]
                 time_interleaved(contenders, len(b), run)
