@@ -50,7 +50,8 @@ RIVAL_KINDS = ("number", "code", "name")
 _CODE = re.compile(
     r"[A-Za-z_][\w.:]*(?:\(\)|<[^<>\s]*>)|\b\w*_\w+\b|--[\w-]+|\"[^\"\s]+\"|\b[A-Za-z]+\d+\b"
 )
-_NAME = re.compile(r"(?<![\w.])[A-Z][\w'’-]*")
+#: A capitalized word, with the number that names it if one follows ("PEP 448").
+_NAME = re.compile(r"(?<![\w.])[A-Z][\w'’-]*(?:\s+\d[\d.]*\b)?")
 
 
 def _dated(tok: str) -> bool:
@@ -158,9 +159,13 @@ def _distinct(
             continue
         if kind == "code" and _form(f) != span_form:
             return True  # identifiers differ by any character ("--ignored", "--include-ignored")
-        if not own & set(ftoks):
-            return True
+        if not own & set(ftoks) or _numbers(ftoks) ^ _numbers(span_toks):
+            return True  # another name, or the same name with another number (PEP 448)
     return False
+
+
+def _numbers(toks: Sequence[str]) -> frozenset[str]:
+    return frozenset(k for k in value_keys(toks) if k.startswith("n:"))
 
 
 def _relation_terms(question: str, anchors: frozenset[str]) -> frozenset[str]:

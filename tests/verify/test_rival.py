@@ -189,3 +189,13 @@ def test_a_number_the_sentence_names_as_the_kind_asked_for() -> None:
     assert rung("3.6", ev, question=q) == 1  # "version 3.6": the kind the question names
     other = ["Underscores for grouping digits were first allowed 3 years ago, in 2016."]
     assert rung("3", other, question=q) == 3  # a number the sentence does not call a version
+
+
+def test_a_numbered_name_is_another_name_with_another_number() -> None:
+    ev = [
+        "Unpacking into dictionary displays was originally proposed by PEP 448.",
+        "Starting with 3.8, the key is evaluated before the value, as proposed by PEP 572.",
+    ]
+    q = "Which PEP originally proposed unpacking into dictionary displays?"
+    assert rung("PEP 572", ev, question=q) == 3
+    assert rung("PEP 448", ev, question=q) == 1
