@@ -25,14 +25,22 @@ words hold X, followed by one-sentence item lines; the answer is then the items.
 docs/pipeline.md ("Extractive answerer").
 
 **Order.** Every candidate covering at least :data:`MIN_COVERAGE` of the question's
-IDF-weighted content keys (question-frame words such as "many" or "difference" left out)
-is ranked: those in the question's relation first; then by coverage; ties go to the
+IDF-weighted content keys (question-frame words such as "many" or "difference" left out,
+and the verb of "what happens …" and "how does X work") is ranked: those in the
+question's relation first; then by coverage; ties go to the
 sentence holding more of the question's adjacent word pairs (pairs of two stopwords
 aside), then to the one where such a pair comes first, then to the one sharing more of the
 question's words (each weighted by its IDF among the evidence sentences), then to evidence
 order.
 
-**Refusal.** When no sentence covers :data:`MIN_COVERAGE`, the answer is
+**What no sentence sharing words passes.** When the question asks how many, why, or what
+X stands for, only a candidate stating that answers (a number, a cause cue, an
+expansion); when none does, the answerer refuses. An operator the question names as a
+word of its own ("what does // do", "the ? operator") is invisible to the content keys,
+so a candidate that does not hold it is no answer.
+
+**Refusal.** When no sentence covers :data:`MIN_COVERAGE` (or none passes the rules
+above), the answer is
 :data:`~aborist.prompts.CANNOT_ANSWER` followed by one line naming the closest passages
 (the pointers of the best-covering sentences, at most :data:`MAX_SENTENCES`):
 ``Closest passages: [E2] [E5]``. The verifier labels it ``UNGROUNDED`` (neither line is a
@@ -76,7 +84,7 @@ __all__ = [
     "whole_sentences",
 ]
 
-EXTRACTIVE_VERSION = "extractive/3"
+EXTRACTIVE_VERSION = "extractive/4"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 MIN_SENTENCE_CHARS = 20
@@ -208,13 +216,43 @@ def _candidates(evidence: tuple[tuple[str, str], ...], lists: bool) -> list[_Can
     return out
 
 
+#: Relations only a candidate stating them answers: a sentence without a number does not
+#: say how many, one without an expansion what X stands for, one without a cause why.
+_CLOSED = frozenset({"count", "abbreviation", "cause"})
+#: Question frames whose verb asks for what follows, not for itself: "what happens if …"
+#: (a consequence), "how does X work" (a mechanism); an answer need not repeat the verb.
+_FRAMES = (
+    (re.compile(r"(?i)\bwhat\s+(?:happens|happened|(?:will|would|could)\s+happen)\b"), "happen"),
+    (re.compile(r"(?i)^how\s+(?:does|do|did|would|will|can)\s.+\swork\W*$"), "work"),
+)
+_OPERATOR = re.compile(r"[-+*/%=<>!&|^~?@]+")
+_SYMBOL_TRIM = "\"'`‘’“”()[],;:"
+
+
+def _frame_keys(question: str) -> set[str]:
+    return {light_stem(verb) for pattern, verb in _FRAMES if pattern.search(question)}
+
+
+def _symbols(question: str) -> frozenset[str]:
+    """The operators the question names as words of their own ("what does // do", "the ?
+    operator", "is and =="): no content key holds them, so an answer must (a lone "-" is
+    a dash, and the closing question mark is not asked about)."""
+    tokens = (t.strip(_SYMBOL_TRIM) for t in question.strip().rstrip("?.! ").split())
+    return frozenset(t for t in tokens if t != "-" and _OPERATOR.fullmatch(t))
+
+
+def _holds_symbols(symbols: frozenset[str], s: _Candidate) -> bool:
+    return symbols <= set(_OPERATOR.findall(f"{s.text} {' '.join(s.lines)}"))
+
+
 def _ranked(
     question: str, pool: list[_Candidate], min_coverage: float
 ) -> tuple[list[_Candidate], list[tuple[float, _Candidate]]]:
     """The candidates at or above ``min_coverage``, best first, and every candidate with
     its coverage (for a refusal's closest passages)."""
     rel = question_relation(question)
-    wanted = content_keys(question) - _FRAME_WORDS - rel.frame
+    wanted = content_keys(question) - _FRAME_WORDS - rel.frame - _frame_keys(question)
+    symbols = _symbols(question)
     if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
         wanted -= {light_stem(w) for w in _NUMBER_WORDS}
     if not wanted or not pool:
@@ -248,7 +286,7 @@ def _ranked(
         # any other sentence; a list, a lead-in or an "It …" sentence is only ever an
         # answer in relation
         related = int(_in_relation(rel, s))
-        if not related and s.kind != "sentence":
+        if (not related and s.kind != "sentence") or not _holds_symbols(symbols, s):
             continue
         related += related and s.kind == "list"
         hits = [(i, p) for i, p in enumerate(pairwise(map(light_stem, tokens))) if p in pairs]
@@ -259,6 +297,8 @@ def _ranked(
     scored.sort(key=lambda t: t[:6])
     if scored and scored[0][0] < 0:  # something states the relation: answer with that only
         scored = [t for t in scored if t[0] < 0]
+    elif rel.kind in _CLOSED:  # nothing says how many, why, or what X stands for
+        scored = []
     return [t[-1] for t in scored], every
 
 
