@@ -76,3 +76,10 @@ def test_questions_flag_reads_the_named_file(
     bad.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n", encoding="utf-8")
     assert bench.main(["--data", str(data), "--questions", str(bad), "--quick"]) == 1
     assert "questions.jsonl line 2: id 'a' appears twice" in capsys.readouterr().err
+
+
+def test_the_holdout_set_repeats_no_question_of_the_first(bench: ModuleType) -> None:
+    def texts(path: Path) -> set[str]:
+        return {" ".join(q.question.casefold().split()) for q in bench.load_questions(path)}
+
+    assert texts(bench.QUESTIONS_PATH) & texts(bench.HOLDOUT_PATH) == set()
