@@ -68,7 +68,17 @@ from aborist.clients.relation import (
     _verb,
     question_relation,
 )
-from aborist.corpus.lexicon import STOPWORDS, content_keys, light_stem
+from aborist.clients.terms import (
+    main_language,
+    named_keywords,
+    named_language,
+    passage_languages,
+    qualifier_language,
+    question_keys,
+    stemmed,
+    text_keys,
+)
+from aborist.corpus.lexicon import STOPWORDS, light_stem
 from aborist.prompts import CANNOT_ANSWER, MODE_QUOTE, parse_messages
 
 __all__ = [
@@ -84,14 +94,14 @@ __all__ = [
     "whole_sentences",
 ]
 
-EXTRACTIVE_VERSION = "extractive/4"
+EXTRACTIVE_VERSION = "extractive/5"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 MIN_SENTENCE_CHARS = 20
 MAX_SENTENCE_CHARS = 600
 CLOSEST_PREFIX = "Closest passages:"
 _DECORATION = re.compile(r"([*=#~^_-])\1{3,}")
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"\w*[^\W_]\w*")  # identifiers whole, as in aborist.clients.terms
 _ENDS = re.compile(r"[.!?][\"'’”)\]]*$")  # a whole sentence, not a heading or a lead-in
 
 # ---------------------------------------------------------------------------------------
@@ -155,6 +165,7 @@ class _Candidate:
     context: str  # what the relation is looked for in (a list's heading and lead-in)
     keys: frozenset[str]
     lines: tuple[str, ...]  # what the answer says
+    languages: frozenset[str] = frozenset()  # the languages its passage names
 
 
 _HEADING = re.compile(r"^[^\W\d_][\w\s'’“”\"`,&/?—–-]{0,79}$")  # a title, not code or a lead-in
@@ -184,23 +195,59 @@ def _lists(lines: list[str], i: int) -> tuple[str, ...]:
 _LEAD = re.compile(r":$")
 
 
-def _candidates(evidence: tuple[tuple[str, str], ...], lists: bool) -> list[_Candidate]:
+#: A line naming what the paragraph after it describes: a call signature such as
+#: ``str.join(iterable)`` or ``object.__init__(self[, ...])``.
+_SIGNATURE = re.compile(r"^[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)(?:\s*->\s*\S.*)?$")
+_GRAMMAR = re.compile(r"::=")  # a grammar rule between a term and its description
+#: The second word of a description that has no subject of its own: "Return a string …",
+#: "Called after the instance …", "Suspend the execution …".
+_SUBJECTLESS = frozenset(
+    {"a", "an", "the", "by", "after", "before", "when", "whenever", "if", "to", "from",
+     "with", "its", "their", "true", "false", "none", "whether", "each", "all"}
+)  # fmt: skip
+
+
+def _subjectless(sentence: str) -> bool:
+    words = sentence.split(maxsplit=2)
+    return (
+        len(words) == 3
+        and words[0].isalpha()
+        and words[0][0].isupper()
+        and words[0].lower() not in STOPWORDS
+        and words[1].strip("\"'“”`").lower() in _SUBJECTLESS
+    )
+
+
+def _candidates(
+    evidence: tuple[tuple[str, str], ...], lists: bool, keywords: frozenset[str] = frozenset()
+) -> list[_Candidate]:
     out: list[_Candidate] = []
 
     def add(pid: str, kind: str, text: str, context: str, lines: tuple[str, ...]) -> None:
-        keys = frozenset(content_keys(f"{context} {' '.join(lines)}" if kind == "list" else text))
-        out.append(_Candidate(pid, len(out), kind, text, context, keys, lines))
+        scored = f"{context} {' '.join(lines)}" if kind == "list" else text
+        keys = text_keys(scored, keywords, heading)
+        out.append(_Candidate(pid, len(out), kind, text, context, keys, lines, languages))
 
     for pid, text in evidence:
+        languages = passage_languages(text)
         lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
-        heading, prev = "", ""
+        heading, prev, term = "", "", ""
         for i, line in enumerate(lines):
             parts = whole_sentences(line)
             if _HEADING.match(line) and not _ENDS.search(line):
-                heading, prev = line, ""
+                heading, prev, term = line, "", line
+                continue
+            if _SIGNATURE.match(line):
+                prev, term = "", line
+                continue
+            if _GRAMMAR.search(line):
                 continue
             if lists and line.endswith(":") and (items := _lists(lines, i)):
                 add(pid, "list", parts[-1], f"{heading} {parts[-1]}", items)
+            if term and parts and _usable(parts[0]) and _subjectless(parts[0]):
+                # "str.join(iterable)" / "Return a string …": the term is the subject
+                add(pid, "described", f"{term} {parts[0]}", term, (parts[0],))
+            term = ""
             for sentence in parts:
                 if _usable(sentence):
                     add(pid, "sentence", sentence, sentence, (sentence,))
@@ -218,7 +265,7 @@ def _candidates(evidence: tuple[tuple[str, str], ...], lists: bool) -> list[_Can
 
 #: Relations only a candidate stating them answers: a sentence without a number does not
 #: say how many, one without an expansion what X stands for, one without a cause why.
-_CLOSED = frozenset({"count", "abbreviation", "cause"})
+_CLOSED = frozenset({"count", "abbreviation", "cause", "comparison"})
 #: Question frames whose verb asks for what follows, not for itself: "what happens if …"
 #: (a consequence), "how does X work" (a mechanism); an answer need not repeat the verb.
 _FRAMES = (
@@ -246,12 +293,14 @@ def _holds_symbols(symbols: frozenset[str], s: _Candidate) -> bool:
 
 
 def _ranked(
-    question: str, pool: list[_Candidate], min_coverage: float
+    question: str, pool: list[_Candidate], min_coverage: float, corpus_cue: str | None = None
 ) -> tuple[list[_Candidate], list[tuple[float, _Candidate]]]:
     """The candidates at or above ``min_coverage``, best first, and every candidate with
-    its coverage (for a refusal's closest passages)."""
+    its coverage (for a refusal's closest passages). ``corpus_cue``: a language the
+    question qualifies itself with that the evidence is of, not a word to hold."""
     rel = question_relation(question)
-    wanted = content_keys(question) - _FRAME_WORDS - rel.frame - _frame_keys(question)
+    wanted = question_keys(question) - _FRAME_WORDS - rel.frame - _frame_keys(question)
+    wanted -= {corpus_cue}
     symbols = _symbols(question)
     if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
         wanted -= {light_stem(w) for w in _NUMBER_WORDS}
@@ -264,7 +313,7 @@ def _ranked(
     q_words = _WORD.findall(question.lower())
     words = set(q_words)
     pairs = {
-        (light_stem(a), light_stem(b))
+        (stemmed(a), stemmed(b))
         for a, b in pairwise(q_words)
         if not (a in STOPWORDS and b in STOPWORDS)
     }
@@ -286,10 +335,11 @@ def _ranked(
         # any other sentence; a list, a lead-in or an "It …" sentence is only ever an
         # answer in relation
         related = int(_in_relation(rel, s))
-        if (not related and s.kind != "sentence") or not _holds_symbols(symbols, s):
+        free = s.kind in ("sentence", "described")  # may answer outside the relation
+        if (not related and not free) or not _holds_symbols(symbols, s):
             continue
         related += related and s.kind == "list"
-        hits = [(i, p) for i, p in enumerate(pairwise(map(light_stem, tokens))) if p in pairs]
+        hits = [(i, p) for i, p in enumerate(pairwise(map(stemmed, tokens))) if p in pairs]
         adjacent = len({p for _, p in hits})
         first = hits[0][0] if hits else len(tokens)
         weight = round(sum(widf[w] for w in shared), 9)
@@ -302,6 +352,22 @@ def _ranked(
     return [t[-1] for t in scored], every
 
 
+def _of_language(
+    question: str, evidence: tuple[tuple[str, str], ...]
+) -> tuple[tuple[tuple[str, str], ...], str | None]:
+    """The evidence for a question naming one language (a passage naming another and not
+    it is left out), and that language when the question only qualifies itself with it
+    ("… in Python") and the evidence is of it (more passages name it than any other)."""
+    language = named_language(question)
+    if language is None:
+        return evidence, None
+    main = main_language([t for _, t in evidence])
+    kept = tuple(
+        (p, t) for p, t in evidence if language in (named := passage_languages(t)) or not named
+    )
+    return kept, language if main == language and qualifier_language(question) else None
+
+
 def extract(
     question: str,
     evidence: tuple[tuple[str, str], ...],
@@ -312,8 +378,10 @@ def extract(
 ) -> str:
     """The extractive answer for ``question`` over ``(pointer_id, text)`` evidence."""
     rel = question_relation(question)
-    pool = _candidates(evidence, lists=rel.kind == "definition" and rel.plural)
-    ranked, every = _ranked(question, pool, min_coverage)
+    evidence, cue = _of_language(question, evidence)
+    keywords = frozenset(named_keywords(question))
+    pool = _candidates(evidence, lists=rel.kind == "definition" and rel.plural, keywords=keywords)
+    ranked, every = _ranked(question, pool, min_coverage, cue)
     lines: list[str] = []
     seen: set[str] = set()
     for s in ranked:

@@ -10,11 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from aborist.clients.terms import LANGUAGES
 from aborist.corpus.lexicon import STOPWORDS, light_stem
 
 __all__ = ["Relation", "Stated", "question_relation"]
 
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"\w*[^\W_]\w*")  # identifiers whole: "__init__", not "init"
 
 
 class Stated(Protocol):
@@ -41,6 +42,12 @@ _STANDS_FOR = re.compile(
     r"^what\s+(?:does|do|is)\s+(?P<x>.+?)\s+(?:stand\s+for|short\s+for|an\s+abbreviation\s+for)$",
     re.IGNORECASE,
 )
+_SUPPOSED = re.compile(  # "what is __repr__ supposed to return": what X does
+    r"^what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<x>.+?)\s+(?:supposed|meant|expected)\s+to"
+    r"\s+[a-z]+$"
+    r"|^what\s+(?:does|do)\s+(?P<y>.+?)\s+do\s+(?:when|if|to|with|on|for|after|once)\s.+$",
+    re.IGNORECASE,
+)
 _DEFINITION = re.compile(
     r"^(?:what|who)\s+(?:is|are|was|were)\s+(?!the\s+difference\b)(?:an?\s+|the\s+)?(?P<x>.+)$"
     r"|^what\s+(?:does|do)\s+(?P<y>.+?)\s+(?:mean|do)$"
@@ -48,6 +55,12 @@ _DEFINITION = re.compile(
     re.IGNORECASE,
 )
 _COUNT = re.compile(r"^how\s+(?:many|much|long|big|large|old|often)\s+(?P<x>.+)$", re.I)
+#: "… in Python", "… in a Rust program": which corpus is asked, not part of the anchor
+_QUALIFIER = re.compile(
+    r"(?i)\s+in\s+(?:an?\s+)?(?:" + "|".join(sorted(LANGUAGES)) + r")(?:\s+(?:programs?|code))?$"
+)
+#: "the A in Arc<T>": the letter is what stands for something
+_LETTER = re.compile(r"^(?:the\s+)?(?:letter\s+)?[\"'`‘“]?([a-z])[\"'`’”]?\s+in\s+\S", re.I)
 _CAUSE = re.compile(r"^why\s+(?P<x>.+)$", re.IGNORECASE)
 _COMPARISON = re.compile(
     r"(?:difference|differences)\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$"
@@ -117,7 +130,7 @@ def _words(text: str) -> tuple[str, ...]:
 
 def question_relation(question: str) -> Relation:
     """The relation the question asks for and its anchor (the table in the module doc)."""
-    q = " ".join(question.split()).rstrip("?.! ")
+    q = _QUALIFIER.sub("", " ".join(question.split()).rstrip("?.! "))
     if m := _COMPARISON.search(q):
         a, b = (g for g in m.groups() if g is not None)
         return Relation("comparison", (_words(a), _words(b)))
@@ -130,7 +143,12 @@ def question_relation(question: str) -> Relation:
     if m := _CAUSE.match(q):
         return Relation("cause", (_words(m.group("x")),))
     if m := _STANDS_FOR.match(q):
-        return Relation("abbreviation", (_words(m.group("x")),))
+        letter = _LETTER.match(m.group("x"))
+        return Relation(
+            "abbreviation", ((letter.group(1).lower(),) if letter else _words(m.group("x")),)
+        )
+    if m := _SUPPOSED.match(q):
+        return Relation("definition", (_words(next(g for g in m.groups() if g)),), action=True)
     if m := _USED_FOR.match(q):  # "what is the if statement used for": "X is used for …"
         return Relation("definition", (_words(m.group("x")),), action=True)
     if m := _DEFINITION.match(q):
@@ -146,6 +164,8 @@ def _in_relation(rel: Relation, c: Stated) -> bool:
     already checked that it holds most of the question."""
     if c.kind == "list":
         return rel.kind == "definition" and rel.plural and _holds_anchor(rel, c.context)
+    if c.kind == "described" and rel.kind == "definition":  # "str.join(…)" / "Return …"
+        return _holds_anchor(rel, c.context)
     if c.kind == "continued":  # "X may …. It terminates …": X is the subject of both
         return rel.kind == "definition" and _defines(rel, c.context, verbish=True)
     sentence = c.text
@@ -211,7 +231,12 @@ def _defines(rel: Relation, sentence: str, *, verbish: bool = False) -> bool:
             j += 1  # "Rust’s char type is", "The pass statement does", "Box<T> allows"
         related = j < len(words) and words[j] in ("which", "that", "who")
         j += related
-        subject = all(w in _DETERMINERS or light_stem(w) in anchor for w in words[:i])
+        # the whole anchor is the subject ("The integer type is" does not define "the
+        # default integer type"), or the phrase just before "which"/"that"
+        before = stems[: i + 1] if not related else stems[max(0, i - 2 * len(core)) : i + 1]
+        whole = set(core) <= set(before)
+        subject = whole and all(w in _DETERMINERS or light_stem(w) in anchor for w in words[:i])
+        related = related and whole
         negated = words[j + 1 : j + 2] in (["t"], ["not"], ["never"])
         if (subject or related) and j < len(words) and _verb(words[j], verbish) and not negated:
             return True  # a definition says what X is or does, not what it cannot do
