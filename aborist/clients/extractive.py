@@ -160,7 +160,9 @@ def whole_sentences(paragraph: str) -> list[str]:
 class _Candidate:
     pointer_id: str
     order: int
-    kind: str  # sentence | lead (ends with ":") | list | continued ("It …" after X)
+    # sentence | lead (ends with ":") | list | continued ("It …" after X) | described (a
+    # subjectless description after its term) | paired ("The a stands for" after X)
+    kind: str
     text: str  # what is scored against the question
     context: str  # what the relation is looked for in (a list's heading and lead-in)
     keys: frozenset[str]
@@ -219,7 +221,10 @@ def _subjectless(sentence: str) -> bool:
 
 
 def _candidates(
-    evidence: tuple[tuple[str, str], ...], lists: bool, keywords: frozenset[str] = frozenset()
+    evidence: tuple[tuple[str, str], ...],
+    lists: bool,
+    keywords: frozenset[str] = frozenset(),
+    pairs: bool = False,
 ) -> list[_Candidate]:
     out: list[_Candidate] = []
 
@@ -248,9 +253,14 @@ def _candidates(
                 # "str.join(iterable)" / "Return a string …": the term is the subject
                 add(pid, "described", f"{term} {parts[0]}", term, (parts[0],))
             term = ""
-            for sentence in parts:
+            for k, sentence in enumerate(parts):
                 if _usable(sentence):
                     add(pid, "sentence", sentence, sentence, (sentence,))
+                    if pairs and k and _usable(parts[k - 1]):
+                        # "Arc<T> is a type like Rc<T> … The a stands for atomic": the
+                        # sentence before names what the letter is of
+                        add(pid, "paired", f"{parts[k - 1]} {sentence}", sentence,
+                            (parts[k - 1], sentence))  # fmt: skip
                     m = _PRONOUN.match(sentence)
                     if prev and m and _verb(m.group(1), True):
                         # "It terminates …" continues the sentence before it, across a
@@ -380,7 +390,12 @@ def extract(
     rel = question_relation(question)
     evidence, cue = _of_language(question, evidence)
     keywords = frozenset(named_keywords(question))
-    pool = _candidates(evidence, lists=rel.kind == "definition" and rel.plural, keywords=keywords)
+    pool = _candidates(
+        evidence,
+        lists=rel.kind == "definition" and rel.plural,
+        keywords=keywords,
+        pairs=rel.kind == "abbreviation" and len(rel.anchor[0]) == 1 and len(rel.anchor[0][0]) == 1,
+    )
     ranked, every = _ranked(question, pool, min_coverage, cue)
     lines: list[str] = []
     seen: set[str] = set()

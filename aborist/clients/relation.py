@@ -43,8 +43,8 @@ _STANDS_FOR = re.compile(
     re.IGNORECASE,
 )
 _SUPPOSED = re.compile(  # "what is __repr__ supposed to return": what X does
-    r"^what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<x>.+?)\s+(?:supposed|meant|expected)\s+to"
-    r"\s+[a-z]+$"
+    r"^what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<x>.+?)\s+(?P<frame>(?:supposed|meant|expected)\s+to"
+    r"\s+[a-z]+)$"
     r"|^what\s+(?:does|do)\s+(?P<y>.+?)\s+do\s+(?:when|if|to|with|on|for|after|once)\s.+$",
     re.IGNORECASE,
 )
@@ -147,8 +147,10 @@ def question_relation(question: str) -> Relation:
         return Relation(
             "abbreviation", ((letter.group(1).lower(),) if letter else _words(m.group("x")),)
         )
-    if m := _SUPPOSED.match(q):
-        return Relation("definition", (_words(next(g for g in m.groups() if g)),), action=True)
+    if m := _SUPPOSED.match(q):  # "supposed to return" asks what X does: a frame
+        frame = frozenset(light_stem(w) for w in _words(m.group("frame") or "") if w != "to")
+        x = m.group("x") or m.group("y")
+        return Relation("definition", (_words(x),), action=True, frame=frame)
     if m := _USED_FOR.match(q):  # "what is the if statement used for": "X is used for …"
         return Relation("definition", (_words(m.group("x")),), action=True)
     if m := _DEFINITION.match(q):
@@ -166,15 +168,15 @@ def _in_relation(rel: Relation, c: Stated) -> bool:
         return rel.kind == "definition" and rel.plural and _holds_anchor(rel, c.context)
     if c.kind == "described" and rel.kind == "definition":  # "str.join(…)" / "Return …"
         return _holds_anchor(rel, c.context)
+    if c.kind == "paired":  # the second sentence states it, the first names X
+        return rel.kind == "abbreviation" and _expands(rel, c.context)
     if c.kind == "continued":  # "X may …. It terminates …": X is the subject of both
         return rel.kind == "definition" and _defines(rel, c.context, verbish=True)
     sentence = c.text
     if rel.kind == "definition":
         return _defines(rel, sentence, verbish=rel.action)
-    if rel.kind == "abbreviation":  # "X stands for", "X, which is an abbreviation for"
-        phrase = r"\W+".join(re.escape(w) for w in rel.anchor[0])
-        expands = r"\W+(?:\w+\W+){0,3}?(?:stands\s+for|abbreviation\s+(?:for|of)|short\s+for)"
-        return re.search(rf"(?i)\b{phrase}{expands}", sentence) is not None
+    if rel.kind == "abbreviation":
+        return _expands(rel, sentence)
     if rel.kind == "count":
         return any(w.isdigit() or w in _NUMBER_WORDS for w in _words(sentence))
     if rel.kind == "cause":
@@ -186,6 +188,13 @@ def _in_relation(rel: Relation, c: Stated) -> bool:
         # defining either side answers "the difference between X and Y" too
         return any(_defines(Relation("definition", (part,)), sentence) for part in rel.anchor)
     return False
+
+
+def _expands(rel: Relation, sentence: str) -> bool:
+    """ "X stands for", "X, which is an abbreviation for", "X is short for"."""
+    phrase = r"\W+".join(re.escape(w) for w in rel.anchor[0])
+    expands = r"\W+(?:\w+\W+){0,3}?(?:stands\s+for|abbreviation\s+(?:for|of)|short\s+for)"
+    return re.search(rf"(?i)\b{phrase}{expands}", sentence) is not None
 
 
 def _core(anchor: tuple[str, ...]) -> list[str]:

@@ -29,6 +29,7 @@ from aborist.corpus.lexicon import content_keys, light_stem
 __all__ = [
     "CODE_KEYWORDS",
     "LANGUAGES",
+    "TRUNCATED_KEYWORDS",
     "identifiers",
     "main_language",
     "named_keywords",
@@ -55,6 +56,12 @@ LANGUAGES = frozenset(
      "swift", "scala", "perl", "php", "elixir", "erlang", "ocaml", "julia", "lua"}
 )  # fmt: skip
 
+#: Keywords of Python and Rust spelled as the start of the English word they stand for
+#: (``const``/constant, ``mut``/mutable, ``del``/deletion, ``impl``/implementation …):
+#: the keywords of both languages that are the first letters of such a word.
+TRUNCATED_KEYWORDS = frozenset(
+    {"def", "del", "const", "mut", "impl", "mod", "pub", "enum", "ref", "dyn", "priv", "async"}
+)  # fmt: skip
 _BEFORE_NAME = frozenset({"the", "a", "an", "between"})
 _AFTER_NAME = frozenset({"vs", "versus"})
 _OPERATOR = re.compile(r"[-+*/%=<>!&|^~@]+")
@@ -68,11 +75,15 @@ def identifiers(text: str) -> set[str]:
 
 
 def named_keywords(question: str) -> set[str]:
-    """The :data:`CODE_KEYWORDS` the question uses as names (see the module doc)."""
-    found = {w.lower() for w in _QUOTED.findall(question)} & CODE_KEYWORDS
-    raw = question.replace("?", " ").split()
-    words = [w.strip(",;:()").lower() for w in raw]
+    """The :data:`CODE_KEYWORDS` the question uses as names (see the module doc), and the
+    :data:`TRUNCATED_KEYWORDS` it names in quotes or after an article ("a const")."""
+    found = {w.lower() for w in _QUOTED.findall(question)} & (CODE_KEYWORDS | TRUNCATED_KEYWORDS)
+    raw = [w.strip(",;:()") for w in question.replace("?", " ").split()]
+    # "the A in Arc<T>": a capital A inside the question is a letter, not an article
+    words = [w.lower() if w != "A" or not i else "A" for i, w in enumerate(raw)]
     for i, w in enumerate(words):
+        if w in TRUNCATED_KEYWORDS and i and words[i - 1] in ("the", "a", "an"):
+            found.add(w)  # "with a const": the keyword, which a sentence may spell out
         if w not in CODE_KEYWORDS:
             continue
         before = words[i - 1] if i else ""
@@ -103,7 +114,21 @@ def text_keys(
     "is" or "and" is not one) or its section ``heading`` names (``The "for" statement``:
     the construct the section is about)."""
     named = keywords & (_coded(text) | _coded(heading)) if keywords else set()
-    return frozenset(content_keys(text) | identifiers(text) | named)
+    return frozenset(content_keys(text) | identifiers(text) | named | _spelled(text, keywords))
+
+
+def _spelled(text: str, keywords: frozenset[str]) -> set[str]:
+    """Those of the :data:`TRUNCATED_KEYWORDS` among ``keywords`` that a word of ``text``
+    holds or spells out: the keyword itself, or a word that starts with it and is at
+    least three letters longer ("constants" for ``const``, "deletion" for ``del``; not
+    "mutex" for ``mut``)."""
+    short = keywords & TRUNCATED_KEYWORDS
+    if not short:
+        return set()
+    words = {t.lower() for t in _TOKEN.findall(text)}
+    return {
+        k for k in short if any(w == k or (w.startswith(k) and len(w) >= len(k) + 3) for w in words)
+    }
 
 
 _CODE_SPAN = re.compile(r"[\"“`]([^\"“”`]{1,40})[\"”`]")
