@@ -66,6 +66,7 @@ from aborist.clients.relation import (
     _PRONOUN,
     _in_relation,
     _verb,
+    contrasts,
     question_relation,
 )
 from aborist.clients.terms import (
@@ -348,7 +349,11 @@ def _ranked(
         free = s.kind in ("sentence", "described")  # may answer outside the relation
         if (not related and not free) or not _holds_symbols(symbols, s):
             continue
-        related += related and s.kind == "list"
+        # a list, or a comparison stated in so many words or by defining a side, says
+        # more than a sentence that only mentions both sides with "but"
+        related += related and (
+            s.kind == "list" or (rel.kind == "comparison" and contrasts(rel, s))
+        )
         hits = [(i, p) for i, p in enumerate(pairwise(map(stemmed, tokens))) if p in pairs]
         adjacent = len({p for _, p in hits})
         first = hits[0][0] if hits else len(tokens)

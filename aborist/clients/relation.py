@@ -64,13 +64,23 @@ _LETTER = re.compile(r"^(?:the\s+)?(?:letter\s+)?[\"'`‘“]?([a-z])[\"'`’”
 _CAUSE = re.compile(r"^why\s+(?P<x>.+)$", re.IGNORECASE)
 _COMPARISON = re.compile(
     r"(?:difference|differences)\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$"
-    r"|^how\s+(?:does|do|is|are)\s+(?P<c>.+?)\s+differ\s+from\s+(?P<d>.+)$"
+    r"|^how\s+(?:does|do|is|are)\s+(?P<c>.+?)\s+(?:differ|different)\s+from\s+(?P<d>.+)$"
     r"|^(?P<e>.+?)\s+(?:vs\.?|versus)\s+(?P<f>.+)$",
     re.IGNORECASE,
 )
 _FRAME_WORDS = frozenset(
     light_stem(w)
-    for w in ("many", "number", "mean", "meant", "difference", "differ", "versus", "stand")
+    for w in (
+        "many",
+        "number",
+        "mean",
+        "meant",
+        "difference",
+        "differ",
+        "different",
+        "versus",
+        "stand",
+    )
 )
 _DEFINING_VERBS = frozenset(
     light_stem(w)
@@ -186,8 +196,28 @@ def _in_relation(rel: Relation, c: Stated) -> bool:
         if bool(a & c.keys) and bool(b & c.keys) and bool(_CONTRAST_CUE.search(sentence)):
             return True
         # defining either side answers "the difference between X and Y" too
-        return any(_defines(Relation("definition", (part,)), sentence) for part in rel.anchor)
+        return _defines_side(rel, sentence)
     return False
+
+
+def _defines_side(rel: Relation, sentence: str) -> bool:
+    """Whether ``sentence`` defines a side of comparison ``rel`` ("Statements are …")."""
+    return any(_defines(Relation("definition", (part,)), sentence) for part in rel.anchor)
+
+
+_STRONG_CONTRAST = re.compile(
+    r"\b(?:unlike|whereas|differ\w*|instead\s+of|rather\s+than|in\s+contrast|contrary)\b", re.I
+)
+
+
+def contrasts(rel: Relation, c: Stated) -> bool:
+    """Whether candidate ``c`` sets the two sides of comparison ``rel`` apart in so many
+    words ("Unlike a tuple, every element of an array …"), or defines one of them: more
+    than a sentence naming both with a "but" or a "than"."""
+    if _defines_side(rel, c.text):
+        return True
+    a, b = ({light_stem(w) for w in part if w not in STOPWORDS} for part in rel.anchor)
+    return bool(a & c.keys and b & c.keys and _STRONG_CONTRAST.search(c.text))
 
 
 def _expands(rel: Relation, sentence: str) -> bool:
