@@ -55,17 +55,15 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 from aborist.clients.base import ChatClient, ChatResult, Messages
+from aborist.clients.candidates import ABBREVIATIONS, Candidate, candidates, whole_sentences
 from aborist.clients.relation import (
     _FRAME_WORDS,
     _NUMBER_WORDS,
-    _PRONOUN,
     _in_relation,
-    _verb,
     contrasts,
     question_relation,
 )
@@ -77,7 +75,6 @@ from aborist.clients.terms import (
     qualifier_language,
     question_keys,
     stemmed,
-    text_keys,
 )
 from aborist.corpus.lexicon import STOPWORDS, light_stem
 from aborist.prompts import CANNOT_ANSWER, MODE_QUOTE, parse_messages
@@ -98,181 +95,8 @@ __all__ = [
 EXTRACTIVE_VERSION = "extractive/5"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
-MIN_SENTENCE_CHARS = 20
-MAX_SENTENCE_CHARS = 600
 CLOSEST_PREFIX = "Closest passages:"
-_DECORATION = re.compile(r"([*=#~^_-])\1{3,}")
 _WORD = re.compile(r"\w*[^\W_]\w*")  # identifiers whole, as in aborist.clients.terms
-_ENDS = re.compile(r"[.!?][\"'’”)\]]*$")  # a whole sentence, not a heading or a lead-in
-
-# ---------------------------------------------------------------------------------------
-# Whole sentences
-
-#: Lower-cased, without the final full stop; a full stop after one never ends a sentence
-#: ("etc." often does, so it is not here).
-ABBREVIATIONS = frozenset(
-    {
-        "e.g", "i.e", "cf", "vs", "viz", "approx", "ca", "al",
-        "mr", "mrs", "ms", "dr", "prof", "rev", "hon", "st", "mt", "ft", "jr", "sr",
-        "gen", "col", "lt", "sgt", "capt", "cmdr", "adm", "maj", "gov", "sen", "rep", "pres",
-        "no", "nos", "fig", "figs", "vol", "vols", "ch", "sec", "pp", "ed", "eds",
-        "inc", "ltd", "co", "corp", "dept", "univ", "assn", "bros",
-        "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-    }
-)  # fmt: skip
-_BOUNDARY = re.compile(r"[.!?][\"'’”)\]]*(?=\s+[\"'“‘(\[`*_]*[A-Z0-9])")
-_LAST_WORD = re.compile(r"([^\s(\[\"'“‘]+)$")
-_INITIAL = re.compile(r"^(?:[A-Z]\.)*[A-Z]$")
-_PAIRS = (("“", "”"), ("(", ")"), ("[", "]"))
-
-
-def _balanced(text: str) -> bool:
-    return text.count('"') % 2 == 0 and all(text.count(o) <= text.count(c) for o, c in _PAIRS)
-
-
-def _ends_sentence(head: str) -> bool:
-    """Whether the full stop that closes ``head`` ends a sentence (not an abbreviation)."""
-    m = _LAST_WORD.search(head[:-1]) if head.endswith(".") else None
-    if m is None:
-        return True
-    word = m.group(1)
-    return word.lower() not in ABBREVIATIONS and not _INITIAL.match(word)
-
-
-def whole_sentences(paragraph: str) -> list[str]:
-    """The sentences of one paragraph (no line break inside), closing quotes kept."""
-    out: list[str] = []
-    start = 0
-    for m in _BOUNDARY.finditer(paragraph):
-        if _ends_sentence(paragraph[start : m.start() + 1]) and _balanced(
-            paragraph[start : m.end()]
-        ):
-            out.append(paragraph[start : m.end()].strip())
-            start = m.end()
-    out.append(paragraph[start:].strip())
-    return [s for s in out if s]
-
-
-# ---------------------------------------------------------------------------------------
-# Candidates and scoring
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    pointer_id: str
-    order: int
-    # sentence | lead (ends with ":") | list | continued ("It …" after X) | described (a
-    # subjectless description after its term) | paired ("The a stands for" after X)
-    kind: str
-    text: str  # what is scored against the question
-    context: str  # what the relation is looked for in (a list's heading and lead-in)
-    keys: frozenset[str]
-    lines: tuple[str, ...]  # what the answer says
-    languages: frozenset[str] = frozenset()  # the languages its passage names
-
-
-_HEADING = re.compile(r"^[^\W\d_][\w\s'’“”\"`,&/?—–-]{0,79}$")  # a title, not code or a lead-in
-_ITEM_MAX_CHARS = 300
-
-
-def _usable(sentence: str, ends: re.Pattern[str] = _ENDS) -> bool:
-    return (
-        MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS
-        and "[E" not in sentence
-        and not _DECORATION.search(sentence)
-        and bool(ends.search(sentence))
-        and any(c.isalpha() for c in sentence)
-    )
-
-
-def _lists(lines: list[str], i: int) -> tuple[str, ...]:
-    """The item lines after lead-in line ``i``: one short whole sentence each."""
-    items: list[str] = []
-    for item in lines[i + 1 :]:
-        if len(item) > _ITEM_MAX_CHARS or len(whole_sentences(item)) != 1 or not _usable(item):
-            break
-        items.append(item)
-    return tuple(items) if len(items) >= 2 else ()
-
-
-_LEAD = re.compile(r":$")
-
-
-#: A line naming what the paragraph after it describes: a call signature such as
-#: ``str.join(iterable)`` or ``object.__init__(self[, ...])``.
-_SIGNATURE = re.compile(r"^[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)(?:\s*->\s*\S.*)?$")
-_GRAMMAR = re.compile(r"::=")  # a grammar rule between a term and its description
-#: The second word of a description that has no subject of its own: "Return a string …",
-#: "Called after the instance …", "Suspend the execution …".
-_SUBJECTLESS = frozenset(
-    {"a", "an", "the", "by", "after", "before", "when", "whenever", "if", "to", "from",
-     "with", "its", "their", "true", "false", "none", "whether", "each", "all"}
-)  # fmt: skip
-
-
-def _subjectless(sentence: str) -> bool:
-    words = sentence.split(maxsplit=2)
-    return (
-        len(words) == 3
-        and words[0].isalpha()
-        and words[0][0].isupper()
-        and words[0].lower() not in STOPWORDS
-        and words[1].strip("\"'“”`").lower() in _SUBJECTLESS
-    )
-
-
-def _candidates(
-    evidence: tuple[tuple[str, str], ...],
-    lists: bool,
-    keywords: frozenset[str] = frozenset(),
-    pairs: bool = False,
-) -> list[_Candidate]:
-    out: list[_Candidate] = []
-
-    def add(pid: str, kind: str, text: str, context: str, lines: tuple[str, ...]) -> None:
-        scored = f"{context} {' '.join(lines)}" if kind == "list" else text
-        keys = text_keys(scored, keywords, heading)
-        out.append(_Candidate(pid, len(out), kind, text, context, keys, lines, languages))
-
-    for pid, text in evidence:
-        languages = passage_languages(text)
-        lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
-        heading, prev, term = "", "", ""
-        for i, line in enumerate(lines):
-            parts = whole_sentences(line)
-            if _HEADING.match(line) and not _ENDS.search(line):
-                heading, prev, term = line, "", line
-                continue
-            if _SIGNATURE.match(line):
-                prev, term = "", line
-                continue
-            if _GRAMMAR.search(line):
-                continue
-            if lists and line.endswith(":") and (items := _lists(lines, i)):
-                add(pid, "list", parts[-1], f"{heading} {parts[-1]}", items)
-            if term and parts and _usable(parts[0]) and _subjectless(parts[0]):
-                # "str.join(iterable)" / "Return a string …": the term is the subject
-                add(pid, "described", f"{term} {parts[0]}", term, (parts[0],))
-            term = ""
-            for k, sentence in enumerate(parts):
-                if _usable(sentence):
-                    add(pid, "sentence", sentence, sentence, (sentence,))
-                    if pairs and k and _usable(parts[k - 1]):
-                        # "Arc<T> is a type like Rc<T> … The a stands for atomic": the
-                        # sentence before names what the letter is of
-                        add(pid, "paired", f"{parts[k - 1]} {sentence}", sentence,
-                            (parts[k - 1], sentence))  # fmt: skip
-                    m = _PRONOUN.match(sentence)
-                    if prev and m and _verb(m.group(1), True):
-                        # "It terminates …" continues the sentence before it, across a
-                        # paragraph break too: the two are answered together
-                        add(pid, "continued", f"{heading} {prev} {sentence}", prev,
-                            (prev, sentence))  # fmt: skip
-                elif _usable(sentence, _LEAD):  # "The if statement is used for …:"
-                    add(pid, "lead", sentence, sentence, (sentence,))
-                prev = sentence if _usable(sentence) else ""
-    return out
-
 
 #: Relations only a candidate stating them answers: a sentence without a number does not
 #: say how many, one without an expansion what X stands for, one without a cause why.
@@ -299,13 +123,13 @@ def _symbols(question: str) -> frozenset[str]:
     return frozenset(t for t in tokens if t != "-" and _OPERATOR.fullmatch(t))
 
 
-def _holds_symbols(symbols: frozenset[str], s: _Candidate) -> bool:
+def _holds_symbols(symbols: frozenset[str], s: Candidate) -> bool:
     return symbols <= set(_OPERATOR.findall(f"{s.text} {' '.join(s.lines)}"))
 
 
 def _ranked(
-    question: str, pool: list[_Candidate], min_coverage: float, corpus_cue: str | None = None
-) -> tuple[list[_Candidate], list[tuple[float, _Candidate]]]:
+    question: str, pool: list[Candidate], min_coverage: float, corpus_cue: str | None = None
+) -> tuple[list[Candidate], list[tuple[float, Candidate]]]:
     """The candidates at or above ``min_coverage``, best first, and every candidate with
     its coverage (for a refusal's closest passages). ``corpus_cue``: a language the
     question qualifies itself with that the evidence is of, not a word to hold."""
@@ -395,7 +219,7 @@ def extract(
     rel = question_relation(question)
     evidence, cue = _of_language(question, evidence)
     keywords = frozenset(named_keywords(question))
-    pool = _candidates(
+    pool = candidates(
         evidence,
         lists=rel.kind == "definition" and rel.plural,
         keywords=keywords,
@@ -420,7 +244,7 @@ def extract(
     return _refusal(every, max_sentences)
 
 
-def _refusal(every: list[tuple[float, _Candidate]], max_sentences: int) -> str:
+def _refusal(every: list[tuple[float, Candidate]], max_sentences: int) -> str:
     closest: list[str] = []
     for covered, s in sorted(every, key=lambda t: (-t[0], t[1].order)):
         if covered > 0 and s.pointer_id not in closest:
