@@ -120,6 +120,8 @@ _SIGNATURE = re.compile(r"^[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)(?:\s*->\s*\S
 _GRAMMAR = re.compile(r"::=")  # a grammar rule between a term and its description
 #: The second word of a description that has no subject of its own: "Return a string …",
 #: "Called after the instance …", "Suspend the execution …".
+#: A sentence opening with one of these continues the one before it.
+_CONNECTIVE = re.compile(r"^(?:Instead|Otherwise|In that case|As a result|Consequently),\s")
 _SUBJECTLESS = frozenset(
     {"a", "an", "the", "by", "after", "before", "when", "whenever", "if", "to", "from",
      "with", "its", "their", "true", "false", "none", "whether", "each", "all"}
@@ -147,6 +149,7 @@ def candidates(
 
     def add(pid: str, kind: str, text: str, context: str, lines: tuple[str, ...]) -> None:
         scored = f"{context} {' '.join(lines)}" if kind == "list" else text
+        scored = context if kind == "followed" else scored  # scored as the sentence before
         keys = text_keys(scored, keywords, heading)
         out.append(Candidate(pid, len(out), kind, text, context, keys, lines, languages))
 
@@ -178,6 +181,10 @@ def candidates(
                         # sentence before names what the letter is of
                         add(pid, "paired", f"{parts[k - 1]} {sentence}", sentence,
                             (parts[k - 1], sentence))  # fmt: skip
+                    if prev and _CONNECTIVE.match(sentence):
+                        # "… does not include checks. Instead, if overflow occurs, Rust
+                        # performs …": the second says what the first leads to
+                        add(pid, "followed", f"{prev} {sentence}", prev, (prev, sentence))
                     m = _PRONOUN.match(sentence)
                     if prev and m and _verb(m.group(1), True):
                         # "It terminates …" continues the sentence before it, across a

@@ -170,7 +170,7 @@ def _ranked(
         # any other sentence; a list, a lead-in or an "It …" sentence is only ever an
         # answer in relation
         related = int(_in_relation(rel, s))
-        free = s.kind in ("sentence", "described")  # may answer outside the relation
+        free = s.kind in ("sentence", "described", "followed")  # may answer outside it
         if (not related and not free) or not _holds_symbols(symbols, s):
             continue
         # a list, or a comparison stated in so many words or by defining a side, says

@@ -182,7 +182,7 @@ def _in_relation(rel: Relation, c: Stated) -> bool:
         return rel.kind == "abbreviation" and _expands(rel, c.context)
     if c.kind == "continued":  # "X may …. It terminates …": X is the subject of both
         return rel.kind == "definition" and _defines(rel, c.context, verbish=True)
-    sentence = c.text
+    sentence = c.context if c.kind == "followed" else c.text  # "X …. Instead, …": X states it
     if rel.kind == "definition":
         return _defines(rel, sentence, verbish=rel.action)
     if rel.kind == "abbreviation":

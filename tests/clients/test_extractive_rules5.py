@@ -210,3 +210,22 @@ def test_a_keyword_after_an_article_meets_the_word_it_abbreviates() -> None:
     assert "mut" in text_keys("A mutable reference.", frozenset({"mut"}))
     # without the article "del" is only itself: "deleted" does not spell it out
     assert "del" not in named_keywords("What does del do to a name?")
+
+
+def test_a_sentence_opening_with_instead_follows_the_one_it_continues() -> None:
+    evidence = (
+        (
+            "E1",
+            "In release mode, Rust does not include checks for integer overflow. "
+            "Instead, if overflow occurs, Rust performs wrapping.",
+        ),
+    )
+    answer = extract("What happens when an integer overflows in release mode?", evidence, MODE)
+    assert answer.splitlines() == [
+        "In release mode, Rust does not include checks for integer overflow. [E1]",
+        "Instead, if overflow occurs, Rust performs wrapping. [E1]",
+    ]
+    # the continuation is scored as the sentence it continues: its own words do not
+    # lift it over the gate (the two together hold "raised" and "used", neither alone)
+    other = (("E1", "A TypeError is raised for an unfilled slot. Otherwise, the list is used."),)
+    assert refused(extract("What is raise used for?", other, MODE))
