@@ -225,7 +225,8 @@ def test_a_sentence_opening_with_instead_follows_the_one_it_continues() -> None:
         "In release mode, Rust does not include checks for integer overflow. [E1]",
         "Instead, if overflow occurs, Rust performs wrapping. [E1]",
     ]
-    # the continuation is scored as the sentence it continues: its own words do not
-    # lift it over the gate (the two together hold "raised" and "used", neither alone)
+    # the continuation is scored as the sentence it continues: the two together hold
+    # "raised" and "used", but the pair is not an answer for it (the second sentence,
+    # holding the rarer word, answers alone)
     other = (("E1", "A TypeError is raised for an unfilled slot. Otherwise, the list is used."),)
-    assert refused(extract("What is raise used for?", other, MODE))
+    assert extract("What is raise used for?", other, MODE) == "Otherwise, the list is used. [E1]"
