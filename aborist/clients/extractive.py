@@ -22,7 +22,32 @@ X and Y" (both sides and a contrast cue, or a definition of either). For "what a
 a *list* stands in the relation too: a lead-in ending with ``:`` whose heading or own
 words hold X, followed by one-sentence item lines; the answer is then the items. An
 "It …" sentence is answered with the sentence before it. The table, with examples, is in
-docs/pipeline.md ("Extractive answerer").
+docs/pipeline.md ("Extractive answerer"). Frames: "what is X supposed to return" and
+"what does X do when …" ask what X does ("supposed to return" need not be repeated); "…
+in Python" qualifies the question, it is not part of X; "the A in X stand for" asks what
+the letter stands for; "how is X different from Y" is a comparison. A definition has the
+whole anchor as its subject ("The integer type is …" does not define "the default integer
+type"). A comparison stated in so many words (unlike, whereas, rather than) or by defining
+a side ranks above a sentence naming both sides with "but".
+
+**Candidates** (:mod:`aborist.clients.candidates`). Besides whole sentences, lists,
+lead-ins and "It …" sentences: a *described* term — a subjectless description ("Return a
+string …", "Called after the instance …") in the paragraph right after a call signature
+(``str.join(iterable)``) or a heading ("Await expression"), grammar rules in between
+skipped — has the term as its subject, so it defines it and is scored with it; for "what
+does the A in X stand for" a sentence "The a stands for …" is *paired* with the sentence
+before it, which names X; a sentence opening with "Instead," / "Otherwise," / "As a
+result," *follows* the one it continues and is answered after it (scored as that one).
+
+**Words and corpus** (:mod:`aborist.clients.terms`). Identifiers are whole keys
+(``__init__`` meets ``__init__``, never ``__init_subclass__``); a Python/Rust keyword that
+is an English function word (``else``, ``for``, ``is``, ``with`` …) is a key when the
+question names it as code (quoted, after an article, beside an operator), and a sentence
+holds it where it names it so too or its section heading does; a keyword named after an
+article meets the word it abbreviates (``a const`` / "constants"). A language the
+question names (of a fixed list) leaves out the passages naming another language but not
+it; when the question only qualifies itself with it ("… in Python") and more passages
+name it than any other, it is a cue, not a word a sentence must hold.
 
 **Order.** Every candidate covering at least :data:`MIN_COVERAGE` of the question's
 IDF-weighted content keys (question-frame words such as "many" or "difference" left out,
@@ -33,9 +58,10 @@ aside), then to the one where such a pair comes first, then to the one sharing m
 question's words (each weighted by its IDF among the evidence sentences), then to evidence
 order.
 
-**What no sentence sharing words passes.** When the question asks how many, why, or what
-X stands for, only a candidate stating that answers (a number, a cause cue, an
-expansion); when none does, the answerer refuses. An operator the question names as a
+**What no sentence sharing words passes.** When the question asks how many, why, what
+X stands for, or the difference between X and Y, only a candidate stating that answers (a
+number, a cause cue, an expansion, a contrast or a definition of a side); when none does,
+the answerer refuses. An operator the question names as a
 word of its own ("what does // do", "the ? operator") is invisible to the content keys,
 so a candidate that does not hold it is no answer.
 
