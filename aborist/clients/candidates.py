@@ -85,6 +85,7 @@ class Candidate:
     keys: frozenset[str]
     lines: tuple[str, ...]  # what the answer says
     languages: frozenset[str] = frozenset()  # the languages its passage names
+    glossed: frozenset[str] = frozenset()  # operators it names by their passage's gloss
 
 
 _HEADING = re.compile(r"^[^\W\d_][\w\s'’“”\"`,&/?—–-]{0,79}$")  # a title, not code or a lead-in
@@ -120,6 +121,9 @@ _SIGNATURE = re.compile(r"^[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)(?:\s*->\s*\S
 _GRAMMAR = re.compile(r"::=")  # a grammar rule between a term and its description
 #: The second word of a description that has no subject of its own: "Return a string …",
 #: "Called after the instance …", "Suspend the execution …".
+#: An operator glossed in its passage: ``The "%" (modulo) operator`` — the passage's
+#: later "the modulo operator" names "%".
+_GLOSS = re.compile(r"[\"“]([^\w\s\"“”]{1,3})[\"”]\s*\(([a-z][a-z -]{2,30})\)")
 #: A sentence opening with one of these continues the one before it.
 _CONNECTIVE = re.compile(r"^(?:Instead|Otherwise|In that case|As a result|Consequently),\s")
 _SUBJECTLESS = frozenset(
@@ -151,10 +155,13 @@ def candidates(
         scored = f"{context} {' '.join(lines)}" if kind == "list" else text
         scored = context if kind == "followed" else scored  # scored as the sentence before
         keys = text_keys(scored, keywords, heading)
-        out.append(Candidate(pid, len(out), kind, text, context, keys, lines, languages))
+        said = f"{text} {' '.join(lines)}".lower()
+        named = frozenset(sym for sym, word in glosses if re.search(rf"\b{word}\b", said))
+        out.append(Candidate(pid, len(out), kind, text, context, keys, lines, languages, named))
 
     for pid, text in evidence:
         languages = passage_languages(text)
+        glosses = {(sym, re.escape(word.lower())) for sym, word in _GLOSS.findall(text)}
         lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
         heading, prev, term = "", "", ""
         for i, line in enumerate(lines):

@@ -63,7 +63,8 @@ X stands for, or the difference between X and Y, only a candidate stating that a
 number, a cause cue, an expansion, a contrast or a definition of a side); when none does,
 the answerer refuses. An operator the question names as a
 word of its own ("what does // do", "the ? operator") is invisible to the content keys,
-so a candidate that does not hold it is no answer.
+so a candidate that does not hold it — or the word its passage glosses it with, ``"%"
+(modulo)`` — is no answer.
 
 **Refusal.** When no sentence covers :data:`MIN_COVERAGE` (or none passes the rules
 above), the answer is
@@ -150,7 +151,9 @@ def _symbols(question: str) -> frozenset[str]:
 
 
 def _holds_symbols(symbols: frozenset[str], s: Candidate) -> bool:
-    return symbols <= set(_OPERATOR.findall(f"{s.text} {' '.join(s.lines)}"))
+    """The operators are in the candidate, or named by the word its passage glosses them
+    with (``"%" (modulo)`` … "the modulo operator")."""
+    return symbols <= set(_OPERATOR.findall(f"{s.text} {' '.join(s.lines)}")) | s.glossed
 
 
 def _ranked(

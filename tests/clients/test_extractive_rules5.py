@@ -230,3 +230,18 @@ def test_a_sentence_opening_with_instead_follows_the_one_it_continues() -> None:
     # holding the rarer word, answers alone)
     other = (("E1", "A TypeError is raised for an unfilled slot. Otherwise, the list is used."),)
     assert extract("What is raise used for?", other, MODE) == "Otherwise, the list is used. [E1]"
+
+
+def test_an_operator_is_held_by_the_word_its_passage_glosses_it_with() -> None:
+    glossed = (
+        "E1",
+        'The "%" (modulo) operator yields the remainder. '
+        "The modulo operator always yields a result with the sign of its second operand.",
+    )
+    question = "What sign does the result of % have?"
+    assert extract(question, (glossed,), MODE).splitlines()[0] == (
+        "The modulo operator always yields a result with the sign of its second operand. [E1]"
+    )
+    # without the gloss in its passage, "modulo" does not name "%"
+    bare = ("E1", "The modulo operator always yields a result with the sign of its operand.")
+    assert refused(extract(question, (bare,), MODE))
