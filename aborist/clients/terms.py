@@ -14,6 +14,8 @@ are listed in docs/pipeline.md ("Extractive answerer") and in
   as a name: in quotes or backticks (``"else"``), after an article or "between" ("the
   else block", "a for loop", "between is and =="), before "vs"/"versus", or next to an
   operator ("is and ==").
+- **An example's placeholders are not keys**: "chained comparisons like a < b < c" asks
+  about chained comparisons; ``b`` and ``c`` need not be in the answer (``<`` must).
 - **A language the question names is a corpus cue** (:data:`LANGUAGES`): when a question
   names exactly one ("What does await do in Python?"), a passage that names another and
   not it is not evidence for it, and the name is not a word the answer must hold.
@@ -99,10 +101,19 @@ def named_keywords(question: str) -> set[str]:
     return found
 
 
+#: A code example the question gives of what it asks about — "chained comparisons like
+#: a < b < c": its one- or two-letter operands are placeholders and "like" introduces it;
+#: its operators stay words the answer must hold (aborist.clients.extractive._symbols).
+_EXAMPLE = re.compile(
+    r"(?i)\b(?:like|such\s+as|e\.g\.,?)\s+(?:\w{1,2}\s*[-+*/%=<>!&|^~@]+\s*)+\w{1,2}\b"
+)
+
+
 def question_keys(question: str) -> set[str]:
     """The question's keys: content keys, whole identifiers instead of their parts, and
-    the code keywords it names."""
+    the code keywords it names; an example's placeholders are not keys (:data:`_EXAMPLE`)."""
     plain = _TOKEN.sub(lambda m: " " if "_" in m.group(0) else m.group(0), question)
+    plain = _EXAMPLE.sub(" ", plain)
     return content_keys(plain) | identifiers(question) | named_keywords(question)
 
 

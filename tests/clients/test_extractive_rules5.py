@@ -245,3 +245,17 @@ def test_an_operator_is_held_by_the_word_its_passage_glosses_it_with() -> None:
     # without the gloss in its passage, "modulo" does not name "%"
     bare = ("E1", "The modulo operator always yields a result with the sign of its operand.")
     assert refused(extract(question, (bare,), MODE))
+
+
+def test_the_placeholders_of_an_example_are_not_words_to_hold() -> None:
+    assert question_keys("How do chained comparisons like a < b < c work?") == {
+        "chain",
+        "comparison",
+        "work",
+    }
+    evidence = (("E1", 'Comparisons can be chained, e.g., "x < y <= z" means "x < y and y <= z".'),)
+    question = "How do chained comparisons like a < b < c work?"
+    assert extract(question, evidence, MODE).endswith("[E1]")
+    # the example's operator is still one the answer must hold
+    without = (("E1", "Comparisons can be chained arbitrarily in an expression."),)
+    assert refused(extract(question, without, MODE))
