@@ -124,8 +124,11 @@ _GRAMMAR = re.compile(r"::=")  # a grammar rule between a term and its descripti
 #: An operator glossed in its passage: ``The "%" (modulo) operator`` — the passage's
 #: later "the modulo operator" names "%".
 _GLOSS = re.compile(r"[\"“]([^\w\s\"“”]{1,3})[\"”]\s*\(([a-z][a-z -]{2,30})\)")
-#: A sentence opening with one of these continues the one before it.
-_CONNECTIVE = re.compile(r"^(?:Instead|Otherwise|In that case|As a result|Consequently),\s")
+#: A sentence opening with one of these continues the one before it: what it leads to
+#: ("Instead, …") or how it is done ("By using leading dots …").
+_CONNECTIVE = re.compile(
+    r"^(?:(?:Instead|Otherwise|In that case|As a result|Consequently),|By [a-z]+ing)\s"
+)
 _SUBJECTLESS = frozenset(
     {"a", "an", "the", "by", "after", "before", "when", "whenever", "if", "to", "from",
      "with", "its", "their", "true", "false", "none", "whether", "each", "all"}

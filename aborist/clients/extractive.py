@@ -37,7 +37,8 @@ string …", "Called after the instance …") in the paragraph right after a cal
 skipped — has the term as its subject, so it defines it and is scored with it; for "what
 does the A in X stand for" a sentence "The a stands for …" is *paired* with the sentence
 before it, which names X; a sentence opening with "Instead," / "Otherwise," / "As a
-result," *follows* the one it continues and is answered after it (scored as that one).
+result," or "By <verb>ing" *follows* the one it continues and is answered after it
+(scored as that one).
 
 **Words and corpus** (:mod:`aborist.clients.terms`). Identifiers are whole keys
 (``__init__`` meets ``__init__``, never ``__init_subclass__``); a Python/Rust keyword that
@@ -90,6 +91,7 @@ from aborist.clients.candidates import ABBREVIATIONS, Candidate, candidates, who
 from aborist.clients.relation import (
     _FRAME_WORDS,
     _NUMBER_WORDS,
+    _QUALIFIER,
     _in_relation,
     contrasts,
     question_relation,
@@ -139,7 +141,9 @@ _SYMBOL_TRIM = "\"'`‘’“”()[],;:"
 
 
 def _frame_keys(question: str) -> set[str]:
-    return {light_stem(verb) for pattern, verb in _FRAMES if pattern.search(question)}
+    # "how do relative imports work in Python": the qualifier is not part of the frame
+    q = _QUALIFIER.sub("", question.strip().rstrip("?.! "))
+    return {light_stem(verb) for pattern, verb in _FRAMES if pattern.search(q)}
 
 
 def _symbols(question: str) -> frozenset[str]:

@@ -259,3 +259,21 @@ def test_the_placeholders_of_an_example_are_not_words_to_hold() -> None:
     # the example's operator is still one the answer must hold
     without = (("E1", "Comparisons can be chained arbitrarily in an expression."),)
     assert refused(extract(question, without, MODE))
+
+
+def test_how_it_works_in_a_language_and_a_by_sentence_says_how() -> None:
+    evidence = (
+        (
+            "E1",
+            "It is possible to make a relative import within the same package. "
+            "By using leading dots you can specify how high to traverse up.",
+        ),
+        ("E2", "Python packages are directories of modules."),
+    )
+    # "work" is the frame's verb with or without "in Python" after it; the "By using …"
+    # sentence says how, so it follows the sentence it continues
+    answer = extract("How do relative imports work in Python?", evidence, MODE)
+    assert answer.splitlines() == [
+        "It is possible to make a relative import within the same package. [E1]",
+        "By using leading dots you can specify how high to traverse up. [E1]",
+    ]
