@@ -121,6 +121,8 @@ _SIGNATURE = re.compile(r"^[A-Za-z_][\w.]*\((?:[^()]|\([^()]*\))*\)(?:\s*->\s*\S
 _GRAMMAR = re.compile(r"::=")  # a grammar rule between a term and its description
 #: The second word of a description that has no subject of its own: "Return a string …",
 #: "Called after the instance …", "Suspend the execution …".
+#: "This technique is …": a demonstrative and its noun stand for the sentence before.
+_DEMONSTRATIVE = re.compile(r"^(?:This|These|That|Such)\s+[a-z]+\s+([a-z]+)\b")
 #: An operator glossed in its passage: ``The "%" (modulo) operator`` — the passage's
 #: later "the modulo operator" names "%".
 _GLOSS = re.compile(r"[\"“]([^\w\s\"“”]{1,3})[\"”]\s*\(([a-z][a-z -]{2,30})\)")
@@ -195,8 +197,8 @@ def candidates(
                         # "… does not include checks. Instead, if overflow occurs, Rust
                         # performs …": the second says what the first leads to
                         add(pid, "followed", f"{prev} {sentence}", prev, (prev, sentence))
-                    m = _PRONOUN.match(sentence)
-                    if prev and m and _verb(m.group(1), True):
+                    opens = (_PRONOUN.match(sentence), _DEMONSTRATIVE.match(sentence))
+                    if prev and any(m and _verb(m.group(1), True) for m in opens):
                         # "It terminates …" continues the sentence before it, across a
                         # paragraph break too: the two are answered together
                         add(pid, "continued", f"{heading} {prev} {sentence}", prev,

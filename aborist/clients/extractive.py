@@ -38,7 +38,8 @@ skipped — has the term as its subject, so it defines it and is scored with it;
 does the A in X stand for" a sentence "The a stands for …" is *paired* with the sentence
 before it, which names X; a sentence opening with "Instead," / "Otherwise," / "As a
 result," or "By <verb>ing" *follows* the one it continues and is answered after it
-(scored as that one).
+(scored as that one); "This technique is …" continues the sentence before it as "It …"
+does, and the two give the reason a "why" question asks for when they hold a cause cue.
 
 **Words and corpus** (:mod:`aborist.clients.terms`). Identifiers are whole keys
 (``__init__`` meets ``__init__``, never ``__init_subclass__``); a Python/Rust keyword that

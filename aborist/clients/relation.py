@@ -181,6 +181,8 @@ def _in_relation(rel: Relation, c: Stated) -> bool:
     if c.kind == "paired":  # the second sentence states it, the first names X
         return rel.kind == "abbreviation" and _expands(rel, c.context)
     if c.kind == "continued":  # "X may …. It terminates …": X is the subject of both
+        if rel.kind == "cause":  # "… use move before the list. This technique is useful so
+            return bool(_CAUSE_CUE.search(c.text))  # that …": the two give the reason
         return rel.kind == "definition" and _defines(rel, c.context, verbish=True)
     sentence = c.context if c.kind == "followed" else c.text  # "X …. Instead, …": X states it
     if rel.kind == "definition":

@@ -277,3 +277,20 @@ def test_how_it_works_in_a_language_and_a_by_sentence_says_how() -> None:
         "It is possible to make a relative import within the same package. [E1]",
         "By using leading dots you can specify how high to traverse up. [E1]",
     ]
+
+
+def test_a_this_technique_sentence_gives_the_reason_for_the_one_before() -> None:
+    evidence = (
+        (
+            "E1",
+            "You can write the move keyword before the parameter list of a closure.\n"
+            "This technique is useful so that the new thread owns the data.",
+        ),
+    )
+    question = "Why would I write move before a closure's parameter list?"
+    assert extract(question, evidence, MODE).splitlines() == [
+        "You can write the move keyword before the parameter list of a closure. [E1]",
+        "This technique is useful so that the new thread owns the data. [E1]",
+    ]
+    # without the reason, the sentence naming the construct does not say why
+    assert refused(extract(question, (("E1", evidence[0][1].splitlines()[0]),), MODE))
