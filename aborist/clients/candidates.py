@@ -174,8 +174,8 @@ def candidates(
             if _HEADING.match(line) and not _ENDS.search(line):
                 heading, prev, term = line, "", line
                 continue
-            if _SIGNATURE.match(line):
-                prev, term = "", line
+            if _SIGNATURE.match(line):  # the name is the subject: "object.__del__ Called …"
+                prev, term = "", line.split("(", 1)[0]
                 continue
             if _GRAMMAR.search(line):
                 continue
