@@ -25,7 +25,8 @@ words hold X, followed by one-sentence item lines; the answer is then the items.
 docs/pipeline.md ("Extractive answerer"). Frames: "what is X supposed to return" and
 "what does X do when …" ask what X does ("supposed to return" need not be repeated); "…
 in Python" qualifies the question, it is not part of X; "the A in X stand for" asks what
-the letter stands for; "how is X different from Y" is a comparison. A definition has the
+the letter stands for; "how is X different from Y" is a comparison; "when would I use
+X" asks what X is used for; generic parameters ("Box<T>") are not part of the anchor. A definition has the
 whole anchor as its subject ("The integer type is …" does not define "the default integer
 type"). A comparison stated in so many words (unlike, whereas, rather than) or by defining
 a side ranks above a sentence naming both sides with "but".

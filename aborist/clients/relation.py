@@ -34,6 +34,12 @@ class Stated(Protocol):
 # ---------------------------------------------------------------------------------------
 # The question's relation
 
+_WHEN_USE = re.compile(
+    r"^(?:when|why)\s+(?:would|should|do|does|can|might)\s+(?:i|you|we|one)\s+(?:ever\s+)?use"
+    r"\s+(?:an?\s+|the\s+)?(?P<x>.+)$",
+    re.IGNORECASE,
+)
+_USE = frozenset({light_stem("use")})
 _USED_FOR = re.compile(
     r"^(?:what\s+(?:is|are)|how\s+(?:is|are))\s+(?:an?\s+|the\s+)?(?P<x>.+?)\s+used(?:\s+for)?$",
     re.IGNORECASE,
@@ -59,6 +65,7 @@ _COUNT = re.compile(r"^how\s+(?:many|much|long|big|large|old|often)\s+(?P<x>.+)$
 _QUALIFIER = re.compile(
     r"(?i)\s+in\s+(?:an?\s+)?(?:" + "|".join(sorted(LANGUAGES)) + r")(?:\s+(?:programs?|code))?$"
 )
+_GENERIC = re.compile(r"<[A-Z][\w, ]*>")  # a type's generic parameters
 #: "the A in Arc<T>": the letter is what stands for something
 _LETTER = re.compile(r"^(?:the\s+)?(?:letter\s+)?[\"'`‘“]?([a-z])[\"'`’”]?\s+in\s+\S", re.I)
 _CAUSE = re.compile(r"^why\s+(?P<x>.+)$", re.IGNORECASE)
@@ -141,6 +148,7 @@ def _words(text: str) -> tuple[str, ...]:
 def question_relation(question: str) -> Relation:
     """The relation the question asks for and its anchor (the table in the module doc)."""
     q = _QUALIFIER.sub("", " ".join(question.split()).rstrip("?.! "))
+    q = _GENERIC.sub("", q)  # "Box<T>" is the type Box: "Boxes allow …" defines it
     if m := _COMPARISON.search(q):
         a, b = (g for g in m.groups() if g is not None)
         return Relation("comparison", (_words(a), _words(b)))
@@ -161,6 +169,8 @@ def question_relation(question: str) -> Relation:
         frame = frozenset(light_stem(w) for w in _words(m.group("frame") or "") if w != "to")
         x = m.group("x") or m.group("y")
         return Relation("definition", (_words(x),), action=True, frame=frame)
+    if m := _WHEN_USE.match(q):  # "when would I use Box<T>": what X is used for
+        return Relation("definition", (_words(m.group("x")),), action=True, frame=_USE)
     if m := _USED_FOR.match(q):  # "what is the if statement used for": "X is used for …"
         return Relation("definition", (_words(m.group("x")),), action=True)
     if m := _DEFINITION.match(q):
@@ -226,7 +236,8 @@ def _expands(rel: Relation, sentence: str) -> bool:
     """ "X stands for", "X, which is an abbreviation for", "X is short for"."""
     phrase = r"\W+".join(re.escape(w) for w in rel.anchor[0])
     expands = r"\W+(?:\w+\W+){0,3}?(?:stands\s+for|abbreviation\s+(?:for|of)|short\s+for)"
-    return re.search(rf"(?i)\b{phrase}{expands}", sentence) is not None
+    generic = r"(?:<[\w, ]*>)?"  # "Rc<T>, which is an abbreviation for …"
+    return re.search(rf"(?i)\b{phrase}{generic}{expands}", sentence) is not None
 
 
 def _core(anchor: tuple[str, ...]) -> list[str]:
@@ -247,8 +258,10 @@ def _holds_anchor(rel: Relation, text: str) -> bool:
 
 
 def _verb(word: str, verbish: bool) -> bool:
+    if light_stem(word) in _DEFINING_VERBS:  # "allows", and "allow" after a plural subject
+        return True
     if not verbish:
-        return light_stem(word) in _DEFINING_VERBS
+        return False
     return word in _AUXILIARIES or (len(word) > 3 and word.endswith("s") and word[-2] != "s")
 
 

@@ -294,3 +294,25 @@ def test_a_this_technique_sentence_gives_the_reason_for_the_one_before() -> None
     ]
     # without the reason, the sentence naming the construct does not say why
     assert refused(extract(question, (("E1", evidence[0][1].splitlines()[0]),), MODE))
+
+
+def test_when_would_i_use_x_asks_what_x_is_used_for() -> None:
+    rel = question_relation("When would I use Box<T>?")
+    # the generic parameter is not part of the anchor; "use" is the frame's verb
+    assert (rel.kind, rel.anchor, rel.action, rel.frame) == (
+        "definition",
+        (("box",),),
+        True,
+        frozenset({"use"}),
+    )
+    evidence = (
+        ("E1", "Next, we put a value of type Box<T> in a listing of our own."),
+        ("E2", "Boxes allow you to store data on the heap rather than the stack."),
+    )
+    # "Boxes allow …": a plural subject takes the defining verb's base form
+    assert extract("When would I use Box<T>?", evidence, MODE) == (
+        "Boxes allow you to store data on the heap rather than the stack. [E2]"
+    )
+    # an abbreviation keeps its generic parameter in the sentence that expands it
+    rc = (("E1", "Rc<T>, which is an abbreviation for reference counting, counts owners."),)
+    assert extract("What does Rc<T> stand for?", rc, MODE).endswith("[E1]")
