@@ -26,10 +26,10 @@ docs/pipeline.md ("Extractive answerer"). Frames: "what is X supposed to return"
 "what does X do when …" ask what X does ("supposed to return" need not be repeated); "…
 in Python" qualifies the question, it is not part of X; "the A in X stand for" asks what
 the letter stands for; "how is X different from Y" is a comparison; "when would I use
-X" asks what X is used for; generic parameters ("Box<T>") are not part of the anchor. A definition has the
-whole anchor as its subject ("The integer type is …" does not define "the default integer
-type"). A comparison stated in so many words (unlike, whereas, rather than) or by defining
-a side ranks above a sentence naming both sides with "but".
+X" asks what X is used for; generic parameters ("Box<T>") are not part of the anchor. A
+definition has the whole anchor as its subject ("The integer type is …" does not define
+"the default integer type"). A comparison stated in so many words (unlike, whereas,
+rather than) or by defining a side ranks above a sentence naming both sides with "but".
 
 **Candidates** (:mod:`aborist.clients.candidates`). Besides whole sentences, lists,
 lead-ins and "It …" sentences: a *described* term — a subjectless description ("Return a
@@ -92,6 +92,7 @@ from aborist.clients.base import ChatClient, ChatResult, Messages
 from aborist.clients.candidates import ABBREVIATIONS, Candidate, candidates, whole_sentences
 from aborist.clients.relation import (
     _FRAME_WORDS,
+    _GENERIC,
     _NUMBER_WORDS,
     _QUALIFIER,
     _in_relation,
@@ -180,7 +181,8 @@ def _ranked(
     n = len(pool)
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
     total = sum(idf.values())
-    q_words = _WORD.findall(question.lower())
+    # a type's generic parameters are not the question's words: "Box<T>" makes no (box, t)
+    q_words = _WORD.findall(_GENERIC.sub("", question).lower())
     words = set(q_words)
     pairs = {
         (stemmed(a), stemmed(b))

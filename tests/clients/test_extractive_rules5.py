@@ -316,3 +316,7 @@ def test_when_would_i_use_x_asks_what_x_is_used_for() -> None:
     # an abbreviation keeps its generic parameter in the sentence that expands it
     rc = (("E1", "Rc<T>, which is an abbreviation for reference counting, counts owners."),)
     assert extract("What does Rc<T> stand for?", rc, MODE).endswith("[E1]")
+    # the generic parameter makes no word pair of the question: "Box<T> is" does not
+    # outrank "The Box type is" for holding the pair (box, t)
+    pair = (("E1", "The Box type is a pointer."), ("E2", "Box<T> is a pointer type."))
+    assert extract("What is Box<T>?", pair, MODE).splitlines()[0].endswith("[E1]")
