@@ -50,7 +50,8 @@ holds it where it names it so too or its section heading does; a keyword named a
 article meets the word it abbreviates (``a const`` / "constants"). A language the
 question names (of a fixed list) leaves out the passages naming another language but not
 it; when the question only qualifies itself with it ("… in Python") and more passages
-name it than any other, it is a cue, not a word a sentence must hold.
+name it than any other, it is a cue, not a word a sentence must hold; otherwise a
+candidate must hold it. It is never weighed in the coverage.
 
 **Order.** Every candidate covering at least :data:`MIN_COVERAGE` of the question's
 IDF-weighted content keys (question-frame words such as "many" or "difference" left out,
@@ -164,14 +165,19 @@ def _holds_symbols(symbols: frozenset[str], s: Candidate) -> bool:
 
 
 def _ranked(
-    question: str, pool: list[Candidate], min_coverage: float, corpus_cue: str | None = None
+    question: str,
+    pool: list[Candidate],
+    min_coverage: float,
+    language: tuple[str, bool] = ("", True),
 ) -> tuple[list[Candidate], list[tuple[float, Candidate]]]:
     """The candidates at or above ``min_coverage``, best first, and every candidate with
-    its coverage (for a refusal's closest passages). ``corpus_cue``: a language the
-    question qualifies itself with that the evidence is of, not a word to hold."""
+    its coverage (for a refusal's closest passages). ``language``: the language the
+    question names and whether it is only a corpus cue (:func:`_of_language`); never a
+    word weighed in the coverage, it must otherwise be held by the candidate itself."""
     rel = question_relation(question)
     wanted = question_keys(question) - _FRAME_WORDS - rel.frame - _frame_keys(question)
-    wanted -= {corpus_cue}
+    wanted -= {language[0]}
+    required = "" if language[1] else language[0]
     symbols = _symbols(question)
     if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
         wanted -= {light_stem(w) for w in _NUMBER_WORDS}
@@ -198,6 +204,8 @@ def _ranked(
     for s, tokens, shared in zip(pool, pool_words, shared_words, strict=True):
         covered = sum(idf[k] for k in s.keys & wanted) / total
         every.append((covered, s))
+        if required and required not in s.keys:
+            continue  # "… in Java" over evidence not of Java: the sentence must say Java
         if covered < min_coverage and not (
             # "the difference between X and Y": defining one side holds half the question
             rel.kind == "comparison" and covered >= min_coverage / 2 and _in_relation(rel, s)
@@ -230,18 +238,19 @@ def _ranked(
 
 def _of_language(
     question: str, evidence: tuple[tuple[str, str], ...]
-) -> tuple[tuple[tuple[str, str], ...], str | None]:
+) -> tuple[tuple[tuple[str, str], ...], tuple[str, bool]]:
     """The evidence for a question naming one language (a passage naming another and not
-    it is left out), and that language when the question only qualifies itself with it
-    ("… in Python") and the evidence is of it (more passages name it than any other)."""
+    it is left out), the language, and whether it is only a corpus cue: the question only
+    qualifies itself with it ("… in Python") and the evidence is of it (more passages name
+    it than any other). Else a candidate must hold the language itself."""
     language = named_language(question)
     if language is None:
-        return evidence, None
+        return evidence, ("", True)
     main = main_language([t for _, t in evidence])
     kept = tuple(
         (p, t) for p, t in evidence if language in (named := passage_languages(t)) or not named
     )
-    return kept, language if main == language and qualifier_language(question) else None
+    return kept, (language, main == language and qualifier_language(question) is not None)
 
 
 def extract(
@@ -254,7 +263,7 @@ def extract(
 ) -> str:
     """The extractive answer for ``question`` over ``(pointer_id, text)`` evidence."""
     rel = question_relation(question)
-    evidence, cue = _of_language(question, evidence)
+    evidence, language = _of_language(question, evidence)
     keywords = frozenset(named_keywords(question))
     pool = candidates(
         evidence,
@@ -262,7 +271,7 @@ def extract(
         keywords=keywords,
         pairs=rel.kind == "abbreviation" and len(rel.anchor[0]) == 1 and len(rel.anchor[0][0]) == 1,
     )
-    ranked, every = _ranked(question, pool, min_coverage, cue)
+    ranked, every = _ranked(question, pool, min_coverage, language)
     lines: list[str] = []
     seen: set[str] = set()
     for s in ranked:

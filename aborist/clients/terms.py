@@ -18,7 +18,9 @@ are listed in docs/pipeline.md ("Extractive answerer") and in
   about chained comparisons; ``b`` and ``c`` need not be in the answer (``<`` must).
 - **A language the question names is a corpus cue** (:data:`LANGUAGES`): when a question
   names exactly one ("What does await do in Python?"), a passage that names another and
-  not it is not evidence for it, and the name is not a word the answer must hold.
+  not it is not evidence for it; the name is never weighed in the coverage, and is a
+  word the answer must hold unless the question only qualifies itself with it ("… in
+  Python") and the evidence is of it.
 """
 
 from __future__ import annotations

@@ -320,3 +320,17 @@ def test_when_would_i_use_x_asks_what_x_is_used_for() -> None:
     # outrank "The Box type is" for holding the pair (box, t)
     pair = (("E1", "The Box type is a pointer."), ("E2", "Box<T> is a pointer type."))
     assert extract("What is Box<T>?", pair, MODE).splitlines()[0].endswith("[E1]")
+
+
+def test_a_language_is_never_weighed_in_the_coverage() -> None:
+    # the evidence is of Python, not Java: "Java" must be in the answer itself, and a
+    # sentence that holds it but nothing else of the question is no answer
+    evidence = (
+        ("E1", "Python passes self to __init__ and __init__ returns None."),
+        ("E2", "Python extension modules may be written in C or Java."),
+        ("E3", "Python objects are created by __new__."),
+    )
+    assert refused(extract("What is __init__ supposed to return in Java?", evidence, MODE))
+    java = (*evidence, ("E4", "In Java and Python alike, __init__ returns nothing."))
+    answer = extract("What is __init__ supposed to return in Java?", java, MODE)
+    assert answer == "In Java and Python alike, __init__ returns nothing. [E4]"
