@@ -14,6 +14,9 @@ are listed in docs/pipeline.md ("Extractive answerer") and in
   as a name: in quotes or backticks (``"else"``), after an article or "between" ("the
   else block", "a for loop", "between is and =="), before "vs"/"versus", or next to an
   operator ("is and ==").
+- **A keyword that abbreviates a word** (:data:`TRUNCATED_KEYWORDS`: ``const``, ``mut``,
+  ``del`` …), named in quotes or after an article ("with a const"), is held by a word that
+  spells it out ("constants"; at least three letters more, so not "mutex" for ``mut``).
 - **An example's placeholders are not keys**: "chained comparisons like a < b < c" asks
   about chained comparisons; ``b`` and ``c`` need not be in the answer (``<`` must).
 - **A language the question names is a corpus cue** (:data:`LANGUAGES`): when a question
@@ -74,8 +77,7 @@ _QUOTED = re.compile(r"[\"'`‘“]([A-Za-z]+)[\"'`’”]")
 
 def identifiers(text: str) -> set[str]:
     """The identifiers of ``text`` with an underscore in them, lower-cased and whole."""
-    return {t.lower() for t in _TOKEN.findall(text) if "_" in t and not t.strip("_").isdigit()
-            and t.strip("_")}  # fmt: skip
+    return {t.lower() for t in _TOKEN.findall(text) if "_" in t and any(c.isalpha() for c in t)}
 
 
 def named_keywords(question: str) -> set[str]:
