@@ -20,9 +20,14 @@ span occurs in its corpus once emphasis marks and whitespace are normalized), an
 a malformed line, stops the run with exit 1. A full run also exits 1 when a target is
 missed.
 
-Usage: ``.venv/bin/python bench/extractive_eval.py [--data DIR] [--mode MODE] [--quick]
-[--show-misses]``; ``--quick`` answers six answerable and three unanswerable questions in
-claim-lattice mode and checks the same things (a few seconds after the ingest).
+``bench/data/extractive_questions_holdout.jsonl`` is a second set in the same format,
+written without reading the answerer's rules or the first set: run it with
+``--questions bench/data/extractive_questions_holdout.jsonl``.
+
+Usage: ``.venv/bin/python bench/extractive_eval.py [--data DIR] [--questions PATH]
+[--mode MODE] [--quick] [--show-misses]``; ``--quick`` answers six answerable and three
+unanswerable questions in claim-lattice mode and checks the same things (a few seconds
+after the ingest).
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ from ledger.engine import ledger_engine  # noqa: E402
 from ledger.store import Ledger  # noqa: E402
 
 QUESTIONS_PATH = ROOT / "bench" / "data" / "extractive_questions.jsonl"
+HOLDOUT_PATH = ROOT / "bench" / "data" / "extractive_questions_holdout.jsonl"
 DEFAULT_DATA = ROOT / ".." / "shared" / "data"
 SHARDS = ("rust-book", "python-reference")
 TARGET_GOLD = 0.80
@@ -102,12 +108,17 @@ def build(tmp: Path, rust_src: Path) -> tuple[Ledger, Path, dict[str, str]]:
     shards = tmp / "shards"
     ingest([tmp / "pyref"], "python-reference", shards_dir=shards, ledger=ledger)
     ingest([rust_src], "rust-book", shards_dir=shards, ledger=ledger)
+    return ledger, shards, corpus_texts(rust_src, pyref)
+
+
+def corpus_texts(rust_src: Path, pyref: list[tuple[str, str]]) -> dict[str, str]:
+    """Each shard's whole text, normalized, for :func:`check_gold`: the Rust book's
+    Markdown files and the (topic, text) pairs :func:`export_pyref` returned."""
     rust_text = " ".join(p.read_text(encoding="utf-8") for p in sorted(rust_src.glob("*.md")))
-    corpora = {
+    return {
         "python-reference": normalize(" ".join(body for _, body in pyref)),
         "rust-book": normalize(rust_text),
     }
-    return ledger, shards, corpora
 
 
 def answer_all(
@@ -158,6 +169,8 @@ def summarize(mode: str, rows: list[dict[str, Any]]) -> tuple[list[str], bool]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--questions", type=Path, default=QUESTIONS_PATH,
+                    help="the questions file (default: %(default)s)")  # fmt: skip
     ap.add_argument("--mode", choices=["both", "claim-lattice", "quote"], default="both")
     ap.add_argument("--quick", action="store_true", help="a few questions, one mode")
     ap.add_argument("--show-misses", action="store_true", help="print every answer missed")
@@ -167,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: the Rust book is not at {rust_src}", file=sys.stderr)
         return 1
     try:
-        questions = load_questions()
+        questions = load_questions(args.questions)
         pairs = load_pairs(PAIRS_PATH)
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)

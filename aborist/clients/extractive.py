@@ -22,17 +22,56 @@ X and Y" (both sides and a contrast cue, or a definition of either). For "what a
 a *list* stands in the relation too: a lead-in ending with ``:`` whose heading or own
 words hold X, followed by one-sentence item lines; the answer is then the items. An
 "It …" sentence is answered with the sentence before it. The table, with examples, is in
-docs/pipeline.md ("Extractive answerer").
+docs/pipeline.md ("Extractive answerer"). Frames: "what is X supposed to return" and
+"what does X do when …" ask what X does ("supposed to return" need not be repeated); "…
+in Python" qualifies the question, it is not part of X; "the A in X stand for" asks what
+the letter stands for; "how is X different from Y" is a comparison; "when would I use
+X" asks what X is used for; generic parameters ("Box<T>") are not part of the anchor. A
+definition has the whole anchor as its subject ("The integer type is …" does not define
+"the default integer type"). A comparison stated in so many words (unlike, whereas,
+rather than) or by defining a side ranks above a sentence naming both sides with "but".
+
+**Candidates** (:mod:`aborist.clients.candidates`). Besides whole sentences, lists,
+lead-ins and "It …" sentences: a *described* term — a subjectless description ("Return a
+string …", "Called after the instance …") in the paragraph right after a call signature
+(``str.join(iterable)``) or a heading ("Await expression"), grammar rules in between
+skipped — has the term as its subject, so it defines it and is scored with it; for "what
+does the A in X stand for" a sentence "The a stands for …" is *paired* with the sentence
+before it, which names X; a sentence opening with "Instead," / "Otherwise," / "As a
+result," or "By <verb>ing" *follows* the one it continues and is answered after it
+(scored as that one); "This technique is …" continues the sentence before it as "It …"
+does, and the two give the reason a "why" question asks for when they hold a cause cue.
+
+**Words and corpus** (:mod:`aborist.clients.terms`). Identifiers are whole keys
+(``__init__`` meets ``__init__``, never ``__init_subclass__``); a Python/Rust keyword that
+is an English function word (``else``, ``for``, ``is``, ``with`` …) is a key when the
+question names it as code (quoted, after an article, beside an operator), and a sentence
+holds it where it names it so too or its section heading does; a keyword named after an
+article meets the word it abbreviates (``a const`` / "constants"). A language the
+question names (of a fixed list) leaves out the passages naming another language but not
+it; when the question only qualifies itself with it ("… in Python") and more passages
+name it than any other, it is a cue, not a word a sentence must hold; otherwise a
+candidate must hold it. It is never weighed in the coverage.
 
 **Order.** Every candidate covering at least :data:`MIN_COVERAGE` of the question's
-IDF-weighted content keys (question-frame words such as "many" or "difference" left out)
-is ranked: those in the question's relation first; then by coverage; ties go to the
+IDF-weighted content keys (question-frame words such as "many" or "difference" left out,
+and the verb of "what happens …" and "how does X work") is ranked: those in the
+question's relation first; then by coverage; ties go to the
 sentence holding more of the question's adjacent word pairs (pairs of two stopwords
 aside), then to the one where such a pair comes first, then to the one sharing more of the
 question's words (each weighted by its IDF among the evidence sentences), then to evidence
 order.
 
-**Refusal.** When no sentence covers :data:`MIN_COVERAGE`, the answer is
+**What no sentence sharing words passes.** When the question asks how many, why, what
+X stands for, or the difference between X and Y, only a candidate stating that answers (a
+number, a cause cue, an expansion, a contrast or a definition of a side); when none does,
+the answerer refuses. An operator the question names as a
+word of its own ("what does // do", "the ? operator") is invisible to the content keys,
+so a candidate that does not hold it — or the word its passage glosses it with, ``"%"
+(modulo)`` — is no answer.
+
+**Refusal.** When no sentence covers :data:`MIN_COVERAGE` (or none passes the rules
+above), the answer is
 :data:`~aborist.prompts.CANNOT_ANSWER` followed by one line naming the closest passages
 (the pointers of the best-covering sentences, at most :data:`MAX_SENTENCES`):
 ``Closest passages: [E2] [E5]``. The verifier labels it ``UNGROUNDED`` (neither line is a
@@ -47,20 +86,30 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 from aborist.clients.base import ChatClient, ChatResult, Messages
+from aborist.clients.candidates import ABBREVIATIONS, Candidate, candidates, whole_sentences
 from aborist.clients.relation import (
     _FRAME_WORDS,
+    _GENERIC,
     _NUMBER_WORDS,
-    _PRONOUN,
+    _QUALIFIER,
     _in_relation,
-    _verb,
+    contrasts,
     question_relation,
 )
-from aborist.corpus.lexicon import STOPWORDS, content_keys, light_stem
+from aborist.clients.terms import (
+    main_language,
+    named_keywords,
+    named_language,
+    passage_languages,
+    qualifier_language,
+    question_keys,
+    stemmed,
+)
+from aborist.corpus.lexicon import STOPWORDS, light_stem
 from aborist.prompts import CANNOT_ANSWER, MODE_QUOTE, parse_messages
 
 __all__ = [
@@ -76,145 +125,60 @@ __all__ = [
     "whole_sentences",
 ]
 
-EXTRACTIVE_VERSION = "extractive/3"
+EXTRACTIVE_VERSION = "extractive/5"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
-MIN_SENTENCE_CHARS = 20
-MAX_SENTENCE_CHARS = 600
 CLOSEST_PREFIX = "Closest passages:"
-_DECORATION = re.compile(r"([*=#~^_-])\1{3,}")
-_WORD = re.compile(r"[^\W_]+")
-_ENDS = re.compile(r"[.!?][\"'’”)\]]*$")  # a whole sentence, not a heading or a lead-in
+_WORD = re.compile(r"\w*[^\W_]\w*")  # identifiers whole, as in aborist.clients.terms
 
-# ---------------------------------------------------------------------------------------
-# Whole sentences
-
-#: Lower-cased, without the final full stop; a full stop after one never ends a sentence
-#: ("etc." often does, so it is not here).
-ABBREVIATIONS = frozenset(
-    {
-        "e.g", "i.e", "cf", "vs", "viz", "approx", "ca", "al",
-        "mr", "mrs", "ms", "dr", "prof", "rev", "hon", "st", "mt", "ft", "jr", "sr",
-        "gen", "col", "lt", "sgt", "capt", "cmdr", "adm", "maj", "gov", "sen", "rep", "pres",
-        "no", "nos", "fig", "figs", "vol", "vols", "ch", "sec", "pp", "ed", "eds",
-        "inc", "ltd", "co", "corp", "dept", "univ", "assn", "bros",
-        "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-    }
-)  # fmt: skip
-_BOUNDARY = re.compile(r"[.!?][\"'’”)\]]*(?=\s+[\"'“‘(\[`*_]*[A-Z0-9])")
-_LAST_WORD = re.compile(r"([^\s(\[\"'“‘]+)$")
-_INITIAL = re.compile(r"^(?:[A-Z]\.)*[A-Z]$")
-_PAIRS = (("“", "”"), ("(", ")"), ("[", "]"))
+#: Relations only a candidate stating them answers: a sentence without a number does not
+#: say how many, one without an expansion what X stands for, one without a cause why.
+_CLOSED = frozenset({"count", "abbreviation", "cause", "comparison"})
+#: Question frames whose verb asks for what follows, not for itself: "what happens if …"
+#: (a consequence), "how does X work" (a mechanism); an answer need not repeat the verb.
+_FRAMES = (
+    (re.compile(r"(?i)\bwhat\s+(?:happens|happened|(?:will|would|could)\s+happen)\b"), "happen"),
+    (re.compile(r"(?i)^how\s+(?:does|do|did|would|will|can)\s.+\swork\W*$"), "work"),
+)
+_OPERATOR = re.compile(r"[-+*/%=<>!&|^~?@]+")
+_SYMBOL_TRIM = "\"'`‘’“”()[],;:"
 
 
-def _balanced(text: str) -> bool:
-    return text.count('"') % 2 == 0 and all(text.count(o) <= text.count(c) for o, c in _PAIRS)
+def _frame_keys(question: str) -> set[str]:
+    # "how do relative imports work in Python": the qualifier is not part of the frame
+    q = _QUALIFIER.sub("", question.strip().rstrip("?.! "))
+    return {light_stem(verb) for pattern, verb in _FRAMES if pattern.search(q)}
 
 
-def _ends_sentence(head: str) -> bool:
-    """Whether the full stop that closes ``head`` ends a sentence (not an abbreviation)."""
-    m = _LAST_WORD.search(head[:-1]) if head.endswith(".") else None
-    if m is None:
-        return True
-    word = m.group(1)
-    return word.lower() not in ABBREVIATIONS and not _INITIAL.match(word)
+def _symbols(question: str) -> frozenset[str]:
+    """The operators the question names as words of their own ("what does // do", "the ?
+    operator", "is and =="): no content key holds them, so an answer must (a lone "-" is
+    a dash, and the closing question mark is not asked about)."""
+    tokens = (t.strip(_SYMBOL_TRIM) for t in question.strip().rstrip("?.! ").split())
+    return frozenset(t for t in tokens if t != "-" and _OPERATOR.fullmatch(t))
 
 
-def whole_sentences(paragraph: str) -> list[str]:
-    """The sentences of one paragraph (no line break inside), closing quotes kept."""
-    out: list[str] = []
-    start = 0
-    for m in _BOUNDARY.finditer(paragraph):
-        if _ends_sentence(paragraph[start : m.start() + 1]) and _balanced(
-            paragraph[start : m.end()]
-        ):
-            out.append(paragraph[start : m.end()].strip())
-            start = m.end()
-    out.append(paragraph[start:].strip())
-    return [s for s in out if s]
-
-
-# ---------------------------------------------------------------------------------------
-# Candidates and scoring
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    pointer_id: str
-    order: int
-    kind: str  # sentence | lead (ends with ":") | list | continued ("It …" after X)
-    text: str  # what is scored against the question
-    context: str  # what the relation is looked for in (a list's heading and lead-in)
-    keys: frozenset[str]
-    lines: tuple[str, ...]  # what the answer says
-
-
-_HEADING = re.compile(r"^[^\W\d_][\w\s'’“”\"`,&/?—–-]{0,79}$")  # a title, not code or a lead-in
-_ITEM_MAX_CHARS = 300
-
-
-def _usable(sentence: str, ends: re.Pattern[str] = _ENDS) -> bool:
-    return (
-        MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS
-        and "[E" not in sentence
-        and not _DECORATION.search(sentence)
-        and bool(ends.search(sentence))
-        and any(c.isalpha() for c in sentence)
-    )
-
-
-def _lists(lines: list[str], i: int) -> tuple[str, ...]:
-    """The item lines after lead-in line ``i``: one short whole sentence each."""
-    items: list[str] = []
-    for item in lines[i + 1 :]:
-        if len(item) > _ITEM_MAX_CHARS or len(whole_sentences(item)) != 1 or not _usable(item):
-            break
-        items.append(item)
-    return tuple(items) if len(items) >= 2 else ()
-
-
-_LEAD = re.compile(r":$")
-
-
-def _candidates(evidence: tuple[tuple[str, str], ...], lists: bool) -> list[_Candidate]:
-    out: list[_Candidate] = []
-
-    def add(pid: str, kind: str, text: str, context: str, lines: tuple[str, ...]) -> None:
-        keys = frozenset(content_keys(f"{context} {' '.join(lines)}" if kind == "list" else text))
-        out.append(_Candidate(pid, len(out), kind, text, context, keys, lines))
-
-    for pid, text in evidence:
-        lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
-        heading, prev = "", ""
-        for i, line in enumerate(lines):
-            parts = whole_sentences(line)
-            if _HEADING.match(line) and not _ENDS.search(line):
-                heading, prev = line, ""
-                continue
-            if lists and line.endswith(":") and (items := _lists(lines, i)):
-                add(pid, "list", parts[-1], f"{heading} {parts[-1]}", items)
-            for sentence in parts:
-                if _usable(sentence):
-                    add(pid, "sentence", sentence, sentence, (sentence,))
-                    m = _PRONOUN.match(sentence)
-                    if prev and m and _verb(m.group(1), True):
-                        # "It terminates …" continues the sentence before it, across a
-                        # paragraph break too: the two are answered together
-                        add(pid, "continued", f"{heading} {prev} {sentence}", prev,
-                            (prev, sentence))  # fmt: skip
-                elif _usable(sentence, _LEAD):  # "The if statement is used for …:"
-                    add(pid, "lead", sentence, sentence, (sentence,))
-                prev = sentence if _usable(sentence) else ""
-    return out
+def _holds_symbols(symbols: frozenset[str], s: Candidate) -> bool:
+    """The operators are in the candidate, or named by the word its passage glosses them
+    with (``"%" (modulo)`` … "the modulo operator")."""
+    return symbols <= set(_OPERATOR.findall(f"{s.text} {' '.join(s.lines)}")) | s.glossed
 
 
 def _ranked(
-    question: str, pool: list[_Candidate], min_coverage: float
-) -> tuple[list[_Candidate], list[tuple[float, _Candidate]]]:
+    question: str,
+    pool: list[Candidate],
+    min_coverage: float,
+    language: tuple[str, bool] = ("", True),
+) -> tuple[list[Candidate], list[tuple[float, Candidate]]]:
     """The candidates at or above ``min_coverage``, best first, and every candidate with
-    its coverage (for a refusal's closest passages)."""
+    its coverage (for a refusal's closest passages). ``language``: the language the
+    question names and whether it is only a corpus cue (:func:`_of_language`); never a
+    word weighed in the coverage, it must otherwise be held by the candidate itself."""
     rel = question_relation(question)
-    wanted = content_keys(question) - _FRAME_WORDS - rel.frame
+    wanted = question_keys(question) - _FRAME_WORDS - rel.frame - _frame_keys(question)
+    wanted -= {language[0]}
+    required = "" if language[1] else language[0]
+    symbols = _symbols(question)
     if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
         wanted -= {light_stem(w) for w in _NUMBER_WORDS}
     if not wanted or not pool:
@@ -223,10 +187,11 @@ def _ranked(
     n = len(pool)
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
     total = sum(idf.values())
-    q_words = _WORD.findall(question.lower())
+    # a type's generic parameters are not the question's words: "Box<T>" makes no (box, t)
+    q_words = _WORD.findall(_GENERIC.sub("", question).lower())
     words = set(q_words)
     pairs = {
-        (light_stem(a), light_stem(b))
+        (stemmed(a), stemmed(b))
         for a, b in pairwise(q_words)
         if not (a in STOPWORDS and b in STOPWORDS)
     }
@@ -239,6 +204,8 @@ def _ranked(
     for s, tokens, shared in zip(pool, pool_words, shared_words, strict=True):
         covered = sum(idf[k] for k in s.keys & wanted) / total
         every.append((covered, s))
+        if required and required not in s.keys:
+            continue  # "… in Java" over evidence not of Java: the sentence must say Java
         if covered < min_coverage and not (
             # "the difference between X and Y": defining one side holds half the question
             rel.kind == "comparison" and covered >= min_coverage / 2 and _in_relation(rel, s)
@@ -248,10 +215,15 @@ def _ranked(
         # any other sentence; a list, a lead-in or an "It …" sentence is only ever an
         # answer in relation
         related = int(_in_relation(rel, s))
-        if not related and s.kind != "sentence":
+        free = s.kind in ("sentence", "described", "followed")  # may answer outside it
+        if (not related and not free) or not _holds_symbols(symbols, s):
             continue
-        related += related and s.kind == "list"
-        hits = [(i, p) for i, p in enumerate(pairwise(map(light_stem, tokens))) if p in pairs]
+        # a list, or a comparison stated in so many words or by defining a side, says
+        # more than a sentence that only mentions both sides with "but"
+        related += related and (
+            s.kind == "list" or (rel.kind == "comparison" and contrasts(rel, s))
+        )
+        hits = [(i, p) for i, p in enumerate(pairwise(map(stemmed, tokens))) if p in pairs]
         adjacent = len({p for _, p in hits})
         first = hits[0][0] if hits else len(tokens)
         weight = round(sum(widf[w] for w in shared), 9)
@@ -259,7 +231,26 @@ def _ranked(
     scored.sort(key=lambda t: t[:6])
     if scored and scored[0][0] < 0:  # something states the relation: answer with that only
         scored = [t for t in scored if t[0] < 0]
+    elif rel.kind in _CLOSED:  # nothing says how many, why, or what X stands for
+        scored = []
     return [t[-1] for t in scored], every
+
+
+def _of_language(
+    question: str, evidence: tuple[tuple[str, str], ...]
+) -> tuple[tuple[tuple[str, str], ...], tuple[str, bool]]:
+    """The evidence for a question naming one language (a passage naming another and not
+    it is left out), the language, and whether it is only a corpus cue: the question only
+    qualifies itself with it ("… in Python") and the evidence is of it (more passages name
+    it than any other). Else a candidate must hold the language itself."""
+    language = named_language(question)
+    if language is None:
+        return evidence, ("", True)
+    main = main_language([t for _, t in evidence])
+    kept = tuple(
+        (p, t) for p, t in evidence if language in (named := passage_languages(t)) or not named
+    )
+    return kept, (language, main == language and qualifier_language(question) is not None)
 
 
 def extract(
@@ -272,8 +263,15 @@ def extract(
 ) -> str:
     """The extractive answer for ``question`` over ``(pointer_id, text)`` evidence."""
     rel = question_relation(question)
-    pool = _candidates(evidence, lists=rel.kind == "definition" and rel.plural)
-    ranked, every = _ranked(question, pool, min_coverage)
+    evidence, language = _of_language(question, evidence)
+    keywords = frozenset(named_keywords(question))
+    pool = candidates(
+        evidence,
+        lists=rel.kind == "definition" and rel.plural,
+        keywords=keywords,
+        pairs=rel.kind == "abbreviation" and len(rel.anchor[0]) == 1 and len(rel.anchor[0][0]) == 1,
+    )
+    ranked, every = _ranked(question, pool, min_coverage, language)
     lines: list[str] = []
     seen: set[str] = set()
     for s in ranked:
@@ -292,7 +290,7 @@ def extract(
     return _refusal(every, max_sentences)
 
 
-def _refusal(every: list[tuple[float, _Candidate]], max_sentences: int) -> str:
+def _refusal(every: list[tuple[float, Candidate]], max_sentences: int) -> str:
     closest: list[str] = []
     for covered, s in sorted(every, key=lambda t: (-t[0], t[1].order)):
         if covered > 0 and s.pointer_id not in closest:

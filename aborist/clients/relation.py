@@ -10,11 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from aborist.clients.terms import LANGUAGES
 from aborist.corpus.lexicon import STOPWORDS, light_stem
 
 __all__ = ["Relation", "Stated", "question_relation"]
 
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"\w*[^\W_]\w*")  # identifiers whole: "__init__", not "init"
 
 
 class Stated(Protocol):
@@ -33,12 +34,24 @@ class Stated(Protocol):
 # ---------------------------------------------------------------------------------------
 # The question's relation
 
+_WHEN_USE = re.compile(
+    r"^(?:when|why)\s+(?:would|should|do|does|can|might)\s+(?:i|you|we|one)\s+(?:ever\s+)?use"
+    r"\s+(?:an?\s+|the\s+)?(?P<x>.+)$",
+    re.IGNORECASE,
+)
+_USE = frozenset({light_stem("use")})
 _USED_FOR = re.compile(
     r"^(?:what\s+(?:is|are)|how\s+(?:is|are))\s+(?:an?\s+|the\s+)?(?P<x>.+?)\s+used(?:\s+for)?$",
     re.IGNORECASE,
 )
 _STANDS_FOR = re.compile(
     r"^what\s+(?:does|do|is)\s+(?P<x>.+?)\s+(?:stand\s+for|short\s+for|an\s+abbreviation\s+for)$",
+    re.IGNORECASE,
+)
+_SUPPOSED = re.compile(  # "what is __repr__ supposed to return": what X does
+    r"^what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<x>.+?)\s+(?P<frame>(?:supposed|meant|expected)\s+to"
+    r"\s+[a-z]+)$"
+    r"|^what\s+(?:does|do)\s+(?P<y>.+?)\s+do\s+(?:when|if|to|with|on|for|after|once)\s.+$",
     re.IGNORECASE,
 )
 _DEFINITION = re.compile(
@@ -48,16 +61,33 @@ _DEFINITION = re.compile(
     re.IGNORECASE,
 )
 _COUNT = re.compile(r"^how\s+(?:many|much|long|big|large|old|often)\s+(?P<x>.+)$", re.I)
+#: "… in Python", "… in a Rust program": which corpus is asked, not part of the anchor
+_QUALIFIER = re.compile(
+    r"(?i)\s+in\s+(?:an?\s+)?(?:" + "|".join(sorted(LANGUAGES)) + r")(?:\s+(?:programs?|code))?$"
+)
+_GENERIC = re.compile(r"<[A-Z][\w, ]*>")  # a type's generic parameters
+#: "the A in Arc<T>": the letter is what stands for something
+_LETTER = re.compile(r"^(?:the\s+)?(?:letter\s+)?[\"'`‘“]?([a-z])[\"'`’”]?\s+in\s+\S", re.I)
 _CAUSE = re.compile(r"^why\s+(?P<x>.+)$", re.IGNORECASE)
 _COMPARISON = re.compile(
     r"(?:difference|differences)\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$"
-    r"|^how\s+(?:does|do|is|are)\s+(?P<c>.+?)\s+differ\s+from\s+(?P<d>.+)$"
+    r"|^how\s+(?:does|do|is|are)\s+(?P<c>.+?)\s+(?:differ|different)\s+from\s+(?P<d>.+)$"
     r"|^(?P<e>.+?)\s+(?:vs\.?|versus)\s+(?P<f>.+)$",
     re.IGNORECASE,
 )
 _FRAME_WORDS = frozenset(
     light_stem(w)
-    for w in ("many", "number", "mean", "meant", "difference", "differ", "versus", "stand")
+    for w in (
+        "many",
+        "number",
+        "mean",
+        "meant",
+        "difference",
+        "differ",
+        "different",
+        "versus",
+        "stand",
+    )
 )
 _DEFINING_VERBS = frozenset(
     light_stem(w)
@@ -117,7 +147,8 @@ def _words(text: str) -> tuple[str, ...]:
 
 def question_relation(question: str) -> Relation:
     """The relation the question asks for and its anchor (the table in the module doc)."""
-    q = " ".join(question.split()).rstrip("?.! ")
+    q = _QUALIFIER.sub("", " ".join(question.split()).rstrip("?.! "))
+    q = _GENERIC.sub("", q)  # "Box<T>" is the type Box: "Boxes allow …" defines it
     if m := _COMPARISON.search(q):
         a, b = (g for g in m.groups() if g is not None)
         return Relation("comparison", (_words(a), _words(b)))
@@ -130,7 +161,16 @@ def question_relation(question: str) -> Relation:
     if m := _CAUSE.match(q):
         return Relation("cause", (_words(m.group("x")),))
     if m := _STANDS_FOR.match(q):
-        return Relation("abbreviation", (_words(m.group("x")),))
+        letter = _LETTER.match(m.group("x"))
+        return Relation(
+            "abbreviation", ((letter.group(1).lower(),) if letter else _words(m.group("x")),)
+        )
+    if m := _SUPPOSED.match(q):  # "supposed to return" asks what X does: a frame
+        frame = frozenset(light_stem(w) for w in _words(m.group("frame") or "") if w != "to")
+        x = m.group("x") or m.group("y")
+        return Relation("definition", (_words(x),), action=True, frame=frame)
+    if m := _WHEN_USE.match(q):  # "when would I use Box<T>": what X is used for
+        return Relation("definition", (_words(m.group("x")),), action=True, frame=_USE)
     if m := _USED_FOR.match(q):  # "what is the if statement used for": "X is used for …"
         return Relation("definition", (_words(m.group("x")),), action=True)
     if m := _DEFINITION.match(q):
@@ -146,15 +186,19 @@ def _in_relation(rel: Relation, c: Stated) -> bool:
     already checked that it holds most of the question."""
     if c.kind == "list":
         return rel.kind == "definition" and rel.plural and _holds_anchor(rel, c.context)
+    if c.kind == "described" and rel.kind == "definition":  # "str.join(…)" / "Return …"
+        return _holds_anchor(rel, c.context)
+    if c.kind == "paired":  # the second sentence states it, the first names X
+        return rel.kind == "abbreviation" and _expands(rel, c.context)
     if c.kind == "continued":  # "X may …. It terminates …": X is the subject of both
+        if rel.kind == "cause":  # "… use move before the list. This technique is useful so
+            return bool(_CAUSE_CUE.search(c.text))  # that …": the two give the reason
         return rel.kind == "definition" and _defines(rel, c.context, verbish=True)
-    sentence = c.text
+    sentence = c.context if c.kind == "followed" else c.text  # "X …. Instead, …": X states it
     if rel.kind == "definition":
         return _defines(rel, sentence, verbish=rel.action)
-    if rel.kind == "abbreviation":  # "X stands for", "X, which is an abbreviation for"
-        phrase = r"\W+".join(re.escape(w) for w in rel.anchor[0])
-        expands = r"\W+(?:\w+\W+){0,3}?(?:stands\s+for|abbreviation\s+(?:for|of)|short\s+for)"
-        return re.search(rf"(?i)\b{phrase}{expands}", sentence) is not None
+    if rel.kind == "abbreviation":
+        return _expands(rel, sentence)
     if rel.kind == "count":
         return any(w.isdigit() or w in _NUMBER_WORDS for w in _words(sentence))
     if rel.kind == "cause":
@@ -164,8 +208,36 @@ def _in_relation(rel: Relation, c: Stated) -> bool:
         if bool(a & c.keys) and bool(b & c.keys) and bool(_CONTRAST_CUE.search(sentence)):
             return True
         # defining either side answers "the difference between X and Y" too
-        return any(_defines(Relation("definition", (part,)), sentence) for part in rel.anchor)
+        return _defines_side(rel, sentence)
     return False
+
+
+def _defines_side(rel: Relation, sentence: str) -> bool:
+    """Whether ``sentence`` defines a side of comparison ``rel`` ("Statements are …")."""
+    return any(_defines(Relation("definition", (part,)), sentence) for part in rel.anchor)
+
+
+_STRONG_CONTRAST = re.compile(
+    r"\b(?:unlike|whereas|differ\w*|instead\s+of|rather\s+than|in\s+contrast|contrary)\b", re.I
+)
+
+
+def contrasts(rel: Relation, c: Stated) -> bool:
+    """Whether candidate ``c`` sets the two sides of comparison ``rel`` apart in so many
+    words ("Unlike a tuple, every element of an array …"), or defines one of them: more
+    than a sentence naming both with a "but" or a "than"."""
+    if _defines_side(rel, c.text):
+        return True
+    a, b = ({light_stem(w) for w in part if w not in STOPWORDS} for part in rel.anchor)
+    return bool(a & c.keys and b & c.keys and _STRONG_CONTRAST.search(c.text))
+
+
+def _expands(rel: Relation, sentence: str) -> bool:
+    """ "X stands for", "X, which is an abbreviation for", "X is short for"."""
+    phrase = r"\W+".join(re.escape(w) for w in rel.anchor[0])
+    expands = r"\W+(?:\w+\W+){0,3}?(?:stands\s+for|abbreviation\s+(?:for|of)|short\s+for)"
+    generic = r"(?:<[\w, ]*>)?"  # "Rc<T>, which is an abbreviation for …"
+    return re.search(rf"(?i)\b{phrase}{generic}{expands}", sentence) is not None
 
 
 def _core(anchor: tuple[str, ...]) -> list[str]:
@@ -186,8 +258,10 @@ def _holds_anchor(rel: Relation, text: str) -> bool:
 
 
 def _verb(word: str, verbish: bool) -> bool:
+    if light_stem(word) in _DEFINING_VERBS:  # "allows", and "allow" after a plural subject
+        return True
     if not verbish:
-        return light_stem(word) in _DEFINING_VERBS
+        return False
     return word in _AUXILIARIES or (len(word) > 3 and word.endswith("s") and word[-2] != "s")
 
 
@@ -211,7 +285,12 @@ def _defines(rel: Relation, sentence: str, *, verbish: bool = False) -> bool:
             j += 1  # "Rust’s char type is", "The pass statement does", "Box<T> allows"
         related = j < len(words) and words[j] in ("which", "that", "who")
         j += related
-        subject = all(w in _DETERMINERS or light_stem(w) in anchor for w in words[:i])
+        # the whole anchor is the subject ("The integer type is" does not define "the
+        # default integer type"), or the phrase just before "which"/"that"
+        before = stems[: i + 1] if not related else stems[max(0, i - 2 * len(core)) : i + 1]
+        whole = set(core) <= set(before)
+        subject = whole and all(w in _DETERMINERS or light_stem(w) in anchor for w in words[:i])
+        related = related and whole
         negated = words[j + 1 : j + 2] in (["t"], ["not"], ["never"])
         if (subject or related) and j < len(words) and _verb(words[j], verbish) and not negated:
             return True  # a definition says what X is or does, not what it cannot do

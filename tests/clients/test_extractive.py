@@ -25,14 +25,18 @@ from aborist.verify.verify import verify_answer
 from cli.main import cli
 from ledger.store import Ledger
 
+# Both under the section heading of the reference (a keyword the question names as code,
+# "a for loop", is held by the sentences of the section the heading names it in).
 FOR_LOOP = (
     (
         "E1",
+        'The "for" statement\n'
         'When "break" passes control out of a "try" statement with a "finally" clause, '
         'that "finally" clause is executed before really leaving the loop.',
     ),
     (
         "E2",
+        'The "for" statement\n'
         'When the iterator is exhausted, the suite in the "else" clause, if present, is '
         "executed, and the loop terminates.",
     ),
@@ -40,12 +44,24 @@ FOR_LOOP = (
 
 
 def test_word_pairs_break_ties_on_coverage() -> None:
-    # Both sentences cover every content word of the question (clause, loop, executed);
-    # only the second holds the pair "else clause", which is what the question asks about.
+    # Both sentences cover every content word of the question (default, clause, loop,
+    # executed); only the second holds the pair "default clause", which is what it asks about.
+    evidence = (
+        ("E1", "A clause of the loop is executed by default when the loop ends."),
+        ("E2", "The default clause is executed when the loop ends."),
+    )
+    answer = extract("When is the default clause of a loop executed?", evidence, "claim-lattice")
+    assert [line[-4:] for line in answer.splitlines()] == ["[E2]", "[E1]"]
+
+
+def test_a_keyword_the_question_names_must_be_held() -> None:
+    # "the else clause of a for loop": "else" and "for" are names here, not stopwords; the
+    # "finally" sentence holds "for" through its section heading but not "else"
     answer = extract("When is the else clause of a for loop executed?", FOR_LOOP, "claim-lattice")
-    lines = answer.splitlines()
-    assert lines[0].endswith("[E2]") and "iterator is exhausted" in lines[0]
-    assert lines[1].endswith("[E1]")
+    assert answer.splitlines() == [
+        'When the iterator is exhausted, the suite in the "else" clause, if present, is '
+        "executed, and the loop terminates. [E2]"
+    ]
 
 
 def test_rare_stopwords_outweigh_common_ones() -> None:
@@ -89,7 +105,7 @@ def test_same_prompt_same_bytes_through_the_client() -> None:
     first = ExtractiveClient().complete(messages)
     second = ExtractiveClient().complete(messages)
     assert first.text == second.text
-    assert first.model == "extractive/3"
+    assert first.model == "extractive/5"
     assert "iterator is exhausted" in first.text.splitlines()[0]
 
 
