@@ -1,0 +1,84 @@
+"""The extractive answerer's second held-out question set
+(bench/data/extractive_questions_holdout2.jsonl) parses with the benchmark's loader, every
+gold span is in its corpus by the benchmark's own checker, and no question repeats one of
+the other two sets."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "bench" / "extractive_eval.py"
+HOLDOUT2_PATH = ROOT / "bench" / "data" / "extractive_questions_holdout2.jsonl"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("extractive_eval", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("extractive_eval", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def questions(bench: ModuleType) -> list[object]:
+    if not HOLDOUT2_PATH.is_file():
+        pytest.skip(f"the second held-out set is not at {HOLDOUT2_PATH}")
+    return bench.load_questions(HOLDOUT2_PATH)  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def corpora(bench: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    rust_src = (ROOT / ".." / "shared" / "data" / "rust-book" / "src").resolve()
+    if not rust_src.is_dir():
+        pytest.skip(f"the Rust book is not at {rust_src}: gold spans cannot be checked")
+    pytest.importorskip("pydoc_data.topics", reason="this Python ships no pydoc_data")
+    pyref = bench.export_pyref(tmp_path_factory.mktemp("pyref"))
+    return bench.corpus_texts(rust_src, pyref)  # type: ignore[no-any-return]
+
+
+def test_the_second_holdout_set_parses_and_covers_both_corpora(questions: list) -> None:
+    by_shard: dict[str | None, int] = {}
+    for q in questions:
+        by_shard[q.shard] = by_shard.get(q.shard, 0) + 1
+    rust, python = by_shard.get("rust-book", 0), by_shard.get("python-reference", 0)
+    assert rust + python >= 50
+    assert min(rust, python) >= 25
+    assert by_shard.get(None, 0) >= 15
+    assert all(q.question.strip().endswith("?") for q in questions)
+    assert all(q.gold is None or q.gold.strip() for q in questions)
+
+
+def test_every_gold_span_of_the_second_set_is_in_its_corpus(
+    bench: ModuleType, questions: list, corpora: dict[str, str]
+) -> None:
+    assert bench.check_gold(questions, corpora) == []
+
+
+def test_a_gold_span_of_the_second_set_with_a_changed_word_is_reported(
+    bench: ModuleType, questions: list, corpora: dict[str, str]
+) -> None:
+    real = next(q for q in questions if q.shard == "python-reference")
+    changed = bench.Question(real.id, real.shard, real.question, real.gold + " zq")
+    assert bench.check_gold([changed], corpora) == [
+        f"{real.id}: gold {changed.gold!r} is not in python-reference"
+    ]
+
+
+def test_the_second_set_repeats_no_question_of_the_other_two(
+    bench: ModuleType, questions: list
+) -> None:
+    def texts(qs: list) -> set[str]:
+        return {" ".join(q.question.casefold().split()) for q in qs}
+
+    mine = texts(questions)
+    assert len(mine) == len(questions)
+    for path in (bench.QUESTIONS_PATH, bench.HOLDOUT_PATH):
+        assert mine & texts(bench.load_questions(path)) == set(), path.name
