@@ -14,7 +14,7 @@ recorded size, can be linked to the bundle's).
 2. ``events``: every payload hash and event hash recomputed (:mod:`ledger.envelope`), every
    event in the run's stream, ``stream_seq`` = 1..n, ``seq`` strictly increasing, the
    ``prev_hash`` link between events of consecutive ``seq``, and the run's end
-   (:mod:`aborist.audit.run_end`): its status is reported, and events that stop inside a
+   (:mod:`aborist.audit.checks.run_end`): its status is reported, and events that stop inside a
    transaction the pipeline commits whole (a labelled run without its
    ``qa.run_completed``) fail as truncated;
 3. ``inclusion``: every event's inclusion proof against the bundle's checkpoint root
@@ -23,7 +23,7 @@ recorded size, can be linked to the bundle's).
    equal roots at the same size, else a consistency proof linking the two sizes that holds
    with the *trusted* root;
 5. ``blob``: every blob hashes to its address, and every referenced blob is present;
-6. ``dag``: the run DAG recomputed from the events (:func:`aborist.audit.dags.check_run`);
+6. ``dag``: the run DAG recomputed from the events (:func:`aborist.audit.checks.dags.check_run`);
 7. ``deep``: the deterministic stages re-executed (:func:`aborist.audit.deep.reexecute_run`).
 
 What the bundle alone proves: the events are the ones the checkpoint commits to, and the
@@ -40,17 +40,17 @@ import binascii
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aborist.audit.blobs import referenced_blobs
 from aborist.audit.bundle_export import BUNDLE_FORMAT, export_run
 from aborist.audit.bundle_report import BUNDLE_CHECKS, BundleReport
-from aborist.audit.cache_binding import check_cache_binding
-from aborist.audit.dags import check_run
+from aborist.audit.checks.blobs import referenced_blobs
+from aborist.audit.checks.cache_binding import check_cache_binding
+from aborist.audit.checks.dags import check_run
+from aborist.audit.checks.evidence_link import run_evidence_link
+from aborist.audit.checks.run_end import run_end
+from aborist.audit.checks.run_events import RunEvents
 from aborist.audit.deep import reexecute_run
-from aborist.audit.evidence_link import run_evidence_link
 from aborist.audit.findings import Divergence, clip
 from aborist.audit.replay import parse_checkpoint
-from aborist.audit.run_end import run_end
-from aborist.audit.run_events import RunEvents
 from aborist.errors import BundleFormatError, InputError
 from aborist.events import run_stream
 from ledger import merkle
@@ -83,7 +83,7 @@ _INT_FIELDS = ("seq", "stream_seq", "type_version")
 
 
 class _BundleBlobs:
-    """The bundle's blobs as a :class:`aborist.audit.blobs.BlobSource` (no database)."""
+    """The bundle's blobs as a :class:`aborist.audit.checks.blobs.BlobSource` (no database)."""
 
     def __init__(self, blobs: Mapping[str, bytes]) -> None:
         self.blobs = blobs

@@ -9,7 +9,7 @@ import base64
 from collections.abc import Sequence
 from typing import Any
 
-from aborist.audit.blobs import referenced_blobs
+from aborist.audit.checks.blobs import referenced_blobs
 from aborist.errors import InputError
 from aborist.events import run_stream
 from ledger.errors import BlobNotFoundError

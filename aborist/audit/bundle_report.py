@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from aborist.audit.checks.run_end import RunEnd
 from aborist.audit.findings import Divergence, ReplayReport
-from aborist.audit.run_end import RunEnd
 
 __all__ = ["BUNDLE_CHECKS", "BundleReport"]
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from aborist.audit.blobs import (
+from aborist.audit.checks.blobs import (
     BLOB_FIELDS,
     EVIDENCE_STAGE,
     BlobRef,
@@ -40,9 +40,9 @@ from aborist.audit.blobs import (
     check_blob,
     referenced_blobs,
 )
+from aborist.audit.checks.run_events import RunEvents, as_run_events
 from aborist.audit.evidence_memo import EvidenceMemo, construct
 from aborist.audit.findings import Divergence, NotReexecuted, ReplayReport, VersionSkew, clip
-from aborist.audit.run_events import RunEvents, as_run_events
 from aborist.errors import AboristError
 from aborist.events import (
     AnswerLabelled,
@@ -63,7 +63,7 @@ from aborist.pipeline.render import RENDER_VERSION
 from aborist.pipeline.tail import TailInputs
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import DEFAULT_POLICY, VERIFIER_VERSION, policy_hash
-from aborist.verify.textcanon import CANONICALIZATION_VERSION
+from aborist.verify.text.textcanon import CANONICALIZATION_VERSION
 from aborist.verify.verify import Verdict
 from ledger.canonical import canonical_json
 from ledger.envelope import RecordedEvent
@@ -393,8 +393,8 @@ def reexecute_run(
     """Re-run ``run_id``'s deterministic stages and record what diverged in ``report``.
 
     ``source`` gives the blobs: the ledger, an export bundle's blobs with no database, or
-    replay's :class:`~aborist.audit.blobs.BlobCache`. ``events`` may be a
-    :class:`~aborist.audit.run_events.RunEvents` whose parsed payloads are shared with the
+    replay's :class:`~aborist.audit.checks.blobs.BlobCache`. ``events`` may be a
+    :class:`~aborist.audit.checks.run_events.RunEvents` whose parsed payloads are shared with the
     caller's other checks. ``memo`` shares the evidence objects built for earlier runs
     (replay passes one for the whole replay)."""
     _RunReplay(source, as_run_events(run_id, events), report, memo).run()

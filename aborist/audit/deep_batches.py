@@ -35,11 +35,11 @@ from typing import Any
 
 from sqlalchemy.engine import URL
 
-from aborist.audit.blobs import BlobCache, referenced_blobs
+from aborist.audit.checks.blobs import BlobCache, referenced_blobs
+from aborist.audit.checks.run_events import RunEvents
 from aborist.audit.deep import DEEP_EVENT_TYPES, reexecute_run
 from aborist.audit.evidence_memo import EvidenceMemo
 from aborist.audit.findings import Divergence, ReplayReport
-from aborist.audit.run_events import RunEvents
 from aborist.errors import AboristError
 from ledger.store import Ledger
 

@@ -8,20 +8,20 @@ page then feeds four checks:
    ``prev_hash`` links, gapless ``seq`` and stream positions); with ``since`` the suffix
    after that seq is checked, linked to the hash of the event at ``since``; recorded
    checkpoints, and a checkpoint the auditor kept (``checkpoint=``), are checked with a
-   consistency proof from their size to the current head (:mod:`aborist.audit.checkpoints`);
-2. each run's DAG (:mod:`aborist.audit.dags`), as soon as the run's last event passes,
+   consistency proof from their size to the current head (:mod:`aborist.audit.checks.checkpoints`);
+2. each run's DAG (:mod:`aborist.audit.checks.dags`), as soon as the run's last event passes,
    from the payload digests the chain computed;
 3. with ``deep``, each run's deterministic stages re-executed (:mod:`aborist.audit.deep`),
    a batch of finished runs at a time so that their blobs are read in one query, in this
    process or in a forked worker (:mod:`aborist.audit.deep_batches`);
 4. the projections, folded page by page into a scratch database and compared row for row
-   with the live tables (:mod:`aborist.audit.projections_check`).
+   with the live tables (:mod:`aborist.audit.checks.projections_check`).
 
 Checks 1 and 4, with the envelope check, can run on a pass of their own in a forked
-process (:mod:`aborist.audit.ledger_pass`) while this one checks the runs.
+process (:mod:`aborist.audit.checks.ledger_pass`) while this one checks the runs.
 
-A run's payloads are parsed once (:class:`~aborist.audit.run_events.RunEvents`) and shared
-by the DAG, blob and deep checks. Blobs are checked too (:mod:`aborist.audit.blobs`):
+A run's payloads are parsed once (:class:`~aborist.audit.checks.run_events.RunEvents`) and shared
+by the DAG, blob and deep checks. Blobs are checked too (:mod:`aborist.audit.checks.blobs`):
 every blob when the whole ledger is replayed, the blobs of the runs in scope otherwise.
 
 Each run is read through its history (:class:`~aborist.pipeline.history.RunHistory`): the
@@ -43,7 +43,7 @@ from contextlib import ExitStack, contextmanager
 from hashlib import sha256
 from typing import Any
 
-from aborist.audit.blobs import (
+from aborist.audit.checks.blobs import (
     BLOB_FIELDS,
     EVIDENCE_STAGE,
     BlobCache,
@@ -51,7 +51,7 @@ from aborist.audit.blobs import (
     check_blobs,
     referenced_blobs,
 )
-from aborist.audit.cache_binding import (
+from aborist.audit.checks.cache_binding import (
     CacheEntry,
     HitClaim,
     cache_entry,
@@ -59,21 +59,21 @@ from aborist.audit.cache_binding import (
     check_hit,
     hit_claim,
 )
-from aborist.audit.checkpoints import check_checkpoints, parse_checkpoint
-from aborist.audit.corpus_binding import CorpusRecords, check_corpus
-from aborist.audit.dags import TERMINAL_EVENTS, check_run, history_divergence
+from aborist.audit.checks.checkpoints import check_checkpoints, parse_checkpoint
+from aborist.audit.checks.corpus_binding import CorpusRecords, check_corpus
+from aborist.audit.checks.dags import TERMINAL_EVENTS, check_run, history_divergence
+from aborist.audit.checks.evidence_link import LINK_EVENT_TYPES, run_evidence_link
+from aborist.audit.checks.ledger_pass import RUN_PREFIX
+from aborist.audit.checks.ledger_pass import check_envelopes as _envelope
+from aborist.audit.checks.ledger_pass import ledger_wide as _ledger_wide
+from aborist.audit.checks.ledger_pass import ledger_wide_forked as _ledger_wide_forked
+from aborist.audit.checks.projections_check import ProjectionCheck, read_live
+from aborist.audit.checks.run_events import RunEvents
+from aborist.audit.checks.tiles_check import check_tiles
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
-from aborist.audit.evidence_link import LINK_EVENT_TYPES, run_evidence_link
 from aborist.audit.findings import KINDS, Divergence, ReplayReport
 from aborist.audit.forked import Forked, can_fork
-from aborist.audit.ledger_pass import RUN_PREFIX
-from aborist.audit.ledger_pass import check_envelopes as _envelope
-from aborist.audit.ledger_pass import ledger_wide as _ledger_wide
-from aborist.audit.ledger_pass import ledger_wide_forked as _ledger_wide_forked
-from aborist.audit.projections_check import ProjectionCheck, read_live
-from aborist.audit.run_events import RunEvents
-from aborist.audit.tiles_check import check_tiles
 from aborist.errors import InputError
 from aborist.events import (
     AnswerLabelled,
@@ -189,7 +189,7 @@ class _Replay:
         self.deep_batches = DeepBatches(self.report, BlobCache(ledger), EvidenceMemo())
         self.envelope = EnvelopeCheck()
         self.head, self.live_tables, self.live = read_live(ledger, run_id)
-        #: Each run's corpus against the ingests (:mod:`aborist.audit.corpus_binding`),
+        #: Each run's corpus against the ingests (:mod:`aborist.audit.checks.corpus_binding`),
         #: in every replay but the bench's bare chain-and-DAG pass.
         self.corpus = CorpusRecords(ledger, self.head[0]) if deep or blobs else None
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from aborist.audit.dags import check_run
+from aborist.audit.checks.dags import check_run
 from aborist.corpus.readers.model import describe_locator
 from aborist.events import (
     AnswerLabelled,

@@ -26,7 +26,7 @@ from aborist.verify.claims import parse_claims
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.inspect import CONTRADICTION_KINDS, SpanDiagnosis
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy
-from aborist.verify.textcanon import canonicalize
+from aborist.verify.text.textcanon import canonicalize
 from aborist.verify.units import extract_quotes, segment_prose, verbatim_in
 
 __all__ = [

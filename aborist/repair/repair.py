@@ -49,7 +49,7 @@ from aborist.repair.mechanical import (
 from aborist.verify.evidence import EvidenceObject, spotlight
 from aborist.verify.inspect import SpanDiagnosis, inspect_answer
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy, policy_hash
-from aborist.verify.textcanon import content_tokens, tokens
+from aborist.verify.text.textcanon import content_tokens, tokens
 from aborist.verify.units import best_coverage
 from aborist.verify.verify import Verdict, verify_answer
 from ledger.canonical import canonical_json, sha256_hex

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from aborist.verify.textcanon import canonicalize
+from aborist.verify.text.textcanon import canonicalize
 
 __all__ = [
     "PARSE_MALFORMED_POINTER",

@@ -9,7 +9,7 @@ Each evidence text becomes one :class:`EvidenceObject` with two identities:
   stable across runs and across reorderings, so the cache and the run DAG use it.
 
 The object also carries its canonical form and match form (see
-:mod:`aborist.verify.textcanon`), computed once at construction so that verifying many answers
+:mod:`aborist.verify.text.textcanon`), computed once at construction so that verifying many answers
 against the same evidence does not re-canonicalize 60 KB each time. Both are derived
 deterministically from ``text`` and are not part of equality.
 """
@@ -23,9 +23,10 @@ from functools import lru_cache
 from typing import Any
 
 from aborist.errors import InputError
-from aborist.verify import locality, textcanon
-from aborist.verify.locality import Passage, build_sentences
-from aborist.verify.textcanon import (
+from aborist.verify.rules import locality
+from aborist.verify.rules.locality import Passage, build_sentences
+from aborist.verify.text import textcanon
+from aborist.verify.text.textcanon import (
     canonical_tokens,
     canonicalize,
     content_tokens,
@@ -63,7 +64,7 @@ def clear_memo() -> None:
 @lru_cache(maxsize=1024)
 def _derived(text: str) -> tuple[str, str, tuple[str, ...], str, frozenset[str], Passage]:
     """Everything an evidence object derives from its text: sha256, canonical text, tokens,
-    match form, token set, sentence index (:class:`aborist.verify.locality.Passage`). A
+    match form, token set, sentence index (:class:`aborist.verify.rules.locality.Passage`). A
     pure function of the text, remembered for the last 1,024 texts: the same chunks come
     back run after run (a batch, ``replay --deep``), and tokenizing them again was most of
     a deep re-execution's time."""

@@ -32,7 +32,7 @@ partial_paraphrase                 >= 50 %                      reprompt     no
 no_overlap                         below that                   drop_line    yes
 =================================  ==========================  ==========  =====================
 
-A *contradiction* (:func:`aborist.verify.contradiction.contradiction`) is tested before any
+A *contradiction* (:func:`aborist.verify.rules.contradiction.contradiction`) is tested before any
 repair that keeps part of the span: a span that says the opposite of a sentence of the
 evidence is not an artifact to trim but a claim to drop (the rule is in that module).
 
@@ -52,13 +52,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aborist.verify.contradiction import contradiction
 from aborist.verify.evidence import EvidenceObject, spotlight
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy
-from aborist.verify.textcanon import canonicalize, content_tokens, match_form, token_spans, tokens
+from aborist.verify.rules.contradiction import contradiction
+from aborist.verify.rules.warrant import proper_nouns
+from aborist.verify.text.textcanon import (
+    canonicalize,
+    content_tokens,
+    match_form,
+    token_spans,
+    tokens,
+)
 from aborist.verify.units import GRADE_VERBATIM, best_coverage, extract_quotes, verbatim_in
 from aborist.verify.verify import VERIFIER_VERSION, Verdict
-from aborist.verify.warrant import proper_nouns
 
 __all__ = [
     "CONTRADICTION_KINDS",

@@ -15,7 +15,7 @@ the first failure stops the claim (later checks are recorded as ``skipped``):
 6. ``pointer_cap`` — more than ``max_pointers_per_claim`` citations are trimmed to the cap
    (objects ranked by claim tokens covered, ties by citation order) and check 5 is re-run
    on the trimmed set: pass with an advisory ``POINTER_TRIMMED``, or fail.
-7. ``anchor_warrant`` — :func:`aborist.verify.warrant.check_warrant` over the cited objects.
+7. ``anchor_warrant`` — :func:`aborist.verify.rules.warrant.check_warrant` over the cited objects.
 8. ``local_support`` — the claim is verbatim inside one passage of a cited object with its
    polarity, or one passage (or, clause by clause, one passage per clause) holds its
    words, anchors and polarity (:mod:`aborist.verify.support`); a claim holding
@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from aborist.verify.claims import PARSE_MALFORMED_POINTER, PARSE_OK, ParsedClaim
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.warrant import WARRANT_DEMOTE, WARRANT_FAIL, check_warrant
 from aborist.verify.strategies import ATTRIBUTION_CUES, quote_grade
 from aborist.verify.support import (
     answers_question,
@@ -43,7 +44,7 @@ from aborist.verify.support import (
     local_support,
     verbatim_passages,
 )
-from aborist.verify.textcanon import content_tokens, tokens
+from aborist.verify.text.textcanon import content_tokens, tokens
 from aborist.verify.units import (
     GRADE_NONE,
     GRADE_PARTIAL,
@@ -54,7 +55,6 @@ from aborist.verify.units import (
     Violation,
     extract_quotes,
 )
-from aborist.verify.warrant import WARRANT_DEMOTE, WARRANT_FAIL, check_warrant
 
 __all__ = ["HARD_CHECKS", "classify_claim"]
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.warrant import proper_nouns
 from aborist.verify.support import (
     answers_question,
     failure_code,
@@ -32,7 +33,7 @@ from aborist.verify.support import (
     verbatim_passages,
     whole_title,
 )
-from aborist.verify.textcanon import canonicalize, content_tokens, match_form, tokens
+from aborist.verify.text.textcanon import canonicalize, content_tokens, match_form, tokens
 from aborist.verify.units import (
     GRADE_NONE,
     GRADE_PARTIAL,
@@ -46,7 +47,6 @@ from aborist.verify.units import (
     frame_tokens,
     verbatim_in,
 )
-from aborist.verify.warrant import proper_nouns
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 

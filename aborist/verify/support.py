@@ -2,7 +2,7 @@
 
 * :func:`local_support` — one passage of ``support_window_sentences`` adjacent sentences
   of one object holds the claim's words, anchors and polarity; or, failing that, every
-  clause of the claim (:func:`aborist.verify.locality.claim_parts`) has such a passage
+  clause of the claim (:func:`aborist.verify.rules.locality.claim_parts`) has such a passage
   of its own (the multi-sentence rule).
 * :func:`verbatim_passages` — where a unit occurs verbatim *inside* one passage (a token
   run that crosses a passage boundary is not verbatim support), and whether its polarity
@@ -21,10 +21,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aborist.verify.compare import claim_comparison, compare_alternatives
-from aborist.verify.coref import support_context
 from aborist.verify.evidence import EvidenceObject
-from aborist.verify.locality import (
+from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.compare import claim_comparison, compare_alternatives
+from aborist.verify.rules.coref import support_context
+from aborist.verify.rules.locality import (
     SupportResult,
     claim_parts,
     content_stems,
@@ -35,14 +36,13 @@ from aborist.verify.locality import (
     split_sentences,
     stem,
 )
-from aborist.verify.policy import VerifierPolicy
-from aborist.verify.quantity import signs_agree
-from aborist.verify.rival import other_member, rival_clause
-from aborist.verify.roles import other_alternative, role_conflict
-from aborist.verify.sentences import PRONOUNS as _PRONOUNS
-from aborist.verify.sentences import continues
-from aborist.verify.swaps import REARRANGED
-from aborist.verify.textcanon import STOPWORDS, canonicalize, match_form, tokens
+from aborist.verify.rules.rival import other_member, rival_clause
+from aborist.verify.rules.roles import other_alternative, role_conflict
+from aborist.verify.rules.swaps import REARRANGED
+from aborist.verify.text.quantity import signs_agree
+from aborist.verify.text.sentences import PRONOUNS as _PRONOUNS
+from aborist.verify.text.sentences import continues
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, match_form, tokens
 
 __all__ = [
     "Located",
@@ -278,7 +278,7 @@ def _rivals(
     offered: bool,
     evidence: Sequence[EvidenceObject],
 ) -> str:
-    """The rival tests of :mod:`aborist.verify.rival`: the span's sentence may not name
+    """The rival tests of :mod:`aborist.verify.rules.rival`: the span's sentence may not name
     another member of the series the question's ordinal picks (not for a choice between
     named alternatives, which the comparison rules read), and no other clause may state
     the question's relation with another filler."""

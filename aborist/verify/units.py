@@ -7,7 +7,7 @@ one-letter initial or a common abbreviation (Mr., Dr., St., Inc., No., e.g. …)
 ``[E1]`` are removed first: quote mode ignores them. Lines without any letter or digit are
 not units.
 
-Support is decided on match forms (:mod:`aborist.verify.textcanon`): a unit's token sequence
+Support is decided on match forms (:mod:`aborist.verify.text.textcanon`): a unit's token sequence
 either occurs contiguously in an evidence object (verbatim) or it does not.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 from aborist.verify.claims import strip_pointer_tags
 from aborist.verify.evidence import EvidenceObject
-from aborist.verify.textcanon import canonicalize, content_tokens, match_form, tokens
+from aborist.verify.text.textcanon import canonicalize, content_tokens, match_form, tokens
 
 __all__ = [
     "GRADE_NONE",

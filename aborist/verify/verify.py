@@ -37,7 +37,7 @@ from aborist.verify.ladder import ladder_label, ladder_rung
 from aborist.verify.lattice import HARD_CHECKS, classify_claim
 from aborist.verify.policy import DEFAULT_POLICY, VERIFIER_VERSION, VerifierPolicy, policy_hash
 from aborist.verify.strategies import classify_prose_unit
-from aborist.verify.textcanon import CANONICALIZATION_VERSION
+from aborist.verify.text.textcanon import CANONICALIZATION_VERSION
 from aborist.verify.units import (
     GRADE_VERBATIM,
     SEVERITY_BLOCKING,

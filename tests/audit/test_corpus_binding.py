@@ -13,9 +13,9 @@ import pytest
 
 import aborist.pipeline.run as run_module
 from aborist.audit import replay
-from aborist.audit.corpus_binding import CorpusRecords, check_corpus
+from aborist.audit.checks.corpus_binding import CorpusRecords, check_corpus
+from aborist.audit.checks.run_events import RunEvents
 from aborist.audit.findings import ReplayReport
-from aborist.audit.run_events import RunEvents
 from aborist.clients.extractive import ExtractiveClient
 from aborist.corpus.ingest import record_ingest, shard_ingested_payload, shard_stream
 from aborist.pipeline.query import query

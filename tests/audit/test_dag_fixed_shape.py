@@ -1,5 +1,6 @@
 """Replay rebuilds every run's DAG with a fixed-shape node serializer
-(:func:`aborist.audit.dags.node_hash`, :func:`~aborist.audit.dags.rebuild_dag`): the same
+(:func:`aborist.audit.checks.dags.node_hash`,
+:func:`~aborist.audit.checks.dags.rebuild_dag`): the same
 node hashes, parents and root as the pipeline's :mod:`aborist.pipeline.dag`, for both modes
 and both DAG versions, with and without a repair, and the same refusals."""
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aborist.audit.dags import _rebuild, node_hash, parents_text, rebuild_dag
+from aborist.audit.checks.dags import _rebuild, node_hash, parents_text, rebuild_dag
 from aborist.pipeline import dag as qa_dag
 from aborist.pipeline.dag import DAG_VERSIONS, STAGES, build_dag, stages_for
 from ledger.canonical import canonical_text

@@ -16,7 +16,7 @@ import pytest
 
 from aborist.audit import replay
 from aborist.audit.bundle import _ENVELOPE_FIELDS, export_run, verify_bundle
-from aborist.audit.dags import check_run
+from aborist.audit.checks.dags import check_run
 from aborist.pipeline.dag import STAGE_EVENTS, recorded_version
 from aborist.pipeline.run import label_stage_hash
 from ledger.envelope import RecordedEvent

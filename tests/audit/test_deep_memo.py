@@ -1,7 +1,7 @@
 """What ``replay --deep`` remembers within one replay gives what rebuilding would:
 evidence objects from :class:`~aborist.audit.deep.EvidenceMemo` are the constructor's,
 field for field, and the constructor still decides what it refuses; a blob
-:class:`~aborist.audit.blobs.BlobCache` found to hash to its address is not hashed again,
+:class:`~aborist.audit.checks.blobs.BlobCache` found to hash to its address is not hashed again,
 while bytes that hash elsewhere are reported at every reference."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from aborist.audit.blobs import BlobCache, BlobRef, check_blob
+from aborist.audit.checks.blobs import BlobCache, BlobRef, check_blob
 from aborist.audit.deep import EvidenceMemo
 from aborist.errors import InputError
 from aborist.verify.evidence import EvidenceObject
 from ledger.canonical import sha256_hex
 
-BLOBS = sys.modules["aborist.audit.blobs"]
+BLOBS = sys.modules["aborist.audit.checks.blobs"]
 TEXTS = [
     "The Silverrun River is 412 kilometres long.",
     "Ownership is a set of rules that govern how a Rust program manages memory.",

@@ -1,5 +1,5 @@
 """`aborist-ledger replay` re-derives the stored Merkle tiles (the ``tile`` check,
-aborist/audit/tiles_check.py): on SQLite and PostgreSQL an honest ledger's tiles hold, and
+aborist/audit/checks/tiles_check.py): on SQLite and PostgreSQL an honest ledger's tiles hold, and
 a forged tile row (the events untouched, so the chain still verifies) is a ``tile``
 divergence naming the tile's level and index, and replay exits 1."""
 

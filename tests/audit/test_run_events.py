@@ -1,4 +1,4 @@
-""":mod:`aborist.audit.run_events`: a payload is parsed as ``json.loads`` parses it when it
+""":mod:`aborist.audit.checks.run_events`: a payload is parsed as ``json.loads`` parses it when it
 is its own RFC 8785 form and refused otherwise, the validating scan agrees with
 ``json.loads`` on what is a JSON object, and a run's caches never mix two events up."""
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aborist.audit.run_events import RunEvents, is_json_object, parse_payload
+from aborist.audit.checks.run_events import RunEvents, is_json_object, parse_payload
 from ledger.canonical import canonical_text
 from ledger.envelope import RecordedEvent
 

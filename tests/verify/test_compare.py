@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aborist.verify.compare import (
+from aborist.verify.evidence import build_evidence
+from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.compare import (
     Comparison,
     choice_alternatives,
     claim_comparison,
@@ -18,11 +20,9 @@ from aborist.verify.compare import (
     names_alternative,
     question_comparison,
 )
-from aborist.verify.evidence import build_evidence
-from aborist.verify.figures import Figure, count_figures, parenthetical, time_figures
-from aborist.verify.policy import VerifierPolicy
-from aborist.verify.sentences import continues, split_sentences
-from aborist.verify.textcanon import tokens
+from aborist.verify.text.figures import Figure, count_figures, parenthetical, time_figures
+from aborist.verify.text.sentences import continues, split_sentences
+from aborist.verify.text.textcanon import tokens
 from aborist.verify.verify import verify_answer
 
 OFF = VerifierPolicy(answer_comparisons=False)

@@ -79,7 +79,7 @@ def test_spotlight_short_text_and_no_match() -> None:
 
 def _spotlight_reference(text: str, claim: str, window: int) -> str:
     """The spotlight as docs/verifier.md states it, counted naively per occurrence."""
-    from aborist.verify.textcanon import canonicalize, content_tokens, token_spans, tokens
+    from aborist.verify.text.textcanon import canonicalize, content_tokens, token_spans, tokens
 
     canon = canonicalize(text)
     if window <= 0 or len(canon) <= window:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from aborist.verify.evidence import build_evidence
-from aborist.verify.locality import (
+from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.locality import (
     anchor_keys,
     claim_parts,
     is_negated,
@@ -15,7 +16,6 @@ from aborist.verify.locality import (
     split_sentences,
     stem,
 )
-from aborist.verify.policy import VerifierPolicy
 from aborist.verify.verify import verify_answer
 
 RUST = (

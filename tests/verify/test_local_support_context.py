@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from aborist.verify.coref import SupportContext, subject_name
-from aborist.verify.dates import (
+from aborist.verify.evidence import build_evidence
+from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.coref import SupportContext, subject_name
+from aborist.verify.rules.locality import Passage, build_sentences
+from aborist.verify.text.dates import (
     adjunct_keys,
     date_adjunct,
     dateline_keys,
@@ -14,9 +17,6 @@ from aborist.verify.dates import (
     is_dateline,
     normalize_dates,
 )
-from aborist.verify.evidence import build_evidence
-from aborist.verify.locality import Passage, build_sentences
-from aborist.verify.policy import VerifierPolicy
 from aborist.verify.verify import verify_answer
 
 ON = VerifierPolicy(pronoun_antecedents=True, dateline_dates=True, date_forms=True)

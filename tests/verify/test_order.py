@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
-from aborist.verify.order import parallel_clause, role_swap
-from aborist.verify.swaps import REARRANGED, dropped_cue, rearranged, substitution
-from aborist.verify.textcanon import tokens
+from aborist.verify.rules.order import parallel_clause, role_swap
+from aborist.verify.rules.swaps import REARRANGED, dropped_cue, rearranged, substitution
+from aborist.verify.text.textcanon import tokens
 from aborist.verify.verify import verify_answer
 
 VOUCHED = {"VERIFIED", "SUPPORTED"}

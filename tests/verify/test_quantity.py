@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
-from aborist.verify.quantity import misplaced_number, signed_tokens, signs_agree
-from aborist.verify.textcanon import tokens
+from aborist.verify.text.quantity import misplaced_number, signed_tokens, signs_agree
+from aborist.verify.text.textcanon import tokens
 from aborist.verify.verify import verify_answer
 
 VOUCHED = {"VERIFIED", "SUPPORTED"}

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
-from aborist.verify.locality import build_sentences
 from aborist.verify.policy import VerifierPolicy
-from aborist.verify.rival import other_member, rival_clause, span_kind
+from aborist.verify.rules.locality import build_sentences
+from aborist.verify.rules.rival import other_member, rival_clause, span_kind
 from aborist.verify.verify import verify_answer
 
 NO_RIVALS = VerifierPolicy(answer_rivals=False)
@@ -171,7 +171,7 @@ def test_a_reach_past_the_last_sentence_is_no_error() -> None:
 
 
 def test_a_strengthened_quantifier_is_not_supported() -> None:
-    from aborist.verify.locality import anchor_keys
+    from aborist.verify.rules.locality import anchor_keys
 
     assert anchor_keys("every value") == anchor_keys("all values") == {"q:all"}
     ev = ["A call to recv may block the current thread until a value is sent."]

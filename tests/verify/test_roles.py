@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from aborist.verify.evidence import build_evidence
-from aborist.verify.locality import anchor_keys, split_sentences, stem, substitution
 from aborist.verify.policy import VerifierPolicy
-from aborist.verify.roles import lemma, other_alternative, question_frame, role_conflict
-from aborist.verify.textcanon import tokens
+from aborist.verify.rules.locality import anchor_keys, split_sentences, stem, substitution
+from aborist.verify.rules.roles import lemma, other_alternative, question_frame, role_conflict
+from aborist.verify.text.textcanon import tokens
 from aborist.verify.verify import verify_answer
 
 NO_ROLES = VerifierPolicy(answer_roles=False)

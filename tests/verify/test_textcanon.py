@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from aborist.verify.textcanon import (
+from aborist.verify.text.textcanon import (
     canonical_tokens,
     canonicalize,
     content_tokens,

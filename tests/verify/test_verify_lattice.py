@@ -242,6 +242,6 @@ def test_a_verbatim_negated_claim_across_abbreviations_stays_strict() -> None:
      ("a knot", False), ("notable", False), ("Noel", False)],
 )  # fmt: skip
 def test_negation_cues(text: str, negated: bool) -> None:
-    from aborist.verify.warrant import _NEGATION
+    from aborist.verify.rules.warrant import _NEGATION
 
     assert bool(_NEGATION.search(text)) is negated

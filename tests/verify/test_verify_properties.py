@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
 from aborist.verify.support import whole_title
-from aborist.verify.textcanon import STOPWORDS
+from aborist.verify.text.textcanon import STOPWORDS
 from aborist.verify.verify import UnitVerdict, verify_answer
 from ledger.canonical import canonical_json
 

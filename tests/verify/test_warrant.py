@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aborist.verify.evidence import build_evidence
-from aborist.verify.warrant import (
+from aborist.verify.rules.warrant import (
     WARRANT_DEMOTE,
     WARRANT_FAIL,
     WARRANT_NOT_APPLICABLE,

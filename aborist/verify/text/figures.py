@@ -1,5 +1,5 @@
 """Figures a sentence states for the thing it is about (docs/verifier.md §19.11): dates
-and counts, each read as an interval, for :mod:`aborist.verify.compare`.
+and counts, each read as an interval, for :mod:`aborist.verify.rules.compare`.
 
 * a life or run parenthetical right after a name: ``(born 21 August 1951)``, ``(born
   Mosze Lifszyc; 24 November 1908 in Kiev …)``, ``(2 November 1911 - 18 March 1996)``,
@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from aborist.verify.stems import stem
-from aborist.verify.textcanon import NUMBER_WORDS, STOPWORDS, tokens
+from aborist.verify.text.stems import stem
+from aborist.verify.text.textcanon import NUMBER_WORDS, STOPWORDS, tokens
 
 __all__ = ["Figure", "count_figures", "parenthetical", "time_figures"]
 

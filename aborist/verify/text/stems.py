@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from aborist.verify.textcanon import NUMBER_WORDS
+from aborist.verify.text.textcanon import NUMBER_WORDS
 
 __all__ = ["stem"]
 

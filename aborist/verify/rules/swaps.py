@@ -6,11 +6,11 @@ does the claim say something else with them? It runs
 
 * :func:`substitution` — a word put in the place of one of the sentence's, or two
   replaced runs that trade places (§19.10);
-* :func:`aborist.verify.order.role_swap` — two terms that trade sides of a relation word
+* :func:`aborist.verify.rules.order.role_swap` — two terms that trade sides of a relation word
   (§19.13);
-* :func:`aborist.verify.order.parallel_clause` — the head of one clause joined to the
+* :func:`aborist.verify.rules.order.parallel_clause` — the head of one clause joined to the
   rest of a parallel one (§19.13);
-* :func:`aborist.verify.quantity.misplaced_number` — a number with the other sign, or
+* :func:`aborist.verify.text.quantity.misplaced_number` — a number with the other sign, or
   not beside the words it stands beside in the passage (§19.13).
 
 :func:`dropped_cue` is the polarity test's per-cue check for negated claims (§19.13).
@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 from itertools import combinations
 
-from aborist.verify.order import MEANINGFUL, parallel_clause, role_swap
-from aborist.verify.quantity import misplaced_number
-from aborist.verify.stems import stem
-from aborist.verify.textcanon import STOPWORDS, canonicalize
+from aborist.verify.rules.order import MEANINGFUL, parallel_clause, role_swap
+from aborist.verify.text.quantity import misplaced_number
+from aborist.verify.text.stems import stem
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize
 
 __all__ = ["REARRANGED", "dropped_cue", "rearranged", "substitution"]
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from hashlib import sha256
 from typing import Any
 
+from aborist.audit.checks.run_events import RunEvents
 from aborist.audit.findings import Divergence, clip
-from aborist.audit.run_events import RunEvents
 from aborist.events import AnswerVerified, CacheChecked, CacheWritten, RunCompleted, RunStarted
 from aborist.pipeline.cache import recorded_key_dimensions
 

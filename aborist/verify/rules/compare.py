@@ -37,10 +37,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aborist.verify.evidence import EvidenceObject
-from aborist.verify.figures import Figure, count_figures, parenthetical, time_figures
-from aborist.verify.sentences import continues
-from aborist.verify.stems import stem
-from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
+from aborist.verify.text.figures import Figure, count_figures, parenthetical, time_figures
+from aborist.verify.text.sentences import continues
+from aborist.verify.text.stems import stem
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
 __all__ = [
     "Comparison",

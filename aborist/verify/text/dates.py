@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from aborist.verify.textcanon import NUMBER_WORDS, canonical_tokens, canonicalize
+from aborist.verify.text.textcanon import NUMBER_WORDS, canonical_tokens, canonicalize
 
 __all__ = [
     "MONTH_ABBREVIATIONS",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
 __all__ = ["PRONOUNS", "claim_parts", "continues", "relative_clause", "split_sentences"]
 

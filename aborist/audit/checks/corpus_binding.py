@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aborist.audit.evidence_link import EVIDENCE_EVENTS
+from aborist.audit.checks.evidence_link import EVIDENCE_EVENTS
+from aborist.audit.checks.run_events import RunEvents, parse_payload
 from aborist.audit.findings import CorpusNotRecorded, Divergence, NotReexecuted, ReplayReport, clip
-from aborist.audit.run_events import RunEvents, parse_payload
 from aborist.corpus.chunk_list import ChunkTree, decode_chunk_hashes
 from aborist.events import CacheChecked, RetrievalCompleted
 from ledger.errors import LedgerError

@@ -17,8 +17,8 @@ from typing import Any
 
 from sqlalchemy.engine import URL
 
+from aborist.audit.checks.projections_check import ProjectionCheck, Tables
 from aborist.audit.findings import Divergence, ReplayReport
-from aborist.audit.projections_check import ProjectionCheck, Tables
 from ledger.chain import ChainReport, ChainVerifier
 from ledger.envelope import RecordedEvent
 from ledger.envelope_check import EnvelopeCheck

@@ -42,8 +42,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from aborist.verify.locality import stem
-from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
+from aborist.verify.rules.locality import stem
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
 __all__ = [
     "QuestionFrame",

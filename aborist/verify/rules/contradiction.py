@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from aborist.verify.evidence import EvidenceObject
-from aborist.verify.textcanon import content_tokens, tokens
+from aborist.verify.text.textcanon import content_tokens, tokens
 
 __all__ = ["CONTRADICTION_MIN_COVERAGE", "NEGATION_SCOPE", "contradiction"]
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from aborist.audit.checks.run_events import RunEvents
 from aborist.audit.findings import Divergence, ReplayReport
-from aborist.audit.run_events import RunEvents
 from aborist.events import (
     EVIDENCE_STAGE,
     AnswerRepaired,
@@ -86,7 +86,7 @@ def referenced_blobs(
 ) -> list[BlobRef]:
     """Every blob address in ``run_id``'s events, in event order. ``data`` parses a
     payload (a caller that already parsed them passes its cache; a
-    :class:`~aborist.audit.run_events.RunEvents` brings its own)."""
+    :class:`~aborist.audit.checks.run_events.RunEvents` brings its own)."""
     if data is None and isinstance(events, RunEvents) and events.run_id == run_id:
         if events.blob_refs is None:
             events.blob_refs = _references(run_id, events, events.data)

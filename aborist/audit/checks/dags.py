@@ -30,9 +30,9 @@ from functools import cache
 from hashlib import sha256
 from typing import Any
 
+from aborist.audit.checks.projections_check import LiveRows, column
+from aborist.audit.checks.run_events import RunEvents, as_run_events
 from aborist.audit.findings import Divergence, clip
-from aborist.audit.projections_check import LiveRows, column
-from aborist.audit.run_events import RunEvents, as_run_events
 from aborist.events import (
     MODES,
     AnswerLabelled,
@@ -231,7 +231,7 @@ def dag_blob_text(dag: RunDag) -> str:
 def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | None) -> RunCheck:
     """Recompute ``run_id``'s DAG from ``events`` (its stream, in order) and compare.
 
-    ``events`` may be a :class:`~aborist.audit.run_events.RunEvents`, whose parsed
+    ``events`` may be a :class:`~aborist.audit.checks.run_events.RunEvents`, whose parsed
     payloads and digests are then shared with the caller's other checks."""
     whole = as_run_events(run_id, events)
     history = RunHistory.read(run_id, whole, whole.data)

@@ -29,7 +29,7 @@ affirmative claim from a negated sentence) is not checked: negation cues are com
 evidence sentences for reasons that have nothing to do with the claim.
 
 No NLI and no embeddings: every test is a token-sequence match over canonicalized text
-(:func:`aborist.verify.textcanon.match_form`). ``entity_list`` demotes (the claim can still be
+(:func:`aborist.verify.text.textcanon.match_form`). ``entity_list`` demotes (the claim can still be
 verified, but not at verbatim grade) instead of rejecting: lists are often legitimately
 partial.
 """
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aborist.verify.evidence import EvidenceObject
-from aborist.verify.textcanon import NUMBER_WORDS, STOPWORDS, canonicalize, match_form, tokens
+from aborist.verify.text.textcanon import NUMBER_WORDS, STOPWORDS, canonicalize, match_form, tokens
 
 __all__ = [
     "WARRANT_DEMOTE",

@@ -35,10 +35,10 @@ import math
 import re
 from collections.abc import Sequence
 
-from aborist.verify.anchors import value_keys
-from aborist.verify.locality import Sentence, stem
-from aborist.verify.roles import agent_phrases, question_frame
-from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
+from aborist.verify.rules.locality import Sentence, stem
+from aborist.verify.rules.roles import agent_phrases, question_frame
+from aborist.verify.text.anchors import value_keys
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
 __all__ = ["RIVAL_KINDS", "other_member", "rival_clause", "span_kind"]
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from aborist.verify.stems import stem
-from aborist.verify.textcanon import STOPWORDS
+from aborist.verify.text.stems import stem
+from aborist.verify.text.textcanon import STOPWORDS
 
 __all__ = ["MEANINGFUL", "RELATION_WORDS", "parallel_clause", "role_swap"]
 

@@ -80,7 +80,7 @@ class RunEvents(Sequence[RecordedEvent]):
         #: Events whose payload the caller showed to be a JSON object without parsing it.
         self._objects: set[int] = set()
         self._by_type: dict[str, tuple[RecordedEvent, RecordedEvent]] | None = None
-        #: The run's blob references once :func:`aborist.audit.blobs.referenced_blobs`
+        #: The run's blob references once :func:`aborist.audit.checks.blobs.referenced_blobs`
         #: listed them (replay's blob prefetch and the deep re-execution both need them).
         self.blob_refs: list[Any] | None = None
 

@@ -12,7 +12,7 @@ before it are read from them, and nothing else is:
   as words of the pronoun-led sentence. An earlier sentence that opens with anything
   else ends the search: the pronoun's referent is then unknown.
 * **A dateline.** The nearest earlier sentence that is only a date
-  (:func:`aborist.verify.dates.is_dateline`) dates the text after it; its numbers and
+  (:func:`aborist.verify.text.dates.is_dateline`) dates the text after it; its numbers and
   months are what a claim's date adjunct is checked against.
 
 :class:`SupportContext` holds the evidence in document order; it is built per verification
@@ -27,13 +27,13 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from aborist.verify.dates import dateline_keys, dates_itself, is_dateline, normalize_dates
-from aborist.verify.locality import build_sentence
 from aborist.verify.policy import VerifierPolicy
-from aborist.verify.textcanon import STOPWORDS, canonical_tokens, canonicalize
+from aborist.verify.rules.locality import build_sentence
+from aborist.verify.text.dates import dateline_keys, dates_itself, is_dateline, normalize_dates
+from aborist.verify.text.textcanon import STOPWORDS, canonical_tokens, canonicalize
 
 if TYPE_CHECKING:
-    from aborist.verify.locality import Passage, Sentence
+    from aborist.verify.rules.locality import Passage, Sentence
 
 __all__ = ["PRONOUNS", "SupportContext", "pronoun_led", "subject_name", "support_context"]
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from aborist.audit.checks.run_events import RunEvents
 from aborist.audit.findings import Divergence, clip
-from aborist.audit.run_events import RunEvents
 from aborist.events import EVIDENCE_STAGE, RetrievalCompleted
 from ledger.envelope import RecordedEvent
 
@@ -66,7 +66,7 @@ def check_evidence_link(
     """Each item of ``evidence``'s payload against the selected candidate of
     ``retrieval`` at the same position: the ``evidence_hash`` must be its ``chunk_hash``,
     and there must be as many of each. ``data`` parses a payload (a
-    :class:`~aborist.audit.run_events.RunEvents` passes its cache). Every mismatch is one
+    :class:`~aborist.audit.checks.run_events.RunEvents` passes its cache). Every mismatch is one
     divergence at the evidence event, naming the pointer and both hashes."""
     stage = EVIDENCE_EVENTS[evidence.type]
     out: list[Divergence] = []

@@ -35,12 +35,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from aborist.verify.anchors import anchor_key, value_keys
-from aborist.verify.dates import adjunct_keys, date_adjunct, normalize_dates
-from aborist.verify.sentences import claim_parts, relative_clause, split_sentences
-from aborist.verify.stems import stem
-from aborist.verify.swaps import dropped_cue, rearranged, substitution  # noqa: F401 (re-exported)
-from aborist.verify.textcanon import (
+from aborist.verify.rules.swaps import dropped_cue, rearranged, substitution  # noqa: F401 (re-exported)
+from aborist.verify.text.anchors import anchor_key, value_keys
+from aborist.verify.text.dates import adjunct_keys, date_adjunct, normalize_dates
+from aborist.verify.text.sentences import claim_parts, relative_clause, split_sentences
+from aborist.verify.text.stems import stem
+from aborist.verify.text.textcanon import (
     STOPWORDS,
     canonical_tokens,
     canonicalize,
@@ -49,7 +49,7 @@ from aborist.verify.textcanon import (
 )
 
 if TYPE_CHECKING:
-    from aborist.verify.coref import SupportContext
+    from aborist.verify.rules.coref import SupportContext
 
 __all__ = [
     "NEGATION_CUES",

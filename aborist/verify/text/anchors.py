@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from aborist.verify.textcanon import NUMBER_WORDS
+from aborist.verify.text.textcanon import NUMBER_WORDS
 
 __all__ = ["DIRECTION_WORDS", "QUANTIFIERS", "anchor_key", "value_keys"]
 

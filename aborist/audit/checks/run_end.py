@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aborist.audit.run_events import as_run_events
+from aborist.audit.checks.run_events import as_run_events
 from aborist.events import (
     AnswerLabelled,
     CacheChecked,

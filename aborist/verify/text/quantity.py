@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from aborist.verify.order import MEANINGFUL
-from aborist.verify.textcanon import NUMBER_WORDS, STOPWORDS, canonicalize, token_spans
+from aborist.verify.rules.order import MEANINGFUL
+from aborist.verify.text.textcanon import NUMBER_WORDS, STOPWORDS, canonicalize, token_spans
 
 __all__ = ["misplaced_number", "signed_tokens", "signs_agree"]
 
@@ -52,7 +52,7 @@ def _value(tok: str) -> str | None:
 
 
 def signed_tokens(text: str) -> list[str]:
-    """The tokens of ``text`` (as :func:`aborist.verify.textcanon.tokens` cuts them), a
+    """The tokens of ``text`` (as :func:`aborist.verify.text.textcanon.tokens` cuts them), a
     negative number's with a leading ``-``."""
     canon = canonicalize(text)
     out: list[str] = []
