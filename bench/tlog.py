@@ -1,4 +1,4 @@
-"""Checkpoints and proofs from the stored tiles (ledger/tiles.py) as the ledger grows.
+"""Checkpoints and proofs from the stored tiles (ledger/tlog/tiles.py) as the ledger grows.
 
 For each ledger size (10k and 1M events by default; ``--sizes 10000,1000000,10000000``):
 
@@ -8,14 +8,14 @@ For each ledger size (10k and 1M events by default; ``--sizes 10000,1000000,1000
 * the first checkpoint, which catches the tiles up from nothing (an old ledger's one-off);
 * a checkpoint after 1,000 new events (integration and the recorded root): median of
   ``--runs``;
-* inclusion and consistency proofs (``ledger.proofs.prove_inclusion`` /
+* inclusion and consistency proofs (``ledger.tlog.proofs.prove_inclusion`` /
   ``prove_consistency``, ``--proofs`` of each at random positions): the median time in
   process; then, in a separate pass with ``tracemalloc`` on (it slows allocation, so it is
   off while timing), the peak of Python allocations over a checkpoint and 5 proofs of each
   kind;
 * for scale, one inclusion proof the old way (read every event hash, build in memory), at
   the sizes up to 1M;
-* the tile check ``verify`` and ``replay`` run (:func:`ledger.tiles_verify.verify_tiles`:
+* the tile check ``verify`` and ``replay`` run (:func:`ledger.tlog.tiles_verify.verify_tiles`:
   every stored tile re-derived from the event hashes, a streaming fold), against the
   independent streaming fold of the same hashes below (``streaming_root``), in the same
   process: its seconds and the ratio; with ``tracemalloc``, its peak.
@@ -46,11 +46,11 @@ from typing import Any
 
 from _common import DEFAULT_PG_URL, PgUnavailable, environment_line, markdown_table, pg_schema
 
-from ledger import merkle
 from ledger.migrate import upgrade
-from ledger.proofs import checkpoint, prove_consistency, prove_inclusion
 from ledger.store import Ledger
-from ledger.tiles_verify import verify_tiles
+from ledger.tlog import merkle
+from ledger.tlog.proofs import checkpoint, prove_consistency, prove_inclusion
+from ledger.tlog.tiles_verify import verify_tiles
 
 COLUMNS = (
     "seq, event_id, stream, stream_seq, type, type_version, recorded_at, payload, "

@@ -216,7 +216,7 @@ def checkpoint(db_url: str | None, key_file: Path | None, as_json: bool) -> None
     Example: aborist-ledger checkpoint --sign log.key > cp.note
     """
     from cli.tlog_cmd import read_signer, signed_note
-    from ledger.proofs import checkpoint as make_checkpoint
+    from ledger.tlog.proofs import checkpoint as make_checkpoint
 
     if key_file is not None:
         read_signer(key_file)  # a bad key file fails before anything is recorded
@@ -254,7 +254,7 @@ def prove(
 
     Example: aborist-ledger prove 42 --json; aborist-ledger prove --consistency 10 42
     """
-    from ledger.proofs import prove_consistency, prove_inclusion
+    from ledger.tlog.proofs import prove_consistency, prove_inclusion
 
     if consistency and seq is not None:
         raise click.UsageError("give either SEQ or --consistency SIZE1 SIZE2, not both")

@@ -16,10 +16,16 @@ import click
 
 from cli.common import clean_errors, db_option, emit_json, json_option
 from cli.trust_args import TrustArgs, ledger_prover, log_origin, trust_options
-from ledger.checkpoint_note import CheckpointBody, sign_checkpoint
 from ledger.errors import LedgerError, NoteError
-from ledger.note import ALG_COSIGNATURE_V1, ALG_ED25519, Signer, generate_signer, read_signer_file
 from ledger.store import Checkpoint
+from ledger.tlog.checkpoint_note import CheckpointBody, sign_checkpoint
+from ledger.tlog.note import (
+    ALG_COSIGNATURE_V1,
+    ALG_ED25519,
+    Signer,
+    generate_signer,
+    read_signer_file,
+)
 
 __all__ = ["keygen", "read_signer", "signed_note", "verify_checkpoint"]
 
@@ -111,7 +117,7 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
     Example: aborist-ledger verify-checkpoint cp.note --key log.key.pub --state state.json
     """
     from cli.ledger_cli import open_ledger
-    from ledger.proofs import root_at
+    from ledger.tlog.proofs import root_at
 
     if not trust.keys:
         raise click.UsageError("give the log's verifier key: --key VKEYFILE")
@@ -167,8 +173,8 @@ def publish(directory: Path, key_file: Path, db_url: str | None, as_json: bool) 
     Example: aborist-ledger publish site/log --sign log.key
     """
     from cli.ledger_cli import open_ledger
-    from ledger.proofs import checkpoint as make_checkpoint
-    from ledger.publish import publish as publish_log
+    from ledger.tlog.proofs import checkpoint as make_checkpoint
+    from ledger.tlog.publish import publish as publish_log
 
     read_signer(key_file)
     with open_ledger(db_url) as lg, clean_errors():
@@ -190,7 +196,7 @@ def write_tlog_proof(bundle: dict[str, object], key_file: Path, path: Path) -> N
     """The run's c2sp.org/tlog-proof@v1 beside its bundle: the inclusion proof of the run's
     last event (whose hash chains every earlier event) and the signed checkpoint."""
     from cli.common import write_text
-    from ledger.tlog_proof import format_proof
+    from ledger.tlog.tlog_proof import format_proof
 
     cp_data = bundle["checkpoint"]
     proofs = bundle["inclusion_proofs"]

@@ -19,10 +19,10 @@ from typing import Any, TypeVar
 
 import click
 
-from ledger.checkpoint_note import SignedCheckpoint, open_checkpoint
-from ledger.client_state import ClientState, ConsistencyProver
 from ledger.errors import LedgerError, NoteError
-from ledger.note import Verifier, parse_verifier_key
+from ledger.tlog.checkpoint_note import SignedCheckpoint, open_checkpoint
+from ledger.tlog.client_state import ClientState, ConsistencyProver
+from ledger.tlog.note import Verifier, parse_verifier_key
 
 __all__ = [
     "TrustArgs",
@@ -202,7 +202,7 @@ def trust_options(f: F) -> F:
 
 def ledger_prover(ledger: Any) -> ConsistencyProver:
     """Consistency proofs from a live ledger."""
-    from ledger.proofs import consistency_path
+    from ledger.tlog.proofs import consistency_path
 
     def prove(size1: int, size2: int) -> Sequence[bytes] | None:
         try:

@@ -22,8 +22,8 @@ from cli.common import clean_errors, db_option
 from cli.tlog_cmd import read_signer
 from cli.trust_args import read_keys
 from ledger.errors import LedgerError
-from ledger.note import ALG_COSIGNATURE_V1, ALG_ED25519, Verifier
-from ledger.witness import Witness, add_cosignatures, build_request, request_cosignature
+from ledger.tlog.note import ALG_COSIGNATURE_V1, ALG_ED25519, Verifier
+from ledger.tlog.witness import Witness, add_cosignatures, build_request, request_cosignature
 
 __all__ = ["witness"]
 
@@ -140,7 +140,7 @@ def serve(key_file: Path, logs: tuple[str, ...], state_dir: Path, host: str, por
     """
     import uvicorn
 
-    from ledger.witness_http import witness_app
+    from ledger.tlog.witness_http import witness_app
 
     app = witness_app(_witness(key_file, logs, state_dir))
     uvicorn.run(app, host=host, port=port, log_level="warning")
@@ -160,8 +160,8 @@ def request(note_file: Path, old: int, db_url: str | None) -> None:
     Example: aborist-ledger witness request cp.note --old 120 > req.txt
     """
     from cli.ledger_cli import open_ledger
-    from ledger.checkpoint_note import body_of
-    from ledger.proofs import consistency_path
+    from ledger.tlog.checkpoint_note import body_of
+    from ledger.tlog.proofs import consistency_path
 
     note = _text(note_file, "note")
     with clean_errors():
@@ -217,7 +217,7 @@ def cosign(note_file: Path, urls: tuple[str, ...], timeout: float, db_url: str |
     import httpx
 
     from cli.ledger_cli import open_ledger
-    from ledger.proofs import consistency_path
+    from ledger.tlog.proofs import consistency_path
 
     note = _text(note_file, "note")
     token = os.environ.get(WITNESS_TOKEN_ENV)

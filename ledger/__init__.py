@@ -22,10 +22,10 @@ _SURFACE = {
     "Checkpoint": "ledger.store",
     "ConcurrencyError": "ledger.errors",
     "ConfigurationError": "ledger.errors",
-    "ConsistencyProof": "ledger.proofs",
+    "ConsistencyProof": "ledger.tlog.proofs",
     "GENESIS_HASH": "ledger.envelope",
     "ImmutabilityError": "ledger.errors",
-    "InclusionProof": "ledger.proofs",
+    "InclusionProof": "ledger.tlog.proofs",
     "Ledger": "ledger.store",
     "LedgerError": "ledger.errors",
     "LedgerReport": "ledger.verify",
@@ -37,14 +37,14 @@ _SURFACE = {
     "RecordedEvent": "ledger.envelope",
     "UnavailableError": "ledger.errors",
     "canonical_json": "ledger.canonical",
-    "checkpoint": "ledger.proofs",
-    "prove_consistency": "ledger.proofs",
-    "prove_inclusion": "ledger.proofs",
+    "checkpoint": "ledger.tlog.proofs",
+    "prove_consistency": "ledger.tlog.proofs",
+    "prove_inclusion": "ledger.tlog.proofs",
     "sha256_hex": "ledger.canonical",
-    "tree_root": "ledger.proofs",
+    "tree_root": "ledger.tlog.proofs",
     "upgrade": "ledger.migrate",
-    "verify_consistency": "ledger.merkle",
-    "verify_inclusion": "ledger.merkle",
+    "verify_consistency": "ledger.tlog.merkle",
+    "verify_inclusion": "ledger.tlog.merkle",
     "verify_ledger": "ledger.verify",
 }
 
@@ -93,9 +93,10 @@ if TYPE_CHECKING:
         ProofError,
         UnavailableError,
     )
-    from ledger.merkle import verify_consistency, verify_inclusion
     from ledger.migrate import upgrade
-    from ledger.proofs import (
+    from ledger.store import Checkpoint, Ledger, Projection
+    from ledger.tlog.merkle import verify_consistency, verify_inclusion
+    from ledger.tlog.proofs import (
         ConsistencyProof,
         InclusionProof,
         checkpoint,
@@ -103,7 +104,6 @@ if TYPE_CHECKING:
         prove_inclusion,
         tree_root,
     )
-    from ledger.store import Checkpoint, Ledger, Projection
     from ledger.verify import LedgerReport, verify_ledger
 
 

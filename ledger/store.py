@@ -310,7 +310,7 @@ class Ledger(LedgerReads):
 
     def record_checkpoint_in(self, tx: Tx, tree_size: int, root: str) -> Checkpoint:
         """:meth:`record_checkpoint` inside the caller's write transaction (the
-        checkpoint's integration of the tiles, ledger/tiles.py, runs in the same one)."""
+        checkpoint's integration of the tiles, ledger/tlog/tiles.py, runs in the same one)."""
         rows = tx.execute(
             "SELECT tree_size, root, created_at FROM checkpoints WHERE tree_size = :n",
             {"n": tree_size},

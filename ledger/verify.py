@@ -6,7 +6,7 @@ first), every blob's bytes against its content address (a blob row whose value i
 bytes at all, e.g. TEXT written by an UPDATE once the triggers were dropped, is a blob
 failure too), every recorded
 checkpoint's root against the tree of the events it covers, and every stored Merkle tile
-(ledger/tiles.py) against the tiles re-derived from the events: tiles are derived data,
+(ledger/tlog/tiles.py) against the tiles re-derived from the events: tiles are derived data,
 and a forged one would make later checkpoints and proofs wrong. The tiles are checked
 before the checkpoints, so that a checkpoint within their reach takes its root from tiles
 just shown to be the events' own (O(log n) reads) rather than from every event hash.
@@ -18,14 +18,14 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger import merkle
 from ledger.canonical import sha256_hex
 from ledger.chain import ChainReport, ChainVerifier
 from ledger.envelope_check import EnvelopeCheck
 from ledger.errors import ProofError
 from ledger.store import Ledger, stored_type
-from ledger.tiles import TILE_WIDTH, Tree
-from ledger.tiles_verify import TileCheck, verify_tiles
+from ledger.tlog import merkle
+from ledger.tlog.tiles import TILE_WIDTH, Tree
+from ledger.tlog.tiles_verify import TileCheck, verify_tiles
 
 __all__ = ["LedgerReport", "verify_ledger"]
 
@@ -101,7 +101,7 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
 
 def check_tiles(ledger: Ledger, report: LedgerReport) -> TileCheck:
     """Every stored tile against the tiles re-derived from the events
-    (:func:`ledger.tiles_verify.verify_tiles`, which replay runs too); returns the check."""
+    (:func:`ledger.tlog.tiles_verify.verify_tiles`, which replay runs too); returns the check."""
     check = verify_tiles(ledger.fetch)
     report.tiles_checked = check.checked
     if check.failure is not None:

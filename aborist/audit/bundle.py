@@ -18,7 +18,7 @@ recorded size, can be linked to the bundle's).
    transaction the pipeline commits whole (a labelled run without its
    ``qa.run_completed``) fail as truncated;
 3. ``inclusion``: every event's inclusion proof against the bundle's checkpoint root
-   (:func:`ledger.merkle.verify_inclusion`);
+   (:func:`ledger.tlog.merkle.verify_inclusion`);
 4. ``checkpoint``: every consistency proof the bundle carries; with a trusted checkpoint,
    equal roots at the same size, else a consistency proof linking the two sizes that holds
    with the *trusted* root;
@@ -53,11 +53,11 @@ from aborist.audit.findings import Divergence, clip
 from aborist.audit.replay import parse_checkpoint
 from aborist.errors import BundleFormatError, InputError
 from aborist.events import run_stream
-from ledger import merkle
 from ledger.canonical import sha256_hex
 from ledger.envelope import RecordedEvent
 from ledger.envelope_check import EnvelopeCheck
 from ledger.errors import BlobNotFoundError
+from ledger.tlog import merkle
 
 __all__ = ["BUNDLE_CHECKS", "BUNDLE_FORMAT", "BundleReport", "export_run", "verify_bundle"]
 

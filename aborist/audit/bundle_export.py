@@ -13,9 +13,9 @@ from aborist.audit.checks.blobs import referenced_blobs
 from aborist.errors import InputError
 from aborist.events import run_stream
 from ledger.errors import BlobNotFoundError
-from ledger.proofs import checkpoint as record_checkpoint
 from ledger.store import Checkpoint, Ledger
-from ledger.tiles import ledger_tree
+from ledger.tlog.proofs import checkpoint as record_checkpoint
+from ledger.tlog.tiles import ledger_tree
 
 __all__ = ["BUNDLE_FORMAT", "LEDGER_FORMAT", "export_run"]
 
@@ -44,7 +44,7 @@ def export_run(ledger: Ledger, run_id: str, *, extra_sizes: Sequence[int] = ()) 
     head, _ = ledger.head()
     if head < cp.tree_size or any(s > head or s < 1 for s in sizes):
         raise InputError(f"a checkpoint size is outside the ledger's {head} events")
-    # Roots and proofs from the stored tiles (ledger/tiles.py): O(log n) rows each.
+    # Roots and proofs from the stored tiles (ledger/tlog/tiles.py): O(log n) rows each.
     whole = ledger_tree(ledger, max([cp.tree_size, *sizes]))
     if whole.root(cp.tree_size).hex() != cp.root:
         raise InputError(

@@ -35,9 +35,9 @@ from aborist.events import (
 )
 from aborist.pipeline.recorded import RecordedRun, load_run
 from aborist.verify.ladder import LADDER, ladder_rung
-from ledger import merkle
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
+from ledger.tlog import merkle
 
 __all__ = ["cited_excerpts", "highlight", "render_report"]
 

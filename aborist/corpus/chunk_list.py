@@ -10,7 +10,7 @@ framing to parse, and its own sha256 is its blob address.
 
 :class:`ChunkTree` holds the tree of one list, built once (O(n) hashes), so each
 inclusion proof (RFC 9162 §2.1.3.1) costs O(log n) and is checked with
-:func:`ledger.merkle.verify_inclusion` against the recorded root. Pure: bytes in, bytes
+:func:`ledger.tlog.merkle.verify_inclusion` against the recorded root. Pure: bytes in, bytes
 and booleans out.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from ledger.merkle import leaf_hash, node_hash, verify_inclusion
+from ledger.tlog.merkle import leaf_hash, node_hash, verify_inclusion
 
 __all__ = ["HASH_BYTES", "ChunkTree", "decode_chunk_hashes", "encode_chunk_hashes"]
 

@@ -17,7 +17,7 @@ Layout (docs/corpus.md, "Shard file"):
   rowids are the chunk rowids, Porter-stemmed ``unicode61`` tokens;
 * ``concepts``: the shard's synonym / rivalry relations (:mod:`aborist.concepts.store`).
 
-``source_root`` is the RFC 6962 / RFC 9162 Merkle root (:func:`ledger.merkle.merkle_root`)
+``source_root`` is the RFC 6962 / RFC 9162 Merkle root (:func:`ledger.tlog.merkle.merkle_root`)
 over the raw 32-byte chunk hashes in document/chunk order; ``doc_root`` is the same over
 one document's chunks. A shard is written to a temporary file in the same directory
 (:func:`build_shard`) and moved over the old one with :func:`os.replace` (atomic on POSIX)
@@ -51,7 +51,7 @@ from aborist.corpus.shard_build import (
     merkle_root_hex,
 )
 from aborist.errors import CorpusError, InputError
-from ledger.merkle import merkle_root
+from ledger.tlog.merkle import merkle_root
 
 __all__ = [
     "LOCK_TIMEOUT_S",

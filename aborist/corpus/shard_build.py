@@ -22,7 +22,7 @@ from aborist.concepts.extract import Relation
 from aborist.concepts.store import CONCEPTS_DDL, write_concepts
 from aborist.corpus.chunking import Chunk
 from aborist.corpus.lexicon import light_stem, sentence_keys, tokens
-from ledger.merkle import merkle_root
+from ledger.tlog.merkle import merkle_root
 
 __all__ = [
     "FTS_TOKENIZER",

@@ -47,7 +47,7 @@ def create_app(config: ServerConfig) -> Any:
     app.include_router(tlog.router)
     app.include_router(pages.router)
     if config.witness is not None:
-        from ledger.witness_http import witness_app
+        from ledger.tlog.witness_http import witness_app
 
         app.mount("/witness", witness_app(config.witness))
     return Guard(app, config)

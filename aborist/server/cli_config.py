@@ -22,7 +22,7 @@ from aborist.settings import Settings
 
 if TYPE_CHECKING:
     from aborist.server.tlog import LogSigning
-    from ledger.witness import Witness
+    from ledger.tlog.witness import Witness
 
 __all__ = ["TlogKeys", "config_from_environment", "export_config"]
 

@@ -14,7 +14,7 @@ from aborist.errors import AboristError
 
 if TYPE_CHECKING:
     from aborist.server.tlog import LogSigning
-    from ledger.witness import Witness
+    from ledger.tlog.witness import Witness
 
 __all__ = [
     "DEFAULT_HOST",

@@ -5,7 +5,7 @@
   checkpoints"); without one it says plainly that the checkpoint is unsigned;
 * ``GET /api/v1/checkpoint/note``: the note alone, as ``text/plain`` (what a C2SP client
   fetches);
-* a witness (c2sp.org/tlog-witness, :mod:`ledger.witness_http`) mounted at ``/witness``
+* a witness (c2sp.org/tlog-witness, :mod:`ledger.tlog.witness_http`) mounted at ``/witness``
   when a witness key and state directory are configured.
 
 Keys are read from their files once, when the server starts (a bad one stops it there,
@@ -32,9 +32,10 @@ from aborist.errors import AboristError
 from aborist.server.config import LOG_KEY_ENV
 from aborist.server.errors import ApiError
 from aborist.server.state import AppState
-from ledger.checkpoint_note import CheckpointBody, sign_checkpoint
 from ledger.errors import NoteError, ProofError
-from ledger.note import (
+from ledger.store import Checkpoint
+from ledger.tlog.checkpoint_note import CheckpointBody, sign_checkpoint
+from ledger.tlog.note import (
     ALG_COSIGNATURE_V1,
     ALG_ED25519,
     Signer,
@@ -42,8 +43,7 @@ from ledger.note import (
     parse_verifier_key,
     read_signer_file,
 )
-from ledger.store import Checkpoint
-from ledger.witness import Witness
+from ledger.tlog.witness import Witness
 
 __all__ = [
     "UNSIGNED",
@@ -139,7 +139,7 @@ class CheckpointView(BaseModel):
 
 
 def _sign(state: AppState, cp: Checkpoint, signing: LogSigning) -> str:
-    from ledger.proofs import root_at
+    from ledger.tlog.proofs import root_at
 
     try:
         root = root_at(state.ledger, cp.tree_size)

@@ -22,7 +22,7 @@ from cli.audit_cmd import verify_bundle as verify_bundle_command
 from cli.ledger_cli import cli
 from ledger.canonical import canonical_text, sha256_hex
 from ledger.envelope import event_hash
-from ledger.proofs import checkpoint
+from ledger.tlog.proofs import checkpoint
 from tests.audit.conftest import Audited, build_audited
 
 for _cmd in (export_command, verify_bundle_command, report_command):
@@ -93,7 +93,7 @@ def test_trusted_checkpoints_of_every_size_link(audited: Audited) -> None:
     bundle = export_run(lg, audited.built.quote, extra_sizes=[3, head])
     cp_size = bundle["checkpoint"]["tree_size"]
     hashes = lg.event_hashes()
-    from ledger.proofs import tree_root
+    from ledger.tlog.proofs import tree_root
 
     for size in (3, early["tree_size"], cp_size, head):
         trusted = {"tree_size": size, "root": tree_root(hashes[:size])}
@@ -206,7 +206,7 @@ def test_forged_bundle_root_is_caught_only_by_a_trusted_checkpoint(audited: Audi
     """A forger who rebuilds the bundle's tree (event hashes, proofs, root) around an edited
     verdict passes the hash and inclusion checks; the re-executed verifier (and the DAG,
     not recomputed here) disagree, and a trusted checkpoint names the rewrite."""
-    from ledger import merkle
+    from ledger.tlog import merkle
 
     lg = audited.built.ledger
     bundle = export_run(lg, audited.built.lattice)
@@ -320,7 +320,7 @@ def test_verify_after_the_sqlite_database_is_deleted(tmp_path: Path) -> None:
 def test_cli_since_checkpoint_links_an_unrecorded_checkpoint(
     audited: Audited, tmp_path: Path
 ) -> None:
-    from ledger.proofs import tree_root
+    from ledger.tlog.proofs import tree_root
 
     hashes = audited.built.ledger.event_hashes()
     kept = tmp_path / "kept.json"  # a checkpoint of size 5 that was never recorded

@@ -22,8 +22,8 @@ from aborist.pipeline.query import query
 from aborist.projections import open_ledger
 from ledger.canonical import canonical_text
 from ledger.envelope import NewEvent, RecordedEvent
-from ledger.merkle import merkle_root
 from ledger.store import Ledger
+from ledger.tlog.merkle import merkle_root
 
 Q = "How long is the Silverrun River?"
 LEAF = hashlib.sha256(b"one chunk").digest()

@@ -20,7 +20,7 @@ from aborist.audit.checks.dags import check_run
 from aborist.pipeline.dag import STAGE_EVENTS, recorded_version
 from aborist.pipeline.run import label_stage_hash
 from ledger.envelope import RecordedEvent
-from ledger.proofs import checkpoint
+from ledger.tlog.proofs import checkpoint
 from tests.audit.builders import Built, build_ledger
 from tests.audit.dag_v1 import Mixed, build_mixed, dag_version_1, v1_bundles, v2_quote_run
 from tests.audit.test_tamper_replay import rewrite

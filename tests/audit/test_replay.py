@@ -24,8 +24,8 @@ from aborist.pipeline.query import query
 from cli.ledger_cli import cli
 from cli.replay_cmd import replay as replay_command
 from ledger.errors import UnavailableError
-from ledger.proofs import checkpoint, tree_root
 from ledger.store import Ledger
+from ledger.tlog.proofs import checkpoint, tree_root
 from tests.audit.builders import Q_FOUNDER, Built, add_repair_runs, build_ledger
 from tests.conftest import backend_url, migrate_url
 

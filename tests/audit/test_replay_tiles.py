@@ -17,7 +17,7 @@ from aborist.audit import replay
 from cli.ledger_cli import cli
 from cli.replay_cmd import replay as replay_command
 from ledger.envelope import NewEvent
-from ledger.proofs import checkpoint
+from ledger.tlog.proofs import checkpoint
 from tests.audit.builders import Built, build_ledger
 from tests.conftest import backend_url, migrate_url
 

@@ -17,7 +17,7 @@ from aborist.audit.report import highlight, render_report
 from aborist.errors import InputError
 from cli.audit_cmd import report as report_command
 from cli.ledger_cli import cli
-from ledger.proofs import checkpoint
+from ledger.tlog.proofs import checkpoint
 from tests.audit.conftest import HOSTILE_QUESTION, Audited
 from tests.html_dom import Dom
 

@@ -23,8 +23,8 @@ from aborist.pipeline.query import query
 from aborist.pipeline.run import Governance
 from aborist.projections import rebuild_projections
 from cli.ledger_cli import cli
-from ledger.proofs import checkpoint
 from ledger.store import Ledger
+from ledger.tlog.proofs import checkpoint
 from tests.audit.builders import Q_FOUNDER, Built, raw_append
 
 FORGED_ANSWER = "Brackwater was founded by the Emperor of the Moon. [E1]"

@@ -25,8 +25,8 @@ from aborist.pipeline.run import label_stage_hash
 from cli.ledger_cli import cli
 from ledger.canonical import canonical_text, sha256_hex
 from ledger.envelope import GENESIS_HASH, RecordedEvent, event_hash
-from ledger.proofs import checkpoint
 from ledger.store import Ledger
+from ledger.tlog.proofs import checkpoint
 from tests.audit.builders import Built, add_repair_runs
 from tests.ledger.tamper import drop_triggers, tamper
 

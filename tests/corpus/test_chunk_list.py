@@ -1,5 +1,5 @@
 """The chunk-hash list blob and its Merkle tree: the same root and inclusion proofs as
-ledger.merkle (RFC 9162), built once."""
+ledger.tlog.merkle (RFC 9162), built once."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aborist.corpus.chunk_list import ChunkTree, decode_chunk_hashes, encode_chunk_hashes
-from ledger.merkle import inclusion_proof, leaf_hash, merkle_root, verify_inclusion
+from ledger.tlog.merkle import inclusion_proof, leaf_hash, merkle_root, verify_inclusion
 
 hashes = st.lists(st.binary(min_size=32, max_size=32), max_size=70)
 

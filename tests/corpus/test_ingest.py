@@ -26,7 +26,7 @@ from aborist.errors import CorpusError, InputError
 
 
 def rfc6962_root(leaves: list[bytes]) -> bytes:
-    """MTH of RFC 6962 §2.1, written out recursively and independently of ledger.merkle."""
+    """MTH of RFC 6962 §2.1, written out recursively and independently of ledger.tlog.merkle."""
     if not leaves:
         return hashlib.sha256(b"").digest()
     if len(leaves) == 1:

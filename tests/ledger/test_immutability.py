@@ -7,8 +7,8 @@ from sqlalchemy import text
 
 from ledger.envelope import NewEvent
 from ledger.errors import ImmutabilityError
-from ledger.proofs import checkpoint
 from ledger.store import Ledger, translate_errors
+from ledger.tlog.proofs import checkpoint
 
 
 @pytest.fixture

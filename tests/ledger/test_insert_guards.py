@@ -11,8 +11,8 @@ from sqlalchemy import text
 
 from ledger.envelope import NewEvent
 from ledger.errors import ConcurrencyError, LedgerError
-from ledger.proofs import checkpoint
 from ledger.store import Ledger, translate_errors
+from ledger.tlog.proofs import checkpoint
 from ledger.verify import verify_ledger
 
 _COLS = "seq, event_id, stream, stream_seq, type, type_version, recorded_at, payload, " \

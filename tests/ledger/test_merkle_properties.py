@@ -1,4 +1,4 @@
-"""Properties of ledger.merkle, checked against a reference written straight from RFC 9162.
+"""Properties of ledger.tlog.merkle, checked against a reference written straight from RFC 9162.
 
 The reference functions below are the recursive definitions of RFC 9162 §2.1.1 (MTH),
 §2.1.3.1 (PATH) and §2.1.4.1 (PROOF / SUBPROOF), using hashlib directly and nothing from
@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger.errors import ProofError
-from ledger.merkle import (
+from ledger.tlog.merkle import (
     EMPTY_ROOT,
     consistency_proof,
     inclusion_proof,

@@ -1,4 +1,4 @@
-"""ledger.merkle against the transparency-dev/merkle proof vectors (RFC 6962 / RFC 9162).
+"""ledger.tlog.merkle against the transparency-dev/merkle proof vectors (RFC 6962 / RFC 9162).
 
 Every JSON file under ``../shared/data/merkle-vectors/{inclusion,consistency}`` is one
 case: a happy path (``wantErr: false``) must verify and every deliberately broken probe
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ledger.merkle import verify_consistency, verify_inclusion
+from ledger.tlog.merkle import verify_consistency, verify_inclusion
 
 VECTORS = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "merkle-vectors"
 

@@ -8,12 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.checkpoint_note import (
-    CheckpointBody,
-    open_checkpoint,
-    parse_body,
-    sign_checkpoint,
-)
 from ledger.errors import (
     CheckpointError,
     InvalidSignatureError,
@@ -21,7 +15,13 @@ from ledger.errors import (
     MalformedNoteError,
     UnverifiedNoteError,
 )
-from ledger.note import (
+from ledger.tlog.checkpoint_note import (
+    CheckpointBody,
+    open_checkpoint,
+    parse_body,
+    sign_checkpoint,
+)
+from ledger.tlog.note import (
     ALG_COSIGNATURE_V1,
     generate_signer,
     open_note,

@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from cli.ledger_cli import cli
-from ledger.checkpoint_note import CheckpointBody, open_checkpoint, sign_checkpoint
 from ledger.envelope import NewEvent
-from ledger.note import parse_signer_key, parse_verifier_key
 from ledger.store import Ledger
+from ledger.tlog.checkpoint_note import CheckpointBody, open_checkpoint, sign_checkpoint
+from ledger.tlog.note import parse_signer_key, parse_verifier_key
 from tests.conftest import migrate_url
 
 ORIGIN = "example.org/ledger"

@@ -1,6 +1,6 @@
 """The signed-note vectors in ../shared/data/signed-note/vectors.json (golang.org/x/mod's
-note tests, transparency-dev/formats, the C2SP spec) are the oracle for ledger/note.py and
-ledger/checkpoint_note.py: every sign vector byte for byte, every open case as labelled,
+note tests, transparency-dev/formats, the C2SP spec) are the oracle for ledger/tlog/note.py and
+ledger/tlog/checkpoint_note.py: every sign vector byte for byte, every open case as labelled,
 every bad verifier key refused."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from ledger.checkpoint_note import body_of, parse_body
 from ledger.errors import (
     InvalidSignatureError,
     KeyFormatError,
     MalformedNoteError,
     UnverifiedNoteError,
 )
-from ledger.note import (
+from ledger.tlog.checkpoint_note import body_of, parse_body
+from ledger.tlog.note import (
     ALG_COSIGNATURE_V1,
     ALG_ED25519,
     cosignature_message,

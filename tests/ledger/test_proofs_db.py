@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import merkle
 from ledger.envelope import NewEvent
 from ledger.errors import ProofError
-from ledger.proofs import checkpoint, prove_consistency, prove_inclusion
 from ledger.store import Ledger
+from ledger.tlog import merkle
+from ledger.tlog.proofs import checkpoint, prove_consistency, prove_inclusion
 
 
 def fill(lg: Ledger, n: int) -> None:

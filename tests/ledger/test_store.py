@@ -247,7 +247,7 @@ def test_unreachable_server() -> None:
 def test_sqlite_durability_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """NORMAL by default, chosen by ABORIST_SQLITE_SYNCHRONOUS; a checkpoint is written with
     a full sync and the connection goes back to its setting afterwards."""
-    from ledger.proofs import checkpoint
+    from ledger.tlog.proofs import checkpoint
     from tests.conftest import migrate_url
 
     url = f"sqlite:///{tmp_path / 'l.db'}"

@@ -9,8 +9,8 @@ from sqlalchemy.exc import DBAPIError
 from ledger.canonical import sha256_hex
 from ledger.envelope import NewEvent, event_hash
 from ledger.errors import BlobNotFoundError
-from ledger.proofs import checkpoint
 from ledger.store import Ledger
+from ledger.tlog.proofs import checkpoint
 from ledger.verify import verify_ledger
 from tests.ledger.tamper import tamper
 

@@ -1,5 +1,5 @@
-"""Stored tiles (ledger/tiles.py): every root and proof read from tiles equals the one
-ledger/merkle.py builds from all the hashes; integration is incremental and catches an
+"""Stored tiles (ledger/tlog/tiles.py): every root and proof read from tiles equals the one
+ledger/tlog/merkle.py builds from all the hashes; integration is incremental and catches an
 old ledger up; a forged tile is a verify finding."""
 
 from __future__ import annotations
@@ -14,12 +14,18 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from cli.ledger_cli import cli
-from ledger import merkle
 from ledger.envelope import NewEvent
 from ledger.errors import ProofError
-from ledger.proofs import checkpoint, consistency_path, inclusion_path, prove_inclusion, root_at
 from ledger.store import Ledger
-from ledger.tiles import TILE_WIDTH, Tree, derive_tiles, tile_path
+from ledger.tlog import merkle
+from ledger.tlog.proofs import (
+    checkpoint,
+    consistency_path,
+    inclusion_path,
+    prove_inclusion,
+    root_at,
+)
+from ledger.tlog.tiles import TILE_WIDTH, Tree, derive_tiles, tile_path
 from ledger.verify import verify_ledger
 
 ENTRIES = [hashlib.sha256(i.to_bytes(4, "big")).digest() for i in range(70_000)]

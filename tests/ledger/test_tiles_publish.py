@@ -11,13 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from cli.ledger_cli import cli
-from ledger import merkle
-from ledger.checkpoint_note import open_checkpoint
 from ledger.envelope import NewEvent
 from ledger.errors import CheckpointError, MalformedNoteError
-from ledger.note import parse_verifier_key
 from ledger.store import Ledger
-from ledger.tlog_proof import format_proof, parse_proof, verify_proof
+from ledger.tlog import merkle
+from ledger.tlog.checkpoint_note import open_checkpoint
+from ledger.tlog.note import parse_verifier_key
+from ledger.tlog.tlog_proof import format_proof, parse_proof, verify_proof
 from tests.audit.builders import build_ledger
 
 

@@ -1,4 +1,4 @@
-"""The stored tiles checked against the events (ledger/tiles_verify.py), the check that
+"""The stored tiles checked against the events (ledger/tlog/tiles_verify.py), the check that
 ``aborist-ledger verify`` and ``replay`` share: every honest state the integrator leaves
 (the tiles of the tree of the first k*256 events, for any k) holds, and every forged row
 (a hash changed, a tile deleted below a stored one, shortened inside the tree, lengthened,
@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.tiles import TILE_WIDTH, derive_tiles, tile_path
-from ledger.tiles_verify import verify_tiles
+from ledger.tlog.tiles import TILE_WIDTH, derive_tiles, tile_path
+from ledger.tlog.tiles_verify import verify_tiles
 
 ENTRIES = [hashlib.sha256(i.to_bytes(4, "big")).digest() for i in range(70_000)]
 LEAF_TILES = len(ENTRIES) // TILE_WIDTH  # 273: level 1 holds tiles 1/0 (256) and 1/1 (17)

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from ledger import merkle
 from ledger.envelope import NewEvent
-from ledger.proofs import checkpoint
 from ledger.store import Ledger
-from ledger.tiles import Tree
+from ledger.tlog import merkle
+from ledger.tlog.proofs import checkpoint
+from ledger.tlog.tiles import Tree
 from ledger.verify import verify_ledger
 from tests.ledger.tamper import tamper
 

@@ -13,21 +13,21 @@ import pytest
 from click.testing import CliRunner
 
 from cli.ledger_cli import cli
-from ledger import merkle
-from ledger.checkpoint_note import CheckpointBody, open_checkpoint, sign_checkpoint
 from ledger.envelope import NewEvent
 from ledger.errors import CheckpointError
-from ledger.note import ALG_COSIGNATURE_V1, generate_signer
-from ledger.proofs import checkpoint, consistency_path
 from ledger.store import Ledger
-from ledger.witness import (
+from ledger.tlog import merkle
+from ledger.tlog.checkpoint_note import CheckpointBody, open_checkpoint, sign_checkpoint
+from ledger.tlog.note import ALG_COSIGNATURE_V1, generate_signer
+from ledger.tlog.proofs import checkpoint, consistency_path
+from ledger.tlog.witness import (
     SIZE_CONTENT_TYPE,
     Witness,
     add_cosignatures,
     build_request,
     request_cosignature,
 )
-from ledger.witness_http import witness_app
+from ledger.tlog.witness_http import witness_app
 
 ORIGIN = "example.org/log"
 LOG = generate_signer(ORIGIN, seed=b"\x11" * 32)

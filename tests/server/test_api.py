@@ -10,8 +10,8 @@ from aborist.audit.bundle import verify_bundle
 from aborist.clients.base import StubClient
 from aborist.verify.evidence import build_evidence
 from aborist.verify.verify import verify_answer
-from ledger.proofs import checkpoint
 from ledger.store import Ledger
+from ledger.tlog.proofs import checkpoint
 from tests.conftest import FACTS, Corpus
 from tests.server.conftest import Served, _record, make_served
 

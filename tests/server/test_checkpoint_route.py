@@ -1,6 +1,6 @@
 """`GET /api/v1/checkpoint` (aborist/server/tlog.py) in process on SQLite and PostgreSQL:
 with a log key the latest checkpoint is served as a C2SP signed note that verifies with
-ledger/note.py and the verifier key alone; without one the response and the ledger page
+ledger/tlog/note.py and the verifier key alone; without one the response and the ledger page
 say plainly that it is unsigned; a recorded checkpoint the tree does not give is never
 signed; the private key is never served, logged or recorded; ``aborist serve`` refuses
 a key it cannot use in one line."""
@@ -21,12 +21,12 @@ from aborist.server.cli_config import TlogKeys, config_from_environment, export_
 from aborist.server.tlog import UNSIGNED, KeySetupError, log_signing
 from aborist.settings import Settings
 from cli.main import cli
-from ledger import merkle
-from ledger.checkpoint_note import open_checkpoint
 from ledger.errors import UnverifiedNoteError
-from ledger.note import ALG_COSIGNATURE_V1, Signer, generate_signer, open_note
-from ledger.proofs import checkpoint
 from ledger.store import Ledger
+from ledger.tlog import merkle
+from ledger.tlog.checkpoint_note import open_checkpoint
+from ledger.tlog.note import ALG_COSIGNATURE_V1, Signer, generate_signer, open_note
+from ledger.tlog.proofs import checkpoint
 from tests.server.conftest import Client, Dom, Served
 
 ORIGIN = "example.org/aborist-test"

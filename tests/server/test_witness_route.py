@@ -1,5 +1,6 @@
 """The witness mounted in ``aborist serve`` (``/witness/add-checkpoint``, aborist/server/app.py)
-in process on SQLite and PostgreSQL: the log's side (:func:`ledger.witness.request_cosignature`,
+in process on SQLite and PostgreSQL: the log's side
+(:func:`ledger.tlog.witness.request_cosignature`,
 consistency proofs from the served ledger) gets cosignatures that verify; the codes are the
 standalone witness's (404 unknown origin, 403 no valid log signature, 409 with the size held,
 422 a fork); with a token the witness wants the bearer token like the API; without a witness
@@ -13,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from aborist.server.tlog import KeySetupError, log_signing, witness_of
-from ledger import merkle
-from ledger.checkpoint_note import CheckpointBody, open_checkpoint, sign_checkpoint
 from ledger.envelope import NewEvent
 from ledger.errors import CheckpointError
-from ledger.note import ALG_COSIGNATURE_V1, generate_signer
-from ledger.proofs import checkpoint, consistency_path
 from ledger.store import Ledger
-from ledger.witness import SIZE_CONTENT_TYPE, Witness, add_cosignatures, build_request
-from ledger.witness import request_cosignature as ask_witness
+from ledger.tlog import merkle
+from ledger.tlog.checkpoint_note import CheckpointBody, open_checkpoint, sign_checkpoint
+from ledger.tlog.note import ALG_COSIGNATURE_V1, generate_signer
+from ledger.tlog.proofs import checkpoint, consistency_path
+from ledger.tlog.witness import SIZE_CONTENT_TYPE, Witness, add_cosignatures, build_request
+from ledger.tlog.witness import request_cosignature as ask_witness
 from tests.server.conftest import TOKEN, Client, Served
 
 ORIGIN = "example.org/served-log"

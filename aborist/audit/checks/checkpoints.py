@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 from aborist.audit.findings import Divergence, ReplayReport
 from aborist.errors import InputError
-from ledger import merkle
 from ledger.store import Ledger
+from ledger.tlog import merkle
 
 __all__ = ["check_checkpoints", "parse_checkpoint"]
 

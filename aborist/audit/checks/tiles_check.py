@@ -1,6 +1,6 @@
-"""The replay's ``tile`` check: the stored Merkle tiles (ledger/tiles.py) re-derived from
+"""The replay's ``tile`` check: the stored Merkle tiles (ledger/tlog/tiles.py) re-derived from
 the events, through the same streaming fold as ``aborist-ledger verify``
-(:func:`ledger.tiles_verify.verify_tiles`; docs/replay.md, "tile").
+(:func:`ledger.tlog.tiles_verify.verify_tiles`; docs/replay.md, "tile").
 
 Tiles are derived data that checkpoints, proofs and ``publish`` read: a forged tile row
 would make them wrong without touching an event, so a tile that is not the one the events
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from aborist.audit.findings import Divergence, ReplayReport
 from ledger.store import Ledger
-from ledger.tiles_verify import verify_tiles
+from ledger.tlog.tiles_verify import verify_tiles
 
 __all__ = ["check_tiles"]
 

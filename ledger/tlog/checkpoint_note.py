@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ledger.errors import CheckpointError, UnverifiedNoteError
-from ledger.note import (
+from ledger.tlog.note import (
     ALG_COSIGNATURE_V1,
     ALG_ED25519,
     Note,
@@ -180,7 +180,7 @@ def _as_cosigner(key: Verifier) -> Verifier:
     transparency-dev's ``NewVerifierForCosignatureV1`` does (it gets the 0x04 key ID)."""
     if key.alg == ALG_COSIGNATURE_V1:
         return key
-    from ledger.note import key_id
+    from ledger.tlog.note import key_id
 
     return Verifier(
         key.name, key_id(key.name, bytes([ALG_COSIGNATURE_V1]) + key.public_key),

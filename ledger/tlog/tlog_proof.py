@@ -19,10 +19,10 @@ import binascii
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ledger import merkle
-from ledger.checkpoint_note import SignedCheckpoint, open_checkpoint
 from ledger.errors import CheckpointError, MalformedNoteError
-from ledger.note import Verifier
+from ledger.tlog import merkle
+from ledger.tlog.checkpoint_note import SignedCheckpoint, open_checkpoint
+from ledger.tlog.note import Verifier
 
 __all__ = ["PROOF_HEADER", "TlogProof", "format_proof", "parse_proof", "verify_proof"]
 

@@ -1,14 +1,14 @@
-"""The stored Merkle tiles (ledger/tiles.py) checked against the events: the one
+"""The stored Merkle tiles (ledger/tlog/tiles.py) checked against the events: the one
 re-derivation that ``aborist-ledger verify`` and ``aborist-ledger replay`` share.
 
-Tiles are derived data, written only by :func:`ledger.tiles.integrate`, which stores
+Tiles are derived data, written only by :func:`ledger.tlog.tiles.integrate`, which stores
 whole leaf tiles in one transaction. So the stored rows are always exactly the tiles
 (levels 1 and up) of the tree of their first ``M`` events, ``M`` being the leaves the
 last level-1 tile covers: a tile that differs, a missing tile below a stored one, a tile
 no such tree has, or a tile covering events the ledger does not hold is a finding, named
 by its level and index. Events after ``M`` are simply not integrated yet.
 
-The check is a streaming fold (:func:`ledger.tiles.derive_tiles`) over the event hashes,
+The check is a streaming fold (:func:`ledger.tlog.tiles.derive_tiles`) over the event hashes,
 read in pages of ``seq`` and ``hash`` alone; each derived tile is compared with its row
 as soon as it is complete, so memory stays O(256 x levels) whatever the ledger's size.
 """
@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ledger import merkle
-from ledger.tiles import TILE_HEIGHT, TILE_WIDTH, Fetch, derive_tiles, tile_path
+from ledger.tlog import merkle
+from ledger.tlog.tiles import TILE_HEIGHT, TILE_WIDTH, Fetch, derive_tiles, tile_path
 
 __all__ = ["TileCheck", "TileFinding", "verify_tiles"]
 

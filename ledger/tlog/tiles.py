@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ledger import merkle
 from ledger.errors import ProofError
+from ledger.tlog import merkle
 
 __all__ = [
     "TILE_HEIGHT",

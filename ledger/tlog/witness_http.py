@@ -1,6 +1,6 @@
 """The witness over HTTP (c2sp.org/tlog-witness): a small ASGI app (Starlette) with
 
-* ``POST /add-checkpoint``: :meth:`ledger.witness.Witness.add_checkpoint`;
+* ``POST /add-checkpoint``: :meth:`ledger.tlog.witness.Witness.add_checkpoint`;
 * ``GET /<hex SHA-256 of the origin>/checkpoint``: the latest cosigned checkpoint, with
   the log's signature and the witness's cosignature (404 when none).
 
@@ -16,7 +16,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from ledger.errors import NoteError
-from ledger.witness import Witness
+from ledger.tlog.witness import Witness
 
 __all__ = ["MAX_BODY", "witness_app"]
 

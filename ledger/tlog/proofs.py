@@ -12,10 +12,10 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from ledger import merkle
 from ledger.errors import ProofError
 from ledger.store import Checkpoint, Ledger
-from ledger.tiles import integrated, open_tree
+from ledger.tlog import merkle
+from ledger.tlog.tiles import integrated, open_tree
 
 __all__ = [
     "ConsistencyProof",
@@ -104,7 +104,7 @@ def tree_root(hashes: list[bytes]) -> str:
 
 def checkpoint(ledger: Ledger) -> Checkpoint:
     """Record a checkpoint of the whole ledger as it is now: the stored tiles are brought
-    up to the head first (ledger/tiles.py), so this reads O(log n) rows plus the events
+    up to the head first (ledger/tlog/tiles.py), so this reads O(log n) rows plus the events
     appended since the last checkpoint. Integration and the checkpoint row are one
     durable transaction (one commit)."""
     with integrated(ledger, durable=True) as (tx, size, root):

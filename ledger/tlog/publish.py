@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ledger.errors import LedgerError
 from ledger.store import Ledger
-from ledger.tiles import TILE_WIDTH, derive_tiles, tile_path
+from ledger.tlog.tiles import TILE_WIDTH, derive_tiles, tile_path
 
 __all__ = ["PublishError", "publish"]
 

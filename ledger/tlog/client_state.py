@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ledger import merkle
-from ledger.checkpoint_note import CheckpointBody, SignedCheckpoint
 from ledger.errors import CheckpointError, NoteError
+from ledger.tlog import merkle
+from ledger.tlog.checkpoint_note import CheckpointBody, SignedCheckpoint
 
 __all__ = ["STATE_FORMAT", "ClientState", "Held", "StateFileError", "check_advance"]
 

@@ -33,9 +33,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledger import merkle
-from ledger.checkpoint_note import parse_body
-from ledger.client_state import atomic_write
 from ledger.errors import (
     CheckpointError,
     InvalidSignatureError,
@@ -43,7 +40,10 @@ from ledger.errors import (
     NoteError,
     UnverifiedNoteError,
 )
-from ledger.note import (
+from ledger.tlog import merkle
+from ledger.tlog.checkpoint_note import parse_body
+from ledger.tlog.client_state import atomic_write
+from ledger.tlog.note import (
     ALG_COSIGNATURE_V1,
     Signer,
     Verifier,
