@@ -44,7 +44,7 @@ def aborist() -> None:
 
 def aborist_ledger() -> None:
     def load() -> Callable[[], None]:
-        from cli.ledger_cli import main
+        from cli.audit.ledger_cli import main
 
         return main
 

@@ -65,7 +65,7 @@ code, `` `with` ``, to ask about it).
 
 
 def render() -> str:
-    from cli.ledger_cli import cli as ledger_cli
+    from cli.audit.ledger_cli import cli as ledger_cli
     from cli.main import cli as main_cli
 
     parts = [

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from cli.ledger_cli import cli as ledger_cli
+from cli.audit.ledger_cli import cli as ledger_cli
 from cli.main import cli
 
 DOC = "# Rivers\n\nThe Silverrun River is 412 kilometres long.\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from cli.ledger_cli import cli as ledger_cli
+from cli.audit.ledger_cli import cli as ledger_cli
 from cli.main import cli as main_cli
 
 ROOT = Path(__file__).resolve().parents[1]

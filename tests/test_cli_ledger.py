@@ -9,7 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.envelope import NewEvent
 from ledger.store import Ledger
 from tests.ledger.tamper import tamper

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aborist.clients.base import ChatClient, ChatResult, Messages
-from cli.ledger_cli import cli as ledger_cli
+from cli.audit.ledger_cli import cli as ledger_cli
 from cli.main import cli
 from cli.term import printable
 from tests.eldoria import RIVERS_MD

@@ -327,3 +327,20 @@ def test_the_sql_rule_bites(tmp_path: Path) -> None:
         "aborist/probe.py:3: FROM runs",
         "aborist/probe.py:5: FROM {}",
     ]
+
+
+#: The most modules (``__init__.py`` counted) one package folder may hold: a reader finds
+#: a room by its name, not by scanning a long list (docs/architecture.md).
+MAX_MODULES_PER_FOLDER = 17
+
+
+def test_no_package_folder_is_a_long_flat_list() -> None:
+    crowded = {}
+    for top in ("ledger", "aborist", "cli"):
+        for folder in [ROOT / top, *(p for p in (ROOT / top).rglob("*") if p.is_dir())]:
+            if "__pycache__" in folder.parts:
+                continue
+            n = len(list(folder.glob("*.py")))
+            if n > MAX_MODULES_PER_FOLDER:
+                crowded[str(folder.relative_to(ROOT))] = n
+    assert not crowded, f"package folders over {MAX_MODULES_PER_FOLDER} modules: {crowded}"

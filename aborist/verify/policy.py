@@ -57,6 +57,7 @@ class VerifierPolicy(BaseModel):
     dateline_dates: bool = True
     date_forms: bool = True
     answer_comparisons: bool = True
+    polar_particles: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

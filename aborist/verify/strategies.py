@@ -17,6 +17,7 @@ STRICT.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.polar import is_polar_question, particle_agrees, split_particle
 from aborist.verify.rules.warrant import proper_nouns
 from aborist.verify.support import (
     answers_question,
@@ -54,6 +56,7 @@ __all__ = [
     "ATTRIBUTION_CUES",
     "SOURCE_REFERENCES",
     "classify_prose_unit",
+    "classify_prose_units",
     "is_title_span",
     "quote_grade",
 ]
@@ -360,3 +363,60 @@ def _span_verdict(
             "it leaves out"
         )
     return None, ""
+
+
+def classify_prose_units(
+    segments: Sequence[Unit],
+    evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
+    question: str | None = None,
+) -> list[UnitVerdict]:
+    """:func:`classify_prose_unit` for every unit, with a yes/no particle that opens a
+    unit ("No. Rust does not …", or "Yes." alone before its claim) read as the answer to
+    the question, not as a word of the claim (docs/verifier.md §19.16)."""
+    out: list[UnitVerdict] = []
+    for i, unit in enumerate(segments):
+        split = split_particle(unit.text) if policy.polar_particles else None
+        if split is None:
+            out.append(classify_prose_unit(i, unit, evidence, policy, question))
+            continue
+        particle, rest = split
+        if rest:
+            inner = classify_prose_unit(i, Unit(rest, unit.line_no), evidence, policy, question)
+            out.append(_with_particle(i, unit, inner, _agrees(particle, question, rest)))
+            continue
+        following = segments[i + 1].text if i + 1 < len(segments) else ""
+        agrees = _agrees(particle, question, following) if following else None
+        if agrees is None:
+            out.append(classify_prose_unit(i, unit, evidence, policy, question))
+        elif agrees:
+            why = f"the answer's {particle!r} agrees with the claim after it"
+            out.append(_prose_verdict(i, unit, "polar", GRADE_VERBATIM, (), [why]))
+        else:
+            why = f"POLAR_MISMATCH: the answer's {particle!r} contradicts the claim after it"
+            out.append(_prose_verdict(i, unit, "polar", GRADE_NONE, (), [why], "POLAR_MISMATCH"))
+    return out
+
+
+def _agrees(particle: str, question: str | None, claim: str) -> bool | None:
+    if not is_polar_question(question):
+        return None
+    return particle_agrees(particle, question or "", claim)
+
+
+def _with_particle(index: int, unit: Unit, inner: UnitVerdict, agrees: bool | None) -> UnitVerdict:
+    """The verdict of a claim after a particle, on the whole unit: as the claim's when the
+    particle agrees; refused when it contradicts; at most rung 3 when unchecked."""
+    ids, reasons = inner.evidence_ids, list(inner.reasons)
+    if agrees is False:
+        why = "POLAR_MISMATCH: the particle contradicts what the claim says of the question"
+        return _prose_verdict(
+            index, unit, inner.strategy, GRADE_NONE, ids, [*reasons, why], "POLAR_MISMATCH"
+        )
+    if agrees is None and inner.verified:
+        why = "POLAR_UNCHECKED: the claim does not restate the question its particle answers"
+        return _prose_verdict(
+            index, unit, inner.strategy, GRADE_PARTIAL, ids, [*reasons, why], "POLAR_UNCHECKED"
+        )
+    extra = ["the particle agrees with what the claim says of the question"] if agrees else []
+    return dataclasses.replace(inner, text=unit.text, reasons=(*inner.reasons, *extra))

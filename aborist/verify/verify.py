@@ -36,7 +36,7 @@ from aborist.verify.evidence import EvidenceObject
 from aborist.verify.ladder import ladder_label, ladder_rung
 from aborist.verify.lattice import HARD_CHECKS, classify_claim
 from aborist.verify.policy import DEFAULT_POLICY, VERIFIER_VERSION, VerifierPolicy, policy_hash
-from aborist.verify.strategies import classify_prose_unit
+from aborist.verify.strategies import classify_prose_units
 from aborist.verify.text.textcanon import CANONICALIZATION_VERSION
 from aborist.verify.units import (
     GRADE_VERBATIM,
@@ -142,10 +142,7 @@ def verify_answer(
     units: list[UnitVerdict]
     if mode == "quote":
         usable = [ev for ev in evidence if pol.role_allowed(ev.source_role)]
-        units = [
-            classify_prose_unit(i, u, usable, pol, question)
-            for i, u in enumerate(segment_prose(answer))
-        ]
+        units = classify_prose_units(segment_prose(answer), usable, pol, question)
     else:
         units = [
             classify_claim(i, c, evidence, pol, question)

@@ -16,10 +16,10 @@ from click.testing import CliRunner
 
 from aborist.audit.bundle import BUNDLE_CHECKS, BUNDLE_FORMAT, export_run, verify_bundle
 from aborist.errors import InputError
-from cli.audit_cmd import export as export_command
-from cli.audit_cmd import report as report_command
-from cli.audit_cmd import verify_bundle as verify_bundle_command
-from cli.ledger_cli import cli
+from cli.audit.audit_cmd import export as export_command
+from cli.audit.audit_cmd import report as report_command
+from cli.audit.audit_cmd import verify_bundle as verify_bundle_command
+from cli.audit.ledger_cli import cli
 from ledger.canonical import canonical_text, sha256_hex
 from ledger.envelope import event_hash
 from ledger.tlog.proofs import checkpoint

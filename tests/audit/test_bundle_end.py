@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from aborist.audit.bundle import export_run, verify_bundle
 from aborist.pipeline.query import query
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from tests.audit.conftest import Audited, build_audited
 from tests.audit.test_bundle import runs_of
 from tests.conftest import backend_url

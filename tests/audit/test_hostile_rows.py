@@ -21,7 +21,7 @@ from sqlalchemy.exc import DBAPIError
 
 from aborist.audit import replay
 from aborist.events import EVENT_TYPES
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.canonical import canonical_text
 from tests.audit.builders import Built
 from tests.ledger.raw import append_raw

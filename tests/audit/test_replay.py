@@ -21,8 +21,8 @@ from aborist.audit.deep import first_difference
 from aborist.clients.extractive import ExtractiveClient
 from aborist.errors import InputError
 from aborist.pipeline.query import query
-from cli.ledger_cli import cli
-from cli.replay_cmd import replay as replay_command
+from cli.audit.ledger_cli import cli
+from cli.audit.replay_cmd import replay as replay_command
 from ledger.errors import UnavailableError
 from ledger.store import Ledger
 from ledger.tlog.proofs import checkpoint, tree_root

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from sqlalchemy import text
 
 from aborist.audit import replay
-from cli.ledger_cli import cli
-from cli.replay_cmd import replay as replay_command
+from cli.audit.ledger_cli import cli
+from cli.audit.replay_cmd import replay as replay_command
 from ledger.envelope import NewEvent
 from ledger.tlog.proofs import checkpoint
 from tests.audit.builders import Built, build_ledger

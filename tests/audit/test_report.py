@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from aborist.audit.report import highlight, render_report
 from aborist.errors import InputError
-from cli.audit_cmd import report as report_command
-from cli.ledger_cli import cli
+from cli.audit.audit_cmd import report as report_command
+from cli.audit.ledger_cli import cli
 from ledger.tlog.proofs import checkpoint
 from tests.audit.conftest import HOSTILE_QUESTION, Audited
 from tests.html_dom import Dom

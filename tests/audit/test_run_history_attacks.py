@@ -22,7 +22,7 @@ from aborist.pipeline.keys import KeyDimensions, cache_key, question_hash
 from aborist.pipeline.query import query
 from aborist.pipeline.run import Governance
 from aborist.projections import rebuild_projections
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.store import Ledger
 from ledger.tlog.proofs import checkpoint
 from tests.audit.builders import Q_FOUNDER, Built, raw_append

@@ -22,7 +22,7 @@ from aborist.audit import ReplayReport, replay
 from aborist.audit.findings import Divergence
 from aborist.pipeline.dag import DAG_VERSION, STAGE_EVENTS, build_dag, recorded_version, stages_for
 from aborist.pipeline.run import label_stage_hash
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.canonical import canonical_text, sha256_hex
 from ledger.envelope import GENESIS_HASH, RecordedEvent, event_hash
 from ledger.store import Ledger
@@ -261,7 +261,7 @@ def test_verifier_version_edited_is_version_skew(built: Built) -> None:
 
 def test_cli_exits_1_naming_the_divergence(built: Built) -> None:
     if "replay" not in cli.commands:  # pragma: no cover - registered by test_replay
-        from cli.replay_cmd import replay as replay_command
+        from cli.audit.replay_cmd import replay as replay_command
 
         cli.add_command(replay_command)
     ev = built.event(built.quote, "qa.model_answered")
@@ -355,7 +355,7 @@ def test_blob_stored_as_text(built: Built, scope: str) -> None:
     if scope.startswith("deep"):
         assert any(n.run == built.lattice for n in report.not_reexecuted)
         if "replay" not in cli.commands:  # pragma: no cover - registered by test_replay
-            from cli.replay_cmd import replay as replay_command
+            from cli.audit.replay_cmd import replay as replay_command
 
             cli.add_command(replay_command)
         result = CliRunner().invoke(cli, ["replay", "--db", built.url, "--deep"])

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from aborist.audit import replay
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.envelope import NewEvent
 from ledger.envelope_check import EnvelopeCheck
 from ledger.errors import PayloadError

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.tlog.checkpoint_note import CheckpointBody, sign_checkpoint
 from ledger.tlog.note import parse_signer_key
 from tests.audit.builders import build_ledger

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.envelope import NewEvent
 from ledger.store import Ledger
 from ledger.tlog.checkpoint_note import CheckpointBody, open_checkpoint, sign_checkpoint

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.envelope import NewEvent
 from ledger.errors import ProofError
 from ledger.store import Ledger

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.envelope import NewEvent
 from ledger.errors import CheckpointError, MalformedNoteError
 from ledger.store import Ledger

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from cli.ledger_cli import cli
+from cli.audit.ledger_cli import cli
 from ledger.envelope import NewEvent
 from ledger.errors import CheckpointError
 from ledger.store import Ledger

@@ -26,7 +26,7 @@ from aborist.pipeline.ask import ask
 from aborist.pipeline.corpus_binding import UnrecordedShardError
 from aborist.pipeline.query import query
 from aborist.projections import open_ledger
-from cli.ledger_cli import cli as ledger_cli
+from cli.audit.ledger_cli import cli as ledger_cli
 from cli.main import cli
 from ledger.store import Ledger
 

@@ -178,7 +178,7 @@ def test_witness_cosign_sends_the_bearer_token(
     import httpx
     from click.testing import CliRunner
 
-    from cli.ledger_cli import cli
+    from cli.audit.ledger_cli import cli
 
     wkey, logpub, state = _keys(tmp_path)
     with served.with_config(witness=witness_of(wkey, [str(logpub)], state), token=TOKEN) as c:

@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 import click
 
+from cli.audit.tlog_cmd import read_signer
+from cli.audit.trust_args import read_keys
 from cli.common import clean_errors, db_option
-from cli.tlog_cmd import read_signer
-from cli.trust_args import read_keys
 from ledger.errors import LedgerError
 from ledger.tlog.note import ALG_COSIGNATURE_V1, ALG_ED25519, Verifier
 from ledger.tlog.witness import Witness, add_cosignatures, build_request, request_cosignature
@@ -159,7 +159,7 @@ def request(note_file: Path, old: int, db_url: str | None) -> None:
 
     Example: aborist-ledger witness request cp.note --old 120 > req.txt
     """
-    from cli.ledger_cli import open_ledger
+    from cli.audit.ledger_cli import open_ledger
     from ledger.tlog.checkpoint_note import body_of
     from ledger.tlog.proofs import consistency_path
 
@@ -216,7 +216,7 @@ def cosign(note_file: Path, urls: tuple[str, ...], timeout: float, db_url: str |
     """
     import httpx
 
-    from cli.ledger_cli import open_ledger
+    from cli.audit.ledger_cli import open_ledger
     from ledger.tlog.proofs import consistency_path
 
     note = _text(note_file, "note")

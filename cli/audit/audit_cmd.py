@@ -19,9 +19,9 @@ from aborist.audit.bundle import BundleReport, export_run
 from aborist.audit.bundle import verify_bundle as verify_run_bundle
 from aborist.audit.report import render_report
 from aborist.errors import AboristError
+from cli.audit.trust_args import TrustArgs, bundle_prover, trust_options
 from cli.common import clean_errors, db_option, pipeline_ledger, read_json_object, write_text
 from cli.term import printable
-from cli.trust_args import TrustArgs, bundle_prover, trust_options
 
 __all__ = ["export", "report", "verify_bundle"]
 
@@ -65,7 +65,7 @@ def export(
     Example: aborist-ledger export --run 8e46b6db59e8 -o bundle.json
     """
     if key_file is not None:
-        from cli.tlog_cmd import read_signer
+        from cli.audit.tlog_cmd import read_signer
 
         read_signer(key_file)  # a bad key fails before anything is written
     extra = []
@@ -83,7 +83,7 @@ def export(
         bundle = export_run(lg, resolved, extra_sizes=extra)
     write_text(output, json.dumps(bundle, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     if key_file is not None:
-        from cli.tlog_cmd import write_tlog_proof
+        from cli.audit.tlog_cmd import write_tlog_proof
 
         write_tlog_proof(bundle, key_file, output.with_name(output.name + ".tlog-proof"))
     cp = bundle["checkpoint"]

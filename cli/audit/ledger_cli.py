@@ -215,7 +215,7 @@ def checkpoint(db_url: str | None, key_file: Path | None, as_json: bool) -> None
 
     Example: aborist-ledger checkpoint --sign log.key > cp.note
     """
-    from cli.tlog_cmd import read_signer, signed_note
+    from cli.audit.tlog_cmd import read_signer, signed_note
     from ledger.tlog.proofs import checkpoint as make_checkpoint
 
     if key_file is not None:
@@ -339,27 +339,27 @@ def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
         click.echo(f"rebuilt from {folded} events: {names}")
 
 
-from cli.replay_cmd import replay as replay_command  # noqa: E402
+from cli.audit.replay_cmd import replay as replay_command  # noqa: E402
 
 cli.add_command(replay_command)
 
-from cli.audit_cmd import export as export_command  # noqa: E402
-from cli.audit_cmd import report as report_command  # noqa: E402
-from cli.audit_cmd import verify_bundle as verify_bundle_command  # noqa: E402
+from cli.audit.audit_cmd import export as export_command  # noqa: E402
+from cli.audit.audit_cmd import report as report_command  # noqa: E402
+from cli.audit.audit_cmd import verify_bundle as verify_bundle_command  # noqa: E402
 
 cli.add_command(export_command)
 cli.add_command(verify_bundle_command)
 cli.add_command(report_command)
 
-from cli.tlog_cmd import keygen as keygen_command  # noqa: E402
-from cli.tlog_cmd import publish as publish_command  # noqa: E402
-from cli.tlog_cmd import verify_checkpoint as verify_checkpoint_command  # noqa: E402
+from cli.audit.tlog_cmd import keygen as keygen_command  # noqa: E402
+from cli.audit.tlog_cmd import publish as publish_command  # noqa: E402
+from cli.audit.tlog_cmd import verify_checkpoint as verify_checkpoint_command  # noqa: E402
 
 cli.add_command(keygen_command)
 cli.add_command(publish_command)
 cli.add_command(verify_checkpoint_command)
 
-from cli.witness_cmd import witness as witness_command  # noqa: E402
+from cli.audit.witness_cmd import witness as witness_command  # noqa: E402
 
 cli.add_command(witness_command)
 

@@ -16,9 +16,9 @@ import click
 
 from aborist.audit import ReplayReport
 from aborist.audit import replay as run_replay
+from cli.audit.trust_args import TrustArgs, ledger_prover, trust_options
 from cli.common import clean_errors, pipeline_ledger
 from cli.term import printable
-from cli.trust_args import TrustArgs, ledger_prover, trust_options
 
 __all__ = ["replay"]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import click
 
+from cli.audit.trust_args import TrustArgs, ledger_prover, log_origin, trust_options
 from cli.common import clean_errors, db_option, emit_json, json_option
-from cli.trust_args import TrustArgs, ledger_prover, log_origin, trust_options
 from ledger.errors import LedgerError, NoteError
 from ledger.store import Checkpoint
 from ledger.tlog.checkpoint_note import CheckpointBody, sign_checkpoint
@@ -116,7 +116,7 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
 
     Example: aborist-ledger verify-checkpoint cp.note --key log.key.pub --state state.json
     """
-    from cli.ledger_cli import open_ledger
+    from cli.audit.ledger_cli import open_ledger
     from ledger.tlog.proofs import root_at
 
     if not trust.keys:
@@ -172,7 +172,7 @@ def publish(directory: Path, key_file: Path, db_url: str | None, as_json: bool) 
 
     Example: aborist-ledger publish site/log --sign log.key
     """
-    from cli.ledger_cli import open_ledger
+    from cli.audit.ledger_cli import open_ledger
     from ledger.tlog.proofs import checkpoint as make_checkpoint
     from ledger.tlog.publish import publish as publish_log
 
