@@ -472,6 +472,11 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
             if title and quote[:1].isupper() and not m.group(0)[:1].isupper():
                 continue  # "The types covered" is not the title "Types"
             text = m.string
+            marked = _evidence_quote(text, m.start(), m.end())
+            if marked == "longer":
+                continue  # the evidence's own quotation marks give a longer title
+            if marked == "whole":
+                return True  # ... or exactly this one
             before = re.search(
                 r"(?:([^\W_]+) )?([^\W_]+)(?:[ -]|: )[\"']?$",
                 text[max(0, m.start() - 60) : m.start()],
@@ -507,6 +512,20 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
             if not joined_before and not joined_after:
                 return True
     return False
+
+
+def _evidence_quote(text: str, start: int, end: int) -> str:
+    """``"whole"`` when ``text[start:end]`` is exactly a quotation of ``text``,
+    ``"longer"`` when it is inside one that holds more words ("Handling Potential
+    Failure" inside "Handling Potential Failure with Result"), else ``""``."""
+    if text.count('"', 0, start) % 2 == 0:
+        return ""
+    close = text.find('"', end)
+    if close < 0:
+        return ""
+    opened = text.rfind('"', 0, start)
+    rest = text[opened + 1 : start] + " " + text[end:close]
+    return "longer" if _TITLE_WORD.search(rest) else "whole"
 
 
 def stems_of(words: Sequence[str]) -> frozenset[str]:

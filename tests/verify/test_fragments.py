@@ -1,0 +1,66 @@
+"""A quoted title cut short of the evidence's own quotation, a bare span listed beside
+its rival, a verbatim piece that stops inside a list (docs/verifier.md §19.15)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aborist.verify.evidence import build_evidence
+from aborist.verify.support import whole_title
+from aborist.verify.verify import verify_answer
+
+CHAPTER = (
+    "Recall from “Handling Potential Failure with Result” in Chapter 2 that the Result "
+    "enum is defined as having two variants."
+)
+
+
+def codes(answer: str, evidence: list[str], **kw: object) -> set[str]:
+    verdict = verify_answer(answer, build_evidence(evidence), **kw)  # type: ignore[arg-type]
+    return {v.code for v in verdict.violations}
+
+
+def test_a_title_inside_a_longer_evidence_quotation_is_a_fragment() -> None:
+    ev = build_evidence([CHAPTER])
+    assert not whole_title("Handling Potential Failure", ev)
+    assert whole_title("Handling Potential Failure with Result", ev)
+    assert "QUOTE_FRAGMENT" in codes("“Handling Potential Failure”", [CHAPTER])
+    assert verify_answer("“Handling Potential Failure with Result”", ev).label == "VERIFIED"
+
+
+def test_a_subtitle_cut_off_inside_the_quotation_is_a_fragment() -> None:
+    ev = ["The behavior we discussed in the “Stack-Only Data: Copy” section would apply."]
+    assert "QUOTE_FRAGMENT" in codes("The “Stack-Only Data” section.", ev)
+
+
+def test_the_whole_evidence_quotation_is_whole_before_a_connector() -> None:
+    # "in Chapter 18" after the closing mark does not extend the marked title
+    ev = build_evidence(["We talk about it in “Using Trait Objects” in Chapter 18."])
+    assert whole_title("Using Trait Objects", ev)
+    assert not whole_title("Using Trait", ev)
+
+
+_WORD = st.sampled_from(["Handling", "Potential", "Failure", "Result", "Shared", "Values"])
+_LOWER = st.sampled_from(["with", "over", "from", "into"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    words=st.lists(_WORD, min_size=2, max_size=4, unique=True),
+    joiner=_LOWER,
+    tail=_WORD,
+    cut=st.integers(min_value=1, max_value=3),
+)
+def test_any_quoted_piece_of_a_marked_title_is_a_fragment(
+    words: list[str], joiner: str, tail: str, cut: int
+) -> None:
+    """Every proper prefix of the evidence's quotation is a fragment; the quotation itself
+    is whole."""
+    if tail in words:
+        return
+    title = " ".join([*words, joiner, tail])
+    ev = build_evidence([f"Read the section “{title}” in the guide first."])
+    head = " ".join(words[: min(cut, len(words))])
+    assert not whole_title(head, ev)
+    assert whole_title(title, ev)
