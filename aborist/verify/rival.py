@@ -147,15 +147,20 @@ def _distinct(
     span_toks: Sequence[str],
     near: str,
     agent_of: frozenset[str] = frozenset(),
+    siblings: frozenset[str] = frozenset(),
 ) -> bool:
     """Does ``clause`` offer a filler that is another thing than the span (no word in
     common with it) and that the span's own sentence (``near``, a match form) does not
     name? A filler the question names is its subject, not a rival, unless the question
-    lists the candidates (``question`` is then ``""``)."""
+    lists the candidates (``question`` is then ``""``). A filler listed beside the span
+    (one of its ``siblings``, match forms) is an alternative to it, not a bridge, and a
+    rival filler of any form."""
     own, span_form = set(span_toks), _form(" ".join(span_toks))
+    if any(x in _form(clause) for x in siblings):
+        return True  # another item of the span's own list, whatever its form
     for f in _fillers(kind, clause, question, agent_of):
         ftoks = tokens(f)
-        if not ftoks or _form(f) in near:
+        if not ftoks or (_form(f) in near and _form(f) not in siblings):
             continue
         if kind == "code" and _form(f) != span_form:
             return True  # identifiers differ by any character ("--ignored", "--include-ignored")
@@ -178,6 +183,46 @@ def _relation_terms(question: str, anchors: frozenset[str]) -> frozenset[str]:
     return anchors - things
 
 
+def _asked_kind(question: str) -> frozenset[str]:
+    """The stems of the noun after a ``which``/``what`` and of its ``of`` complement
+    ("Which *method* of the *receiver* blocks …?"): where the span's sentence lists candidates, it names their kind, which
+    that sentence states of all of them, not the relation."""
+    toks = tokens(question)
+    for i, t in enumerate(toks[:-1]):
+        if t in ("which", "what") and toks[i + 1] not in STOPWORDS:
+            head = [toks[i + 1]]
+            rest = toks[i + 2 : i + 5]
+            if rest[:1] == ["of"]:  # "which method of the receiver"
+                rest = rest[2:] if rest[1:2] == ["the"] else rest[1:]
+                head += rest[:1]
+            return frozenset(stem(w) for w in head)
+    return frozenset()
+
+
+#: Where a list ends: a clause break, a bracket, or the sentence's end.
+_LIST_BREAK = re.compile(r"[:;()\[\]]|[.!?](?=\s|$)|\s-\s|^|$")
+#: Between the items of a list.
+_ITEM_BREAK = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
+
+
+def list_siblings(span: str, text: str, max_tokens: int = 3) -> frozenset[str]:
+    """The match forms of the other items of a list the span is a whole item of in
+    ``text`` ("The receiver has two useful methods: recv and try_recv." → ``recv`` for
+    ``try_recv``): the stretch between two list breaks, cut at commas and ``and``/``or``;
+    only items of at most ``max_tokens`` tokens count."""
+    span_form = _form(span)
+    canon = canonicalize(text)
+    bounds = sorted({m.start() for m in _LIST_BREAK.finditer(canon)} | {len(canon)})
+    out: set[str] = set()
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        items = [_form(x) for x in _ITEM_BREAK.split(canon[a:b].strip(" :;()[].!?-"))]
+        items = [x for x in items if x.strip()]
+        if len(items) < 2 or span_form not in items:
+            continue
+        out |= {x for x in items if x != span_form and len(x.split()) <= max_tokens}
+    return frozenset(out)
+
+
 def _clauses(s: Sentence) -> list[str]:
     return [c for c in (p.strip() for p in canonicalize(s.text).split(";")) if c]
 
@@ -196,7 +241,9 @@ def rival_clause(
     ``others`` the sentences of the other evidence objects cited with it."""
     kind = span_kind(span)
     agent_of = question_frame(question).agent_of
-    if not (kind or agent_of) or len(anchors) < 2:
+    own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
+    listed_with = list_siblings(span, own_text)  # its list's other items: a kind of their own
+    if not (kind or agent_of or listed_with) or len(anchors) < 2:
         return ""
     span_toks = tokens(span)
     span_form = _form(span)
@@ -206,7 +253,8 @@ def rival_clause(
     def terms(text: str) -> frozenset[str]:
         return anchors & frozenset(stem(t) for t in tokens(text))
 
-    own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
+    if listed_with:
+        relation -= _asked_kind(question)
     # a question that lists code-like candidates itself ("Which of Rc<T>, Box<T> and
     # RefCell<T> …") offers its other candidates as rivals
     listed = kind == "code" and span_form in _form(question)
@@ -231,7 +279,8 @@ def rival_clause(
             if len(got) <= len(have) or len(got) < strong or not have & relation <= got:
                 continue
             q = "" if listed else question
-            if _distinct(kind, clause, q, span_toks, _form(context), agent_of):
+            sibs = list_siblings(span, context)
+            if _distinct(kind, clause, q, span_toks, _form(context), agent_of, sibs):
                 return (
                     f"rival: {where} holds {len(got)} of the question's terms with another {kind}"
                 )

@@ -7,9 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
+from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rival import list_siblings
 from aborist.verify.support import whole_title
 from aborist.verify.verify import verify_answer
 
+NO_RIVALS = VerifierPolicy(answer_rivals=False)
 CHAPTER = (
     "Recall from “Handling Potential Failure with Result” in Chapter 2 that the Result "
     "enum is defined as having two variants."
@@ -64,3 +67,47 @@ def test_any_quoted_piece_of_a_marked_title_is_a_fragment(
     head = " ".join(words[: min(cut, len(words))])
     assert not whole_title(head, ev)
     assert whole_title(title, ev)
+
+
+SOCKET = (
+    "The socket offers two functions: read and peek. We use read on the socket, which removes "
+    "the bytes from the buffer and returns them to the caller."
+)
+REMOVES_Q = "Which function of the socket removes the bytes from the buffer and returns them?"
+
+
+def rung(answer: str, evidence: list[str], **kw: object) -> int:
+    return verify_answer(answer, build_evidence(evidence), **kw).rung  # type: ignore[arg-type]
+
+
+def test_list_siblings() -> None:
+    assert list_siblings("try_recv", "Two useful methods: recv and try_recv.") == {" recv "}
+    assert list_siblings("b", "He played with A, b, and c (1990).") == {" c "}
+    assert list_siblings("Cracked", "He worked for the magazine Cracked.") == frozenset()
+
+
+def test_a_span_listed_beside_the_filler_of_the_relation_is_not_the_answer() -> None:
+    assert "NOT_ANSWER_ANCHORED" in codes("peek", [SOCKET], question=REMOVES_Q)
+    assert rung("read", [SOCKET], question=REMOVES_Q) == 1
+    assert rung("peek", [SOCKET], question=REMOVES_Q, policy=NO_RIVALS) == 1
+
+
+_ITEM = st.sampled_from(["alpha", "beta_fn", "gamma", "delta_fn", "omega"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=_ITEM, b=_ITEM, joiner=st.sampled_from([" and ", " or ", ", "]))
+def test_a_listed_sibling_never_raises_a_rung(a: str, b: str, joiner: str) -> None:
+    """With rivals on, no span is labelled better than with them off; the item the
+    relation's sentence names keeps rung 1, the other loses it."""
+    if a == b:
+        return
+    ev = [
+        f"The queue has two methods: {a}{joiner}{b}. We call {a}, which will block the "
+        "current thread until a message arrives on the queue."
+    ]
+    q = "Which method of the queue blocks the current thread until a message arrives?"
+    for span in (a, b):
+        assert rung(span, ev, question=q) >= rung(span, ev, question=q, policy=NO_RIVALS)
+    assert rung(a, ev, question=q) == 1
+    assert rung(b, ev, question=q) == 3
