@@ -31,6 +31,7 @@ Pure: the standard library and the verifier's own modules.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -185,8 +186,9 @@ def _relation_terms(question: str, anchors: frozenset[str]) -> frozenset[str]:
 
 def _asked_kind(question: str) -> frozenset[str]:
     """The stems of the noun after a ``which``/``what`` and of its ``of`` complement
-    ("Which *method* of the *receiver* blocks …?"): where the span's sentence lists candidates, it names their kind, which
-    that sentence states of all of them, not the relation."""
+    ("Which *method* of the *receiver* blocks …?"): where the span's sentence lists
+    candidates, it names their kind, which that sentence states of all of them, not the
+    relation."""
     toks = tokens(question)
     for i, t in enumerate(toks[:-1]):
         if t in ("which", "what") and toks[i + 1] not in STOPWORDS:
@@ -214,7 +216,7 @@ def list_siblings(span: str, text: str, max_tokens: int = 3) -> frozenset[str]:
     canon = canonicalize(text)
     bounds = sorted({m.start() for m in _LIST_BREAK.finditer(canon)} | {len(canon)})
     out: set[str] = set()
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         items = [_form(x) for x in _ITEM_BREAK.split(canon[a:b].strip(" :;()[].!?-"))]
         items = [x for x in items if x.strip()]
         if len(items) < 2 or span_form not in items:
