@@ -112,9 +112,37 @@ def span_kind(span: str) -> str:
 def _fillers(kind: str, text: str, question: str, agent_of: frozenset[str]) -> list[str]:
     """The fillers of ``kind`` a clause offers that the question does not name itself;
     for a question that asks for the agent of a relation ("Who cleans up …?"), also the
-    agent phrases of that relation ("cleaned up by *the operating system*")."""
+    agent phrases of that relation ("cleaned up by *the operating system*"); and the
+    phrases that answer what the question asks for by its own words (:func:`asked_phrases`)."""
     agents = agent_phrases(text, agent_of) if agent_of else []
-    return agents + _kind_fillers(kind, text, question)
+    return agents + asked_phrases(question, text) + _kind_fillers(kind, text, question)
+
+
+#: A name a clause gives something ("known as *the defender*,").
+_NAMING = re.compile(
+    r"\b(?:known as|called|named|referred to as)\s+([^,;:.()\"]{1,60}?)\s*(?=[,;:.()]|$)"
+)
+_ASKS_NAME = re.compile(r"(?i)\b(?:called|named|known as|name of)\b")
+
+
+def asked_phrases(question: str, text: str) -> list[str]:
+    """Phrases of ``text`` that fill what the question asks for by its own words: for a
+    question asking what something is *called* (``called``, ``named``, ``known as``), a
+    name the clause gives (``known as the defender``, at most four tokens); for ``which``/
+    ``what`` + noun, a phrase the clause heads with that noun (``the from function`` for
+    "Which function …?")."""
+    out: list[str] = []
+    canon = canonicalize(text)
+    if _ASKS_NAME.search(question):
+        out += [m.group(1) for m in _NAMING.finditer(canon) if len(tokens(m.group(1))) <= 4]
+    qt = tokens(question)
+    for i, t in enumerate(qt[:-1]):
+        if t in ("which", "what") and qt[i + 1] not in STOPWORDS:
+            head = re.escape(qt[i + 1])
+            pat = rf"(?i)\bthe ((?:[^\s,;:.()]+ ){{1,2}}){head}(?:s|es)?\b"
+            out += [m.group(1) + qt[i + 1] for m in re.finditer(pat, canon)]
+            break
+    return [f for f in out if not set(tokens(f)) <= set(qt)]
 
 
 def _kind_fillers(kind: str, text: str, question: str) -> list[str]:
@@ -165,7 +193,7 @@ def _distinct(
             continue
         if kind == "code" and _form(f) != span_form:
             return True  # identifiers differ by any character ("--ignored", "--include-ignored")
-        if not own & set(ftoks) or _numbers(ftoks) ^ _numbers(span_toks):
+        if not (own & set(ftoks)) - STOPWORDS or _numbers(ftoks) ^ _numbers(span_toks):
             return True  # another name, or the same name with another number (PEP 448)
     return False
 
@@ -225,8 +253,15 @@ def list_siblings(span: str, text: str, max_tokens: int = 3) -> frozenset[str]:
     return frozenset(out)
 
 
+#: Where a sentence's clauses meet: ``;``, a colon before a space, and ``and``/``but``
+#: after a comma or before a new subject ("… holds the cup and the second yacht …").
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:;|:(?=\s)|,\s+(?:and|but)\s+|\s(?:and|but)\s+(?=(?:the|an?|it|they|we|you|he|she)\s))\s*"
+)
+
+
 def _clauses(s: Sentence) -> list[str]:
-    return [c for c in (p.strip() for p in canonicalize(s.text).split(";")) if c]
+    return [c for c in (p.strip() for p in _CLAUSE_BREAK.split(canonicalize(s.text))) if c]
 
 
 def rival_clause(
@@ -245,7 +280,8 @@ def rival_clause(
     agent_of = question_frame(question).agent_of
     own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
     listed_with = list_siblings(span, own_text)  # its list's other items: a kind of their own
-    if not (kind or agent_of or listed_with) or len(anchors) < 2:
+    asks = bool(_ASKS_NAME.search(question) or _asked_kind(question))
+    if not (kind or agent_of or listed_with or asks) or len(anchors) < 2:
         return ""
     span_toks = tokens(span)
     span_form = _form(span)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
 from aborist.verify.policy import VerifierPolicy
-from aborist.verify.rival import list_siblings
+from aborist.verify.rival import asked_phrases, list_siblings
 from aborist.verify.support import whole_title
 from aborist.verify.verify import verify_answer
 
@@ -111,3 +111,50 @@ def test_a_listed_sibling_never_raises_a_rung(a: str, b: str, joiner: str) -> No
         assert rung(span, ev, question=q) >= rung(span, ev, question=q, policy=NO_RIVALS)
     assert rung(a, ev, question=q) == 1
     assert rung(b, ev, question=q) == 3
+
+
+FERRY = (
+    "Two boats serve the island: one boat, known as the shuttle, carries the mail every "
+    "morning and the other boat, known as the tender, carries the tourists at noon."
+)
+FERRY_Q = "What is the boat that carries the mail every morning called?"
+
+
+def test_asked_phrases() -> None:
+    assert asked_phrases(FERRY_Q, "one boat, known as the shuttle, carries mail") == ["the shuttle"]
+    q = "Which function do the values go through?"
+    assert asked_phrases(q, "The values go through the from function first.") == ["from function"]
+    assert asked_phrases("Where do the values go?", "known as the shuttle,") == []
+
+
+def test_a_name_given_in_the_clause_of_the_relation_is_a_rival() -> None:
+    assert "NOT_ANSWER_ANCHORED" in codes("the tender", [FERRY], question=FERRY_Q)
+    assert rung("the shuttle", [FERRY], question=FERRY_Q) == 1
+    assert rung("the tender", [FERRY], question=FERRY_Q, policy=NO_RIVALS) == 1
+
+
+def test_the_phrase_the_question_asks_for_in_the_other_clause_is_a_rival() -> None:
+    ev = [
+        "There is a difference between what the loop statement does and what the map call "
+        "does: values that have the map call applied to them go through the into function."
+    ]
+    q = "Which function do values that have the map call applied to them go through?"
+    assert rung("the loop statement", ev, question=q) == 3
+    assert rung("the loop statement", ev, question=q, policy=NO_RIVALS) == 1
+    assert rung("the into function", ev, question=q) == 1
+
+
+_NICK = st.sampled_from(["shuttle", "tender", "lighter", "launch"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=_NICK, b=_NICK)
+def test_a_named_rival_never_raises_a_rung(a: str, b: str) -> None:
+    if a == b:
+        return
+    ev = [FERRY.replace("shuttle", "{A}").replace("tender", "{B}").format(A=a, B=b)]
+    for span in (f"the {a}", f"the {b}"):
+        on = rung(span, ev, question=FERRY_Q)
+        assert on >= rung(span, ev, question=FERRY_Q, policy=NO_RIVALS)
+    assert rung(f"the {a}", ev, question=FERRY_Q) == 1
+    assert rung(f"the {b}", ev, question=FERRY_Q) == 3
