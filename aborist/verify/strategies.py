@@ -22,6 +22,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
+from aborist.verify.cutoff import cut_reason
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.support import (
@@ -359,4 +360,11 @@ def _span_verdict(
             "POLARITY_MISMATCH: verbatim only as part of a sentence whose polarity cue "
             "it leaves out"
         )
-    return None, ""
+    toks = tokens(unit.text)
+    window = policy.support_window_sentences
+    stretches = [
+        " ".join(s.text for s in ev.passage.sentences[a : b + 1])
+        for ev in evidence
+        for a, b in ev.passage.occurrences(toks, window)
+    ]
+    return None, cut_reason(unit.text, stretches)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from aborist.verify.compare import claim_comparison, compare_alternatives
 from aborist.verify.coref import support_context
+from aborist.verify.cutoff import cuts_list, symbols_agree
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.locality import (
     SupportResult,
@@ -166,8 +167,11 @@ def verbatim_passages(
         for first, last in ev.passage.occurrences(toks, policy.support_window_sentences):
             ok = True
             sents = ev.passage.sentences[first : last + 1]
-            if not signs_agree(text, " ".join(s.text for s in sents)):
-                continue  # the same tokens, another sign: not verbatim
+            joined = " ".join(s.text for s in sents)
+            if not signs_agree(text, joined) or not symbols_agree(text, joined):
+                continue  # the same tokens, another sign or symbol: not verbatim
+            if prose and cuts_list(text, joined):
+                continue  # it stops inside its sentence's list (§19.15)
             if prose and any(s.negated for s in sents):
                 ok = not negated_outside([t for s in sents for t in s.toks], toks)
             found.append(Located(ev, first, last, ok))
