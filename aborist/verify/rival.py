@@ -11,7 +11,7 @@ evidence *itself* puts the question's relation somewhere else:
   about. When the span's sentence gives the same head word another ordinal and never the
   question's ("The *first* parameter … is an i32"), the span belongs to another member.
 * **A rival clause.** When another clause of the evidence (a sentence of any cited
-  object, or a part of the span's own sentence cut at ``;``) holds more of the question's
+  object, or another clause of the span's own sentence) holds more of the question's
   terms than the span's own clause, among them every term of the *relation* the span's
   clause holds (a question word that is not part of a name or code-like token the
   question names), at least two of them and three quarters of them all, does not hold
@@ -23,7 +23,12 @@ evidence *itself* puts the question's relation somewhere else:
   and the span answers something else ("If you roll a 3 … gets a fancy new hat. If you
   roll a 7, your player loses a fancy hat." for "Which number do you roll to get a fancy
   new hat?" → ``7``). A filler the span's sentence names too is the bridge of a two-hop
-  question (the clause leads to the span), not a rival.
+  question (the clause leads to the span), not a rival — unless it is another item of a
+  list the span is an item of ("recv and try_recv", :func:`list_siblings`), which is a
+  rival of any form. The span's own sentence is cut at ``;``, a colon, and ``and``/
+  ``but`` after a comma or before a new subject; a plain phrase meets a name the other
+  clause gives ("known as the defender") or the phrase the question's which-noun heads
+  ("the from function", :func:`asked_phrases`) (docs/verifier.md §19.15).
 
 Both tests only ever take a rung away from a bare span; neither can vouch for anything.
 Pure: the standard library and the verifier's own modules.
@@ -41,7 +46,14 @@ from aborist.verify.locality import Sentence, stem
 from aborist.verify.roles import agent_phrases, question_frame
 from aborist.verify.textcanon import STOPWORDS, canonicalize, tokens
 
-__all__ = ["RIVAL_KINDS", "other_member", "rival_clause", "span_kind"]
+__all__ = [
+    "RIVAL_KINDS",
+    "asked_phrases",
+    "list_siblings",
+    "other_member",
+    "rival_clause",
+    "span_kind",
+]
 
 #: The value keys that name a member of a series: ordinals and counts of times.
 _SERIES_KINDS = ("o:", "x:")
