@@ -148,6 +148,14 @@ def asked_phrases(question: str, text: str) -> list[str]:
     if _ASKS_NAME.search(question):
         out += [m.group(1) for m in _NAMING.finditer(canon) if len(tokens(m.group(1))) <= 4]
     qt = tokens(question)
+    tail = _gap_words(qt)
+    if tail:  # "What is cons short for?" → "(short for construct function)"
+        pat = rf"(?i)\b{re.escape(tail[0])}\s+{re.escape(tail[1])}\s+([^,;:.()\"]{{1,60}}?)"
+        out += [
+            m.group(1)
+            for m in re.finditer(pat + r"\s*(?=[,;:.()]|$)", canon)
+            if len(tokens(m.group(1))) <= 4
+        ]
     for i, t in enumerate(qt[:-1]):
         if t in ("which", "what") and qt[i + 1] not in STOPWORDS:
             head = re.escape(qt[i + 1])
@@ -155,6 +163,19 @@ def asked_phrases(question: str, text: str) -> list[str]:
             out += [m.group(1) + qt[i + 1] for m in re.finditer(pat, canon)]
             break
     return [f for f in out if not set(tokens(f)) <= set(qt)]
+
+
+#: Prepositions a question can end on, its gap right after them ("… short *for*?").
+_GAP_PREPOSITIONS = frozenset("for of to by from with as in on at about".split())  # noqa: SIM905
+
+
+def _gap_words(qt: Sequence[str]) -> tuple[str, str] | tuple[()]:
+    """The content word and the preposition a ``what``/``which`` question ends on, whose
+    object is the gap the answer fills ("What is cons *short for*?"), or ``()``."""
+    if len(qt) < 3 or qt[0] not in ("what", "which") or qt[-1] not in _GAP_PREPOSITIONS:
+        return ()
+    word = qt[-2]
+    return () if word in STOPWORDS else (word, qt[-1])
 
 
 def _kind_fillers(kind: str, text: str, question: str) -> list[str]:
@@ -292,7 +313,9 @@ def rival_clause(
     agent_of = question_frame(question).agent_of
     own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
     listed_with = list_siblings(span, own_text)  # its list's other items: a kind of their own
-    asks = bool(_ASKS_NAME.search(question) or _asked_kind(question))
+    asks = bool(
+        _ASKS_NAME.search(question) or _asked_kind(question) or _gap_words(tokens(question))
+    )
     if not (kind or agent_of or listed_with or asks) or len(anchors) < 2:
         return ""
     span_toks = tokens(span)

@@ -158,3 +158,16 @@ def test_a_named_rival_never_raises_a_rung(a: str, b: str) -> None:
         assert on >= rung(span, ev, question=FERRY_Q, policy=NO_RIVALS)
     assert rung(f"the {a}", ev, question=FERRY_Q) == 1
     assert rung(f"the {b}", ev, question=FERRY_Q) == 3
+
+
+def test_the_words_a_question_ends_on_lead_to_a_rival_filler() -> None:
+    q = "What is grep short for?"
+    ev = [
+        "The grep tool is the Unix version of a pattern search. Its name comes from the "
+        "grep command (short for global regular expression print) in ed."
+    ]
+    assert asked_phrases(q, ev[0]) == ["global regular expression print"]
+    assert asked_phrases("Where does grep come from?", ev[0]) == []
+    assert rung("pattern search", ev, question=q) == 3
+    assert rung("pattern search", ev, question=q, policy=NO_RIVALS) == 1
+    assert rung("global regular expression print", ev, question=q) == 1
