@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.cutoff import cut_reason
 from aborist.verify.rules.polar import is_polar_question, particle_agrees, split_particle
 from aborist.verify.rules.warrant import proper_nouns
 from aborist.verify.support import (
@@ -362,7 +363,14 @@ def _span_verdict(
             "POLARITY_MISMATCH: verbatim only as part of a sentence whose polarity cue "
             "it leaves out"
         )
-    return None, ""
+    toks = tokens(unit.text)
+    window = policy.support_window_sentences
+    stretches = [
+        " ".join(s.text for s in ev.passage.sentences[a : b + 1])
+        for ev in evidence
+        for a, b in ev.passage.occurrences(toks, window)
+    ]
+    return None, cut_reason(unit.text, stretches)
 
 
 def classify_prose_units(

@@ -10,8 +10,8 @@
   outside the fragment asserts the opposite of that sentence.
 * :func:`answers_question` — a bare span (at most ``bare_span_max_tokens`` tokens) is an
   answer only where its sentence shares a term with the question.
-* :func:`whole_title` — a quoted title is a whole Title-Case run of the evidence, not a
-  piece of a longer one.
+* :func:`whole_title` (from :mod:`aborist.verify.rules.titles`) — a quoted title is a whole
+  Title-Case run of the evidence, not a piece of a longer one.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.rules.compare import claim_comparison, compare_alternatives
 from aborist.verify.rules.coref import support_context
+from aborist.verify.rules.cutoff import cuts_list, symbols_agree
 from aborist.verify.rules.locality import (
     SupportResult,
     claim_parts,
@@ -39,10 +40,11 @@ from aborist.verify.rules.locality import (
 from aborist.verify.rules.rival import other_member, rival_clause
 from aborist.verify.rules.roles import other_alternative, role_conflict
 from aborist.verify.rules.swaps import REARRANGED
+from aborist.verify.rules.titles import is_title_like, whole_title
 from aborist.verify.text.quantity import signs_agree
 from aborist.verify.text.sentences import PRONOUNS as _PRONOUNS
 from aborist.verify.text.sentences import continues
-from aborist.verify.text.textcanon import STOPWORDS, canonicalize, match_form, tokens
+from aborist.verify.text.textcanon import STOPWORDS, match_form, tokens
 
 __all__ = [
     "Located",
@@ -166,8 +168,11 @@ def verbatim_passages(
         for first, last in ev.passage.occurrences(toks, policy.support_window_sentences):
             ok = True
             sents = ev.passage.sentences[first : last + 1]
-            if not signs_agree(text, " ".join(s.text for s in sents)):
-                continue  # the same tokens, another sign: not verbatim
+            joined = " ".join(s.text for s in sents)
+            if not signs_agree(text, joined) or not symbols_agree(text, joined):
+                continue  # the same tokens, another sign or symbol: not verbatim
+            if prose and cuts_list(text, joined):
+                continue  # it stops inside its sentence's list (§19.15)
             if prose and any(s.negated for s in sents):
                 ok = not negated_outside([t for s in sents for t in s.toks], toks)
             found.append(Located(ev, first, last, ok))
@@ -420,93 +425,6 @@ def _near(toks: Sequence[str], loc: Located, anchors: frozenset[str], dist: int)
             window = seq[max(0, i - dist) : i] + seq[i + k : i + k + dist]
             best = max(best, len(anchors & {stem(t) for t in window}))
     return best
-
-
-_TITLE_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
-
-
-def is_title_like(quote: str) -> bool:
-    """A quotation that reads as a title: its first word that is not a stopword and its
-    last word are capitalized (``"Rug Swept"``, ``"the Secret Number"``)."""
-    words = _TITLE_WORD.findall(canonicalize(quote))
-    lead = [w for w in words if w.lower() not in STOPWORDS]
-    return bool(lead) and lead[0][0].isupper() and words[-1][0].isupper()
-
-
-#: Small words that sit inside titles ("Gang of Four", "Access to Names in Outer Scopes").
-_TITLE_CONNECTORS = frozenset(["of", "the", "and", "to", "for", "a", "an", "in"])
-
-
-def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") -> bool:
-    """Does some occurrence of the quotation stand alone: not preceded or followed, across
-    a single space, hyphen or a subtitle's colon, by another capitalized word
-    (``"Rug Swept"`` inside ``Under Rug Swept``, ``"operations"`` inside ``Boolean
-    operations`` are fragments)? For a title-like quotation a capitalized stopword
-    (``Under``) and a capitalized word across a title connector (``Gang of Four``) count
-    too; for any other quotation only capitalized words that are not stopwords. A word
-    the unit itself puts beside the quotation does not count (``Emrich "Imi"
-    Lichtenfeld``: the nickname inside the name)."""
-    toks = tokens(quote)
-    if not toks:
-        return True
-    title = is_title_like(quote)
-    last_word = _TITLE_WORD.findall(canonicalize(quote))[-1:]
-    words_cap_last = bool(last_word) and last_word[0][0].isupper()
-    own: set[str] = set()
-    canon_unit = canonicalize(unit)
-    at = canon_unit.find('"' + canonicalize(quote))
-    if at >= 0:
-        left = re.search(r"([^\W_]+)[^\w\"]*$", canon_unit[:at])
-        right = re.match(r"[^\w\"]*([^\W_]+)", canon_unit[at + len(quote) + 2 :])
-        own = {m.group(1).lower() for m in (left, right) if m}
-    body = r"[\W_]+".join(re.escape(t) for t in toks)
-    pattern = re.compile(r"(?i)(?<![^\W_])" + body + r"(?![^\W_])")
-    for ev in evidence:
-        # only the sentences the quotation occurs in (the whole text if it crosses more)
-        spans = ev.passage.occurrences(toks, 3)
-        sents = ev.passage.sentences
-        texts = [" ".join(x.text for x in sents[a : b + 1]) for a, b in spans] or [
-            ev.canonical_text
-        ]
-        for m in (m for text in texts for m in pattern.finditer(text)):
-            if title and quote[:1].isupper() and not m.group(0)[:1].isupper():
-                continue  # "The types covered" is not the title "Types"
-            text = m.string
-            before = re.search(
-                r"(?:([^\W_]+) )?([^\W_]+)(?:[ -]|: )[\"']?$",
-                text[max(0, m.start() - 60) : m.start()],
-            )
-            after = re.match(r"[\"']?[ -]([^\W_]+)(?: ([^\W_]+))?", text[m.end() : m.end() + 60])
-            multi = title and len(toks) > 1
-            joined_before = before is not None and (
-                (
-                    before.group(2)[0].isupper()
-                    and before.group(2).lower() not in own
-                    and (title or before.group(2).lower() not in STOPWORDS)
-                )
-                or (
-                    (multi or quote[:1].isupper())
-                    and before.group(2) in _TITLE_CONNECTORS
-                    and bool(before.group(1))
-                    and before.group(1)[0].isupper()
-                )
-            )
-            joined_after = after is not None and (
-                (
-                    after.group(1)[0].isupper()
-                    and after.group(1).lower() not in STOPWORDS
-                    and after.group(1).lower() not in own
-                )
-                or (
-                    (multi or words_cap_last)
-                    and after.group(1) in _TITLE_CONNECTORS
-                    and bool(after.group(2))
-                    and after.group(2)[0].isupper()
-                )
-            )
-            if not joined_before and not joined_after:
-                return True
-    return False
 
 
 def stems_of(words: Sequence[str]) -> frozenset[str]:

@@ -11,7 +11,7 @@ evidence *itself* puts the question's relation somewhere else:
   about. When the span's sentence gives the same head word another ordinal and never the
   question's ("The *first* parameter … is an i32"), the span belongs to another member.
 * **A rival clause.** When another clause of the evidence (a sentence of any cited
-  object, or a part of the span's own sentence cut at ``;``) holds more of the question's
+  object, or another clause of the span's own sentence) holds more of the question's
   terms than the span's own clause, among them every term of the *relation* the span's
   clause holds (a question word that is not part of a name or code-like token the
   question names), at least two of them and three quarters of them all, does not hold
@@ -23,7 +23,12 @@ evidence *itself* puts the question's relation somewhere else:
   and the span answers something else ("If you roll a 3 … gets a fancy new hat. If you
   roll a 7, your player loses a fancy hat." for "Which number do you roll to get a fancy
   new hat?" → ``7``). A filler the span's sentence names too is the bridge of a two-hop
-  question (the clause leads to the span), not a rival.
+  question (the clause leads to the span), not a rival — unless it is another item of a
+  list the span is an item of ("recv and try_recv", :func:`list_siblings`), which is a
+  rival of any form. The span's own sentence is cut at ``;``, a colon, and ``and``/
+  ``but`` after a comma or before a new subject; a plain phrase meets a name the other
+  clause gives ("known as the defender") or the phrase the question's which-noun heads
+  ("the from function", :func:`asked_phrases`) (docs/verifier.md §19.15).
 
 Both tests only ever take a rung away from a bare span; neither can vouch for anything.
 Pure: the standard library and the verifier's own modules.
@@ -31,6 +36,7 @@ Pure: the standard library and the verifier's own modules.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -40,7 +46,14 @@ from aborist.verify.rules.roles import agent_phrases, question_frame
 from aborist.verify.text.anchors import value_keys
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
-__all__ = ["RIVAL_KINDS", "other_member", "rival_clause", "span_kind"]
+__all__ = [
+    "RIVAL_KINDS",
+    "asked_phrases",
+    "list_siblings",
+    "other_member",
+    "rival_clause",
+    "span_kind",
+]
 
 #: The value keys that name a member of a series: ordinals and counts of times.
 _SERIES_KINDS = ("o:", "x:")
@@ -111,9 +124,58 @@ def span_kind(span: str) -> str:
 def _fillers(kind: str, text: str, question: str, agent_of: frozenset[str]) -> list[str]:
     """The fillers of ``kind`` a clause offers that the question does not name itself;
     for a question that asks for the agent of a relation ("Who cleans up …?"), also the
-    agent phrases of that relation ("cleaned up by *the operating system*")."""
+    agent phrases of that relation ("cleaned up by *the operating system*"); and the
+    phrases that answer what the question asks for by its own words (:func:`asked_phrases`)."""
     agents = agent_phrases(text, agent_of) if agent_of else []
-    return agents + _kind_fillers(kind, text, question)
+    return agents + asked_phrases(question, text) + _kind_fillers(kind, text, question)
+
+
+#: A name a clause gives something ("known as *the defender*,").
+_NAMING = re.compile(
+    r"\b(?:known as|called|named|referred to as)\s+([^,;:.()\"]{1,60}?)\s*(?=[,;:.()]|$)"
+)
+_ASKS_NAME = re.compile(r"(?i)\b(?:called|named|known as|name of)\b")
+
+
+def asked_phrases(question: str, text: str) -> list[str]:
+    """Phrases of ``text`` that fill what the question asks for by its own words: for a
+    question asking what something is *called* (``called``, ``named``, ``known as``), a
+    name the clause gives (``known as the defender``, at most four tokens); for ``which``/
+    ``what`` + noun, a phrase the clause heads with that noun (``the from function`` for
+    "Which function …?")."""
+    out: list[str] = []
+    canon = canonicalize(text)
+    if _ASKS_NAME.search(question):
+        out += [m.group(1) for m in _NAMING.finditer(canon) if len(tokens(m.group(1))) <= 4]
+    qt = tokens(question)
+    tail = _gap_words(qt)
+    if tail:  # "What is cons short for?" → "(short for construct function)"
+        pat = rf"(?i)\b{re.escape(tail[0])}\s+{re.escape(tail[1])}\s+([^,;:.()\"]{{1,60}}?)"
+        out += [
+            m.group(1)
+            for m in re.finditer(pat + r"\s*(?=[,;:.()]|$)", canon)
+            if len(tokens(m.group(1))) <= 4
+        ]
+    for i, t in enumerate(qt[:-1]):
+        if t in ("which", "what") and qt[i + 1] not in STOPWORDS:
+            head = re.escape(qt[i + 1])
+            pat = rf"(?i)\bthe ((?:[^\s,;:.()]+ ){{1,2}}){head}(?:s|es)?\b"
+            out += [m.group(1) + qt[i + 1] for m in re.finditer(pat, canon)]
+            break
+    return [f for f in out if not set(tokens(f)) <= set(qt)]
+
+
+#: Prepositions a question can end on, its gap right after them ("… short *for*?").
+_GAP_PREPOSITIONS = frozenset("for of to by from with as in on at about".split())  # noqa: SIM905
+
+
+def _gap_words(qt: Sequence[str]) -> tuple[str, str] | tuple[()]:
+    """The content word and the preposition a ``what``/``which`` question ends on, whose
+    object is the gap the answer fills ("What is cons *short for*?"), or ``()``."""
+    if len(qt) < 3 or qt[0] not in ("what", "which") or qt[-1] not in _GAP_PREPOSITIONS:
+        return ()
+    word = qt[-2]
+    return () if word in STOPWORDS else (word, qt[-1])
 
 
 def _kind_fillers(kind: str, text: str, question: str) -> list[str]:
@@ -147,19 +209,24 @@ def _distinct(
     span_toks: Sequence[str],
     near: str,
     agent_of: frozenset[str] = frozenset(),
+    siblings: frozenset[str] = frozenset(),
 ) -> bool:
     """Does ``clause`` offer a filler that is another thing than the span (no word in
     common with it) and that the span's own sentence (``near``, a match form) does not
     name? A filler the question names is its subject, not a rival, unless the question
-    lists the candidates (``question`` is then ``""``)."""
+    lists the candidates (``question`` is then ``""``). A filler listed beside the span
+    (one of its ``siblings``, match forms) is an alternative to it, not a bridge, and a
+    rival filler of any form."""
     own, span_form = set(span_toks), _form(" ".join(span_toks))
+    if any(x in _form(clause) for x in siblings):
+        return True  # another item of the span's own list, whatever its form
     for f in _fillers(kind, clause, question, agent_of):
         ftoks = tokens(f)
-        if not ftoks or _form(f) in near:
+        if not ftoks or (_form(f) in near and _form(f) not in siblings):
             continue
         if kind == "code" and _form(f) != span_form:
             return True  # identifiers differ by any character ("--ignored", "--include-ignored")
-        if not own & set(ftoks) or _numbers(ftoks) ^ _numbers(span_toks):
+        if not (own & set(ftoks)) - STOPWORDS or _numbers(ftoks) ^ _numbers(span_toks):
             return True  # another name, or the same name with another number (PEP 448)
     return False
 
@@ -178,8 +245,56 @@ def _relation_terms(question: str, anchors: frozenset[str]) -> frozenset[str]:
     return anchors - things
 
 
+def _asked_kind(question: str) -> frozenset[str]:
+    """The stems of the noun after a ``which``/``what`` and of its ``of`` complement
+    ("Which *method* of the *receiver* blocks …?"): where the span's sentence lists
+    candidates, it names their kind, which that sentence states of all of them, not the
+    relation."""
+    toks = tokens(question)
+    for i, t in enumerate(toks[:-1]):
+        if t in ("which", "what") and toks[i + 1] not in STOPWORDS:
+            head = [toks[i + 1]]
+            rest = toks[i + 2 : i + 5]
+            if rest[:1] == ["of"]:  # "which method of the receiver"
+                rest = rest[2:] if rest[1:2] == ["the"] else rest[1:]
+                head += rest[:1]
+            return frozenset(stem(w) for w in head)
+    return frozenset()
+
+
+#: Where a list ends: a clause break, a bracket, or the sentence's end.
+_LIST_BREAK = re.compile(r"[:;()\[\]]|[.!?](?=\s|$)|\s-\s|^|$")
+#: Between the items of a list.
+_ITEM_BREAK = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
+
+
+def list_siblings(span: str, text: str, max_tokens: int = 3) -> frozenset[str]:
+    """The match forms of the other items of a list the span is a whole item of in
+    ``text`` ("The receiver has two useful methods: recv and try_recv." → ``recv`` for
+    ``try_recv``): the stretch between two list breaks, cut at commas and ``and``/``or``;
+    only items of at most ``max_tokens`` tokens count."""
+    span_form = _form(span)
+    canon = canonicalize(text)
+    bounds = sorted({m.start() for m in _LIST_BREAK.finditer(canon)} | {len(canon)})
+    out: set[str] = set()
+    for a, b in itertools.pairwise(bounds):
+        items = [_form(x) for x in _ITEM_BREAK.split(canon[a:b].strip(" :;()[].!?-"))]
+        items = [x for x in items if x.strip()]
+        if len(items) < 2 or span_form not in items:
+            continue
+        out |= {x for x in items if x != span_form and len(x.split()) <= max_tokens}
+    return frozenset(out)
+
+
+#: Where a sentence's clauses meet: ``;``, a colon before a space, and ``and``/``but``
+#: after a comma or before a new subject ("… holds the cup and the second yacht …").
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:;|:(?=\s)|,\s+(?:and|but)\s+|\s(?:and|but)\s+(?=(?:the|an?|it|they|we|you|he|she)\s))\s*"
+)
+
+
 def _clauses(s: Sentence) -> list[str]:
-    return [c for c in (p.strip() for p in canonicalize(s.text).split(";")) if c]
+    return [c for c in (p.strip() for p in _CLAUSE_BREAK.split(canonicalize(s.text))) if c]
 
 
 def rival_clause(
@@ -196,7 +311,12 @@ def rival_clause(
     ``others`` the sentences of the other evidence objects cited with it."""
     kind = span_kind(span)
     agent_of = question_frame(question).agent_of
-    if not (kind or agent_of) or len(anchors) < 2:
+    own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
+    listed_with = list_siblings(span, own_text)  # its list's other items: a kind of their own
+    asks = bool(
+        _ASKS_NAME.search(question) or _asked_kind(question) or _gap_words(tokens(question))
+    )
+    if not (kind or agent_of or listed_with or asks) or len(anchors) < 2:
         return ""
     span_toks = tokens(span)
     span_form = _form(span)
@@ -206,7 +326,8 @@ def rival_clause(
     def terms(text: str) -> frozenset[str]:
         return anchors & frozenset(stem(t) for t in tokens(text))
 
-    own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
+    if listed_with:
+        relation -= _asked_kind(question)
     # a question that lists code-like candidates itself ("Which of Rc<T>, Box<T> and
     # RefCell<T> …") offers its other candidates as rivals
     listed = kind == "code" and span_form in _form(question)
@@ -231,7 +352,8 @@ def rival_clause(
             if len(got) <= len(have) or len(got) < strong or not have & relation <= got:
                 continue
             q = "" if listed else question
-            if _distinct(kind, clause, q, span_toks, _form(context), agent_of):
+            sibs = list_siblings(span, context)
+            if _distinct(kind, clause, q, span_toks, _form(context), agent_of, sibs):
                 return (
                     f"rival: {where} holds {len(got)} of the question's terms with another {kind}"
                 )

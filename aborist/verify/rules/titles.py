@@ -1,0 +1,120 @@
+"""Quoted titles: is a quotation a whole title of the evidence or a piece of a longer one
+(docs/verifier.md §19.6, §19.15)? Pure: the standard library and the verifier's own text
+helpers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from aborist.verify.evidence import EvidenceObject
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
+
+__all__ = ["is_title_like", "whole_title"]
+
+
+_TITLE_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+
+
+def is_title_like(quote: str) -> bool:
+    """A quotation that reads as a title: its first word that is not a stopword and its
+    last word are capitalized (``"Rug Swept"``, ``"the Secret Number"``)."""
+    words = _TITLE_WORD.findall(canonicalize(quote))
+    lead = [w for w in words if w.lower() not in STOPWORDS]
+    return bool(lead) and lead[0][0].isupper() and words[-1][0].isupper()
+
+
+#: Small words that sit inside titles ("Gang of Four", "Access to Names in Outer Scopes").
+_TITLE_CONNECTORS = frozenset(["of", "the", "and", "to", "for", "a", "an", "in"])
+
+
+def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") -> bool:
+    """Does some occurrence of the quotation stand alone: not preceded or followed, across
+    a single space, hyphen or a subtitle's colon, by another capitalized word
+    (``"Rug Swept"`` inside ``Under Rug Swept``, ``"operations"`` inside ``Boolean
+    operations`` are fragments)? For a title-like quotation a capitalized stopword
+    (``Under``) and a capitalized word across a title connector (``Gang of Four``) count
+    too; for any other quotation only capitalized words that are not stopwords. A word
+    the unit itself puts beside the quotation does not count (``Emrich "Imi"
+    Lichtenfeld``: the nickname inside the name)."""
+    toks = tokens(quote)
+    if not toks:
+        return True
+    title = is_title_like(quote)
+    last_word = _TITLE_WORD.findall(canonicalize(quote))[-1:]
+    words_cap_last = bool(last_word) and last_word[0][0].isupper()
+    own: set[str] = set()
+    canon_unit = canonicalize(unit)
+    at = canon_unit.find('"' + canonicalize(quote))
+    if at >= 0:
+        left = re.search(r"([^\W_]+)[^\w\"]*$", canon_unit[:at])
+        right = re.match(r"[^\w\"]*([^\W_]+)", canon_unit[at + len(quote) + 2 :])
+        own = {m.group(1).lower() for m in (left, right) if m}
+    body = r"[\W_]+".join(re.escape(t) for t in toks)
+    pattern = re.compile(r"(?i)(?<![^\W_])" + body + r"(?![^\W_])")
+    for ev in evidence:
+        # only the sentences the quotation occurs in (the whole text if it crosses more)
+        spans = ev.passage.occurrences(toks, 3)
+        sents = ev.passage.sentences
+        texts = [" ".join(x.text for x in sents[a : b + 1]) for a, b in spans] or [
+            ev.canonical_text
+        ]
+        for m in (m for text in texts for m in pattern.finditer(text)):
+            if title and quote[:1].isupper() and not m.group(0)[:1].isupper():
+                continue  # "The types covered" is not the title "Types"
+            text = m.string
+            marked = _evidence_quote(text, m.start(), m.end())
+            if marked == "longer":
+                continue  # the evidence's own quotation marks give a longer title
+            if marked == "whole":
+                return True  # ... or exactly this one
+            before = re.search(
+                r"(?:([^\W_]+) )?([^\W_]+)(?:[ -]|: )[\"']?$",
+                text[max(0, m.start() - 60) : m.start()],
+            )
+            after = re.match(r"[\"']?[ -]([^\W_]+)(?: ([^\W_]+))?", text[m.end() : m.end() + 60])
+            multi = title and len(toks) > 1
+            joined_before = before is not None and (
+                (
+                    before.group(2)[0].isupper()
+                    and before.group(2).lower() not in own
+                    and (title or before.group(2).lower() not in STOPWORDS)
+                )
+                or (
+                    (multi or quote[:1].isupper())
+                    and before.group(2) in _TITLE_CONNECTORS
+                    and bool(before.group(1))
+                    and before.group(1)[0].isupper()
+                )
+            )
+            joined_after = after is not None and (
+                (
+                    after.group(1)[0].isupper()
+                    and after.group(1).lower() not in STOPWORDS
+                    and after.group(1).lower() not in own
+                )
+                or (
+                    (multi or words_cap_last)
+                    and after.group(1) in _TITLE_CONNECTORS
+                    and bool(after.group(2))
+                    and after.group(2)[0].isupper()
+                )
+            )
+            if not joined_before and not joined_after:
+                return True
+    return False
+
+
+def _evidence_quote(text: str, start: int, end: int) -> str:
+    """``"whole"`` when ``text[start:end]`` is exactly a quotation of ``text``,
+    ``"longer"`` when it is inside one that holds more words ("Handling Potential
+    Failure" inside "Handling Potential Failure with Result"), else ``""``."""
+    if text.count('"', 0, start) % 2 == 0:
+        return ""
+    close = text.find('"', end)
+    if close < 0:
+        return ""
+    opened = text.rfind('"', 0, start)
+    rest = text[opened + 1 : start] + " " + text[end:close]
+    return "longer" if _TITLE_WORD.search(rest) else "whole"
