@@ -18,6 +18,7 @@ from typing import NamedTuple
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from holdout_build import Pair as RowPair  # noqa: E402
 from holdout_build import data_arg, pair_rows, source_name, source_paragraphs, write_rows  # noqa: E402
 from pairs import PAIRS_PATH, normalize  # noqa: E402
 
@@ -539,7 +540,7 @@ def build(data: Path) -> list[dict[str, object]]:
             if not hits:
                 raise SystemExit(f"{p.pid}: no paragraph of {p.src} holds {phrase!r}")
             evidence.append({"pointer_id": f"E{n}", "title": title, "text": hits[0]})
-        rows += pair_rows(p, evidence, source_name(p.src))
+        rows += pair_rows(RowPair(**p._asdict()), evidence, source_name(p.src))
     return rows
 
 

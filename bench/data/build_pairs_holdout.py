@@ -16,10 +16,8 @@ span answering the question, quotations, claim-lattice lines. Corruptions are wr
 an adversary would: one small change that makes the answer wrong while keeping most of
 the passage's words.
 
-Run from the repository root: ``python bench/data/build_pairs_holdout.py [--data DIR]``.
-The Python reference excerpts are those of the Python the file was built with
-(``holdout_build.BUILT_WITH``): another version's ``pydoc_data`` words some topics
-differently. The mechanism (source readers, rows, writing) is ``holdout_build.py``.
+Run from the repository root: ``python bench/data/build_pairs_holdout.py [--data DIR]``
+(the mechanism, and the Python it must run on, are in ``holdout_build.py``).
 """
 
 from __future__ import annotations
@@ -27,10 +25,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from holdout_build import CL, HOLDOUT_CORRUPTIONS, Pair, PairSet, main  # noqa: E402
+from holdout_build import CL, HOLDOUT_CORRUPTIONS, Pair, PairSet, main
 
 FN = "rb:ch03-03-how-functions-work.md"
 CF = "rb:ch03-05-control-flow.md"
@@ -717,7 +714,7 @@ PAIRS: list[Pair] = [
          "dropped_negation"),
 ]  # fmt: skip
 
-SET = PairSet(HERE / "pairs_holdout.jsonl", PAIRS, HOLDOUT_CORRUPTIONS)
+SET = PairSet(Path(__file__).with_name("pairs_holdout.jsonl"), PAIRS, HOLDOUT_CORRUPTIONS)
 
 if __name__ == "__main__":
     raise SystemExit(main(SET, __doc__))

@@ -24,10 +24,8 @@ adversary would: one minimal edit that makes the answer wrong while keeping most
 passage's words. ``scope`` corruptions strengthen a claim past its evidence (some → all,
 may → always, only added or dropped), never merely weaken it.
 
-Run from the repository root: ``python bench/data/build_pairs_holdout2.py [--data DIR]``.
-The Python reference excerpts are those of the Python the file was built with
-(``holdout_build.BUILT_WITH``): another version's ``pydoc_data`` words some topics
-differently. The mechanism (source readers, rows, writing) is ``holdout_build.py``.
+Run from the repository root: ``python bench/data/build_pairs_holdout2.py [--data DIR]``
+(the mechanism, and the Python it must run on, are in ``holdout_build.py``).
 """
 
 from __future__ import annotations
@@ -35,10 +33,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from holdout_build import CL, LATER_CORRUPTIONS, Pair, PairSet, main  # noqa: E402
+from holdout_build import CL, LATER_CORRUPTIONS, Pair, PairSet, main
 
 ST = "rb:ch05-01-defining-structs.md"
 EN = "rb:ch06-01-defining-an-enum.md"
@@ -1158,7 +1155,7 @@ PAIRS: list[Pair] = [
          "scope", CL),
 ]  # fmt: skip
 
-SET = PairSet(HERE / "pairs_holdout2.jsonl", PAIRS, LATER_CORRUPTIONS)
+SET = PairSet(Path(__file__).with_name("pairs_holdout2.jsonl"), PAIRS, LATER_CORRUPTIONS)
 
 if __name__ == "__main__":
     raise SystemExit(main(SET, __doc__))

@@ -28,10 +28,8 @@ highest / lowest), a wrong combination of two facts the evidence states separate
 roles swapped, a wrong unit or scale, or a ``scope`` edit that strengthens a claim past
 its evidence (some → all, perhaps → must, particularly → only).
 
-Run from the repository root: ``python bench/data/build_pairs_holdout3.py [--data DIR]``.
-The Python reference excerpts are those of the Python the file was built with
-(``holdout_build.BUILT_WITH``): another version's ``pydoc_data`` words some topics
-differently. The mechanism (source readers, rows, writing) is ``holdout_build.py``.
+Run from the repository root: ``python bench/data/build_pairs_holdout3.py [--data DIR]``
+(the mechanism, and the Python it must run on, are in ``holdout_build.py``).
 """
 
 from __future__ import annotations
@@ -39,10 +37,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from holdout_build import CL, LATER_CORRUPTIONS, Pair, PairSet, main  # noqa: E402
+from holdout_build import CL, LATER_CORRUPTIONS, Pair, PairSet, main
 
 BCOV = "cv:1546"
 IBV = "cv:1547"
@@ -607,7 +604,9 @@ PAIRS: list[Pair] = [
          "changed_number"),
 ]  # fmt: skip
 
-SET = PairSet(HERE / "pairs_holdout3.jsonl", PAIRS, LATER_CORRUPTIONS, title_heading="#")
+SET = PairSet(
+    Path(__file__).with_name("pairs_holdout3.jsonl"), PAIRS, LATER_CORRUPTIONS, title_heading="#"
+)
 
 if __name__ == "__main__":
     raise SystemExit(main(SET, __doc__))

@@ -11,7 +11,9 @@ Each phrase of a pair picks the paragraph of its source that holds it; that para
 the evidence, so every excerpt is verbatim.
 
 A builder keeps its table of pairs and a :class:`PairSet` naming its file, its kinds of
-corruption and how it reads titles; ``main`` writes the file.
+corruption and how it reads titles; ``main`` writes the file. The Python reference
+excerpts are those of the Python the files were built with (:data:`BUILT_WITH`): another
+version's ``pydoc_data`` words some topics differently.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from pairs import CORRUPTIONS as FIRST_CORRUPTIONS
 from pairs import clean_md, normalize
@@ -48,24 +50,6 @@ class Pair(NamedTuple):
     corrupted: str
     corruption: str
     mode: str = QM
-
-
-class PairLike(Protocol):
-    """What :func:`pair_rows` reads of a pair (``build_pairs.py`` orders its fields
-    otherwise)."""
-
-    @property
-    def pid(self) -> str: ...
-    @property
-    def question(self) -> str: ...
-    @property
-    def faithful(self) -> str: ...
-    @property
-    def corrupted(self) -> str: ...
-    @property
-    def corruption(self) -> str: ...
-    @property
-    def mode(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -135,7 +119,7 @@ def source_name(src: str) -> str:
     return f"{SOURCES[kind]}:{name}"
 
 
-def pair_rows(p: PairLike, evidence: list[dict[str, str]], source: str) -> list[dict[str, object]]:
+def pair_rows(p: Pair, evidence: list[dict[str, str]], source: str) -> list[dict[str, object]]:
     """The faithful row and the corrupted row of ``p``."""
     return [
         {
