@@ -11,9 +11,6 @@ then ``python bench/data/pairs.py`` checks the file.
 
 from __future__ import annotations
 
-import argparse
-import json
-import re
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -21,7 +18,9 @@ from typing import NamedTuple
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from pairs import PAIRS_PATH, clean_md, normalize  # noqa: E402
+from holdout_build import Pair as RowPair  # noqa: E402
+from holdout_build import data_arg, pair_rows, source_name, source_paragraphs, write_rows  # noqa: E402
+from pairs import PAIRS_PATH, normalize  # noqa: E402
 
 
 class Pair(NamedTuple):
@@ -530,53 +529,24 @@ PAIRS: list[Pair] = [
 ]  # fmt: skip
 
 
-_FENCE = re.compile(r"^```.*?^```[^\n]*$", re.MULTILINE | re.DOTALL)
-
-
-def _paragraphs(src: str, data: Path) -> tuple[str, list[str]]:
-    corpus, _, name = src.partition(":")
-    if corpus == "rb":
-        raw = (data / "rust-book" / "src" / name).read_text(encoding="utf-8")
-        title = next((line[2:].strip() for line in raw.splitlines() if line.startswith("# ")), name)
-        body = _FENCE.sub("", raw)
-        return title, [clean_md(p) for p in re.split(r"\n\s*\n", body) if p.strip()]
-    from pydoc_data.topics import topics
-
-    body = topics[name]
-    title = body.strip().splitlines()[0].strip()
-    return title, [" ".join(p.split()) for p in re.split(r"\n\s*\n", body) if p.strip()]
-
-
 def build(data: Path) -> list[dict[str, object]]:
+    """The rows of ``pairs.jsonl``; a phrase held by several paragraphs takes the first."""
     rows: list[dict[str, object]] = []
     for p in PAIRS:
-        title, paras = _paragraphs(p.src, data)
+        title, paras = source_paragraphs(p.src, data)
         evidence = []
         for n, phrase in enumerate(p.phrases, start=1):
             hits = [t for t in paras if normalize(phrase) in normalize(t)]
             if not hits:
                 raise SystemExit(f"{p.pid}: no paragraph of {p.src} holds {phrase!r}")
             evidence.append({"pointer_id": f"E{n}", "title": title, "text": hits[0]})
-        corpus, _, name = p.src.partition(":")
-        source = ("rust-book:" if corpus == "rb" else "python-reference:") + name
-        for side, answer, corruption in (("f", p.faithful, None), ("c", p.corrupted, p.corruption)):
-            rows.append({
-                "id": f"{p.pid}-{side}", "question": p.question, "answer": answer,
-                "mode": p.mode, "evidence": evidence,
-                "kind": "faithful" if side == "f" else "corrupted",
-                "corruption": corruption, "source": source,
-            })  # fmt: skip
+        rows += pair_rows(RowPair(**p._asdict()), evidence, source_name(p.src))
     return rows
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=HERE.parents[1] / ".." / "shared" / "data")
-    args = ap.parse_args()
-    rows = build(args.data)
-    with PAIRS_PATH.open("w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    rows = build(data_arg((__doc__ or "").splitlines()[0], warn_version=False))
+    write_rows(PAIRS_PATH, rows)
     print(f"wrote {len(rows)} rows ({len(PAIRS)} pairs) to {PAIRS_PATH}")
     return 0
 

@@ -10,56 +10,24 @@ of ``pydoc_data.topics``), one phrase per evidence object (the one paragraph hol
 is the excerpt, read from the source here, so the evidence is verbatim: for the Rust book
 code blocks dropped and Markdown marks removed by ``pairs.clean_md``, for Python's
 reference whitespace collapsed), the question, a faithful answer and a corrupted one with
-its kind of corruption (:data:`CORRUPTIONS`). Faithful answers are what a careful user or
+its kind of corruption (``SET.corruptions``). Faithful answers are what a careful user or
 model would write: verbatim sentences, light paraphrases in the passage's words, a bare
 span answering the question, quotations, claim-lattice lines. Corruptions are written as
 an adversary would: one small change that makes the answer wrong while keeping most of
 the passage's words.
 
-Run from the repository root: ``python bench/data/build_pairs_holdout.py [--data DIR]``.
-The Python reference excerpts are those of the Python the file was built with
-(:data:`BUILT_WITH`): another version's ``pydoc_data`` words some topics differently.
+Run from the repository root: ``python bench/data/build_pairs_holdout.py [--data DIR]``
+(the mechanism, and the Python it must run on, are in ``holdout_build.py``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import re
 import sys
 from pathlib import Path
-from typing import NamedTuple
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pairs import clean_md, normalize  # noqa: E402
-
-HOLDOUT_PATH = HERE / "pairs_holdout.jsonl"
-BUILT_WITH = (3, 11)
-CORRUPTIONS = (
-    "swapped_entity",
-    "changed_number",
-    "dropped_negation",
-    "added_negation",
-    "title_fragment",
-    "bare_name",
-    "swapped_direction",
-    "wrong_combination",
-)
-CL, QM = "claim-lattice", "quote"
-
-
-class Pair(NamedTuple):
-    pid: str
-    src: str
-    phrases: tuple[str, ...]
-    question: str
-    faithful: str
-    corrupted: str
-    corruption: str
-    mode: str = QM
-
+from holdout_build import CL, HOLDOUT_CORRUPTIONS, Pair, PairSet, main
 
 FN = "rb:ch03-03-how-functions-work.md"
 CF = "rb:ch03-05-control-flow.md"
@@ -746,66 +714,7 @@ PAIRS: list[Pair] = [
          "dropped_negation"),
 ]  # fmt: skip
 
-
-_FENCE = re.compile(r"^```.*?^```[^\n]*$", re.MULTILINE | re.DOTALL)
-
-
-def source_paragraphs(src: str, data: Path) -> tuple[str, list[str]]:
-    """The title and the paragraphs of a source named ``rb:<file>`` or ``py:<topic>``, as
-    excerpts are stored (see the module doc)."""
-    corpus, _, name = src.partition(":")
-    if corpus == "rb":
-        raw = (data / "rust-book" / "src" / name).read_text(encoding="utf-8")
-        title = next((line[2:].strip() for line in raw.splitlines() if line.startswith("# ")), name)
-        body = _FENCE.sub("", raw)
-        return title, [clean_md(p) for p in re.split(r"\n\s*\n", body) if p.strip()]
-    from pydoc_data.topics import topics
-
-    body = topics[name]
-    title = body.strip().splitlines()[0].strip()
-    return title, [" ".join(p.split()) for p in re.split(r"\n\s*\n", body) if p.strip()]
-
-
-def source_name(src: str) -> str:
-    corpus, _, name = src.partition(":")
-    return ("rust-book:" if corpus == "rb" else "python-reference:") + name
-
-
-def build(data: Path) -> list[dict[str, object]]:
-    """The rows of the hold-out file; raises ``SystemExit`` when a phrase is in no
-    paragraph of its source, or in more than one."""
-    rows: list[dict[str, object]] = []
-    for p in PAIRS:
-        title, paras = source_paragraphs(p.src, data)
-        evidence = []
-        for n, phrase in enumerate(p.phrases, start=1):
-            hits = [t for t in paras if normalize(phrase) in normalize(t)]
-            if len(hits) != 1:
-                raise SystemExit(f"{p.pid}: {len(hits)} paragraphs of {p.src} hold {phrase!r}")
-            evidence.append({"pointer_id": f"E{n}", "title": title, "text": hits[0]})
-        for side, answer, corruption in (("f", p.faithful, None), ("c", p.corrupted, p.corruption)):
-            rows.append({
-                "id": f"{p.pid}-{side}", "question": p.question, "answer": answer,
-                "mode": p.mode, "evidence": evidence,
-                "kind": "faithful" if side == "f" else "corrupted",
-                "corruption": corruption, "source": source_name(p.src),
-            })  # fmt: skip
-    return rows
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--data", type=Path, default=HERE.parents[1] / ".." / "shared" / "data")
-    args = ap.parse_args()
-    if sys.version_info[:2] != BUILT_WITH:
-        print(f"warning: built with Python {BUILT_WITH}; pydoc_data may differ", file=sys.stderr)
-    rows = build(args.data)
-    with HOLDOUT_PATH.open("w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(rows)} rows ({len(PAIRS)} pairs) to {HOLDOUT_PATH}")
-    return 0
-
+SET = PairSet(Path(__file__).with_name("pairs_holdout.jsonl"), PAIRS, HOLDOUT_CORRUPTIONS)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(SET, __doc__))

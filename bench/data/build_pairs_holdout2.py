@@ -14,7 +14,7 @@ its source (``rb:`` a Rust book chapter file, ``py:`` a topic of ``pydoc_data.to
 is the excerpt, read from the source here, so the evidence is verbatim: for the Rust book
 code blocks dropped and Markdown marks removed by ``pairs.clean_md``, for Python's
 reference whitespace collapsed, for ClapNQ the record's passage as it is), the question,
-a faithful answer and a corrupted one with its kind of corruption (:data:`CORRUPTIONS`).
+a faithful answer and a corrupted one with its kind of corruption (``SET.corruptions``).
 
 Faithful answers are written as users and models write them: whole sentences, light
 paraphrase, two-sentence answers, bare spans (a name, number or identifier), quoted
@@ -24,56 +24,18 @@ adversary would: one minimal edit that makes the answer wrong while keeping most
 passage's words. ``scope`` corruptions strengthen a claim past its evidence (some → all,
 may → always, only added or dropped), never merely weaken it.
 
-Run from the repository root: ``python bench/data/build_pairs_holdout2.py [--data DIR]``.
-The Python reference excerpts are those of the Python the file was built with
-(:data:`BUILT_WITH`): another version's ``pydoc_data`` words some topics differently.
+Run from the repository root: ``python bench/data/build_pairs_holdout2.py [--data DIR]``
+(the mechanism, and the Python it must run on, are in ``holdout_build.py``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import re
 import sys
-from functools import cache
 from pathlib import Path
-from typing import NamedTuple
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pairs import clean_md, normalize  # noqa: E402
-
-HOLDOUT2_PATH = HERE / "pairs_holdout2.jsonl"
-BUILT_WITH = (3, 11)
-CLAPNQ_FILE = Path("clapnq") / "clapnq_dev_answerable.jsonl"
-CORRUPTIONS = (
-    "swapped_entity",
-    "changed_number",
-    "dropped_negation",
-    "added_negation",
-    "title_fragment",
-    "bare_name",
-    "swapped_direction",
-    "wrong_combination",
-    "role_swap",
-    "unit_or_scale",
-    "scope",
-)
-SOURCES = {"rb": "rust-book", "py": "python-reference", "cq": "clapnq"}
-CL, QM = "claim-lattice", "quote"
-
-
-class Pair(NamedTuple):
-    pid: str
-    src: str
-    phrases: tuple[str, ...]
-    question: str
-    faithful: str
-    corrupted: str
-    corruption: str
-    mode: str = QM
-
+from holdout_build import CL, LATER_CORRUPTIONS, Pair, PairSet, main
 
 ST = "rb:ch05-01-defining-structs.md"
 EN = "rb:ch06-01-defining-an-enum.md"
@@ -1193,79 +1155,7 @@ PAIRS: list[Pair] = [
          "scope", CL),
 ]  # fmt: skip
 
-
-_FENCE = re.compile(r"^```.*?^```[^\n]*$", re.MULTILINE | re.DOTALL)
-
-
-@cache
-def _clapnq(data: Path) -> dict[str, dict[str, object]]:
-    path = data / CLAPNQ_FILE
-    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)
-    return {str(r["id"]): r for r in rows}
-
-
-def source_paragraphs(src: str, data: Path) -> tuple[str, list[str]]:
-    """The title and the paragraphs of a source named ``rb:<file>``, ``py:<topic>`` or
-    ``cq:<record id>``, as excerpts are stored (see the module doc)."""
-    corpus, _, name = src.partition(":")
-    if corpus == "rb":
-        raw = (data / "rust-book" / "src" / name).read_text(encoding="utf-8")
-        title = next((line[2:].strip() for line in raw.splitlines() if line.startswith("# ")), name)
-        body = _FENCE.sub("", raw)
-        return title, [clean_md(p) for p in re.split(r"\n\s*\n", body) if p.strip()]
-    if corpus == "cq":
-        passages = _clapnq(data)[name]["passages"]
-        assert isinstance(passages, list)
-        return str(passages[0]["title"]), [str(p["text"]).strip() for p in passages]
-    from pydoc_data.topics import topics
-
-    body = topics[name]
-    title = body.strip().splitlines()[0].strip()
-    return title, [" ".join(p.split()) for p in re.split(r"\n\s*\n", body) if p.strip()]
-
-
-def source_name(src: str) -> str:
-    corpus, _, name = src.partition(":")
-    return f"{SOURCES[corpus]}:{name}"
-
-
-def build(data: Path) -> list[dict[str, object]]:
-    """The rows of the file; raises ``SystemExit`` when a phrase is in no paragraph of its
-    source or in more than one, or when a pair names an unknown corruption."""
-    rows: list[dict[str, object]] = []
-    for p in PAIRS:
-        if p.corruption not in CORRUPTIONS:
-            raise SystemExit(f"{p.pid}: unknown corruption {p.corruption!r}")
-        title, paras = source_paragraphs(p.src, data)
-        evidence = []
-        for n, phrase in enumerate(p.phrases, start=1):
-            hits = [t for t in paras if normalize(phrase) in normalize(t)]
-            if len(hits) != 1:
-                raise SystemExit(f"{p.pid}: {len(hits)} paragraphs of {p.src} hold {phrase!r}")
-            evidence.append({"pointer_id": f"E{n}", "title": title, "text": hits[0]})
-        for side, answer, corruption in (("f", p.faithful, None), ("c", p.corrupted, p.corruption)):
-            rows.append({
-                "id": f"{p.pid}-{side}", "question": p.question, "answer": answer,
-                "mode": p.mode, "evidence": evidence,
-                "kind": "faithful" if side == "f" else "corrupted",
-                "corruption": corruption, "source": source_name(p.src),
-            })  # fmt: skip
-    return rows
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--data", type=Path, default=HERE.parents[1] / ".." / "shared" / "data")
-    args = ap.parse_args()
-    if sys.version_info[:2] != BUILT_WITH:
-        print(f"warning: built with Python {BUILT_WITH}; pydoc_data may differ", file=sys.stderr)
-    rows = build(args.data)
-    with HOLDOUT2_PATH.open("w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(rows)} rows ({len(PAIRS)} pairs) to {HOLDOUT2_PATH}")
-    return 0
-
+SET = PairSet(Path(__file__).with_name("pairs_holdout2.jsonl"), PAIRS, LATER_CORRUPTIONS)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(SET, __doc__))

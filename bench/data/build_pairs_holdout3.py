@@ -16,7 +16,7 @@ the excerpt, read from the source here, so the evidence is verbatim: for COVID-Q
 paragraph of the paper's context as the data set ships it, paragraphs being separated by
 blank lines; for the Rust book code blocks dropped and Markdown marks removed by
 ``pairs.clean_md``; for Python's reference whitespace collapsed), the question, a
-faithful answer and a corrupted one with its kind of corruption (:data:`CORRUPTIONS`).
+faithful answer and a corrupted one with its kind of corruption (``SET.corruptions``).
 
 Faithful answers are written as users and models write them: whole sentences, light
 paraphrase, two-sentence answers, bare spans (a name, number or identifier), quoted
@@ -28,56 +28,18 @@ highest / lowest), a wrong combination of two facts the evidence states separate
 roles swapped, a wrong unit or scale, or a ``scope`` edit that strengthens a claim past
 its evidence (some → all, perhaps → must, particularly → only).
 
-Run from the repository root: ``python bench/data/build_pairs_holdout3.py [--data DIR]``.
-The Python reference excerpts are those of the Python the file was built with
-(:data:`BUILT_WITH`): another version's ``pydoc_data`` words some topics differently.
+Run from the repository root: ``python bench/data/build_pairs_holdout3.py [--data DIR]``
+(the mechanism, and the Python it must run on, are in ``holdout_build.py``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import re
 import sys
-from functools import cache
 from pathlib import Path
-from typing import NamedTuple
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pairs import clean_md, normalize  # noqa: E402
-
-HOLDOUT3_PATH = HERE / "pairs_holdout3.jsonl"
-BUILT_WITH = (3, 11)
-COVIDQA_FILE = Path("covidqa") / "200423_covidQA.json"
-CORRUPTIONS = (
-    "swapped_entity",
-    "changed_number",
-    "dropped_negation",
-    "added_negation",
-    "title_fragment",
-    "bare_name",
-    "swapped_direction",
-    "wrong_combination",
-    "role_swap",
-    "unit_or_scale",
-    "scope",
-)
-SOURCES = {"cv": "covidqa", "rb": "rust-book", "py": "python-reference"}
-CL, QM = "claim-lattice", "quote"
-
-
-class Pair(NamedTuple):
-    pid: str
-    src: str
-    phrases: tuple[str, ...]
-    question: str
-    faithful: str
-    corrupted: str
-    corruption: str
-    mode: str = QM
-
+from holdout_build import CL, LATER_CORRUPTIONS, Pair, PairSet, main
 
 BCOV = "cv:1546"
 IBV = "cv:1547"
@@ -642,84 +604,9 @@ PAIRS: list[Pair] = [
          "changed_number"),
 ]  # fmt: skip
 
-
-_FENCE = re.compile(r"^```.*?^```[^\n]*$", re.MULTILINE | re.DOTALL)
-
-
-@cache
-def _covidqa(data: Path) -> dict[str, str]:
-    """Each COVID-QA paper's context by its ``document_id``."""
-    papers = json.loads((data / COVIDQA_FILE).read_text(encoding="utf-8"))["data"]
-    return {str(p["document_id"]): str(p["context"]) for a in papers for p in a["paragraphs"]}
-
-
-def covidqa_paragraphs(context: str) -> list[str]:
-    """The paragraphs of a COVID-QA context: its blank-line separated blocks, stripped."""
-    return [p.strip() for p in re.split(r"\n\s*\n", context) if p.strip()]
-
-
-def source_paragraphs(src: str, data: Path) -> tuple[str, list[str]]:
-    """The title and the paragraphs of a source named ``cv:<document id>``,
-    ``rb:<file>`` or ``py:<topic>``, as excerpts are stored (see the module doc)."""
-    corpus, _, name = src.partition(":")
-    if corpus == "cv":
-        paras = covidqa_paragraphs(_covidqa(data)[name])
-        return paras[0].splitlines()[0].strip(), paras
-    if corpus == "rb":
-        raw = (data / "rust-book" / "src" / name).read_text(encoding="utf-8")
-        heads = (line.lstrip("#").strip() for line in raw.splitlines() if line.startswith("#"))
-        title = next(heads, name)
-        body = _FENCE.sub("", raw)
-        return title, [clean_md(p) for p in re.split(r"\n\s*\n", body) if p.strip()]
-    from pydoc_data.topics import topics
-
-    body = topics[name]
-    title = body.strip().splitlines()[0].strip()
-    return title, [" ".join(p.split()) for p in re.split(r"\n\s*\n", body) if p.strip()]
-
-
-def source_name(src: str) -> str:
-    corpus, _, name = src.partition(":")
-    return f"{SOURCES[corpus]}:{name}"
-
-
-def build(data: Path) -> list[dict[str, object]]:
-    """The rows of the file; raises ``SystemExit`` when a phrase is in no paragraph of its
-    source or in more than one, or when a pair names an unknown corruption."""
-    rows: list[dict[str, object]] = []
-    for p in PAIRS:
-        if p.corruption not in CORRUPTIONS:
-            raise SystemExit(f"{p.pid}: unknown corruption {p.corruption!r}")
-        title, paras = source_paragraphs(p.src, data)
-        evidence = []
-        for n, phrase in enumerate(p.phrases, start=1):
-            hits = [t for t in paras if normalize(phrase) in normalize(t)]
-            if len(hits) != 1:
-                raise SystemExit(f"{p.pid}: {len(hits)} paragraphs of {p.src} hold {phrase!r}")
-            evidence.append({"pointer_id": f"E{n}", "title": title, "text": hits[0]})
-        for side, answer, corruption in (("f", p.faithful, None), ("c", p.corrupted, p.corruption)):
-            rows.append({
-                "id": f"{p.pid}-{side}", "question": p.question, "answer": answer,
-                "mode": p.mode, "evidence": evidence,
-                "kind": "faithful" if side == "f" else "corrupted",
-                "corruption": corruption, "source": source_name(p.src),
-            })  # fmt: skip
-    return rows
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--data", type=Path, default=HERE.parents[1] / ".." / "shared" / "data")
-    args = ap.parse_args()
-    if sys.version_info[:2] != BUILT_WITH:
-        print(f"warning: built with Python {BUILT_WITH}; pydoc_data may differ", file=sys.stderr)
-    rows = build(args.data)
-    with HOLDOUT3_PATH.open("w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(rows)} rows ({len(PAIRS)} pairs) to {HOLDOUT3_PATH}")
-    return 0
-
+SET = PairSet(
+    Path(__file__).with_name("pairs_holdout3.jsonl"), PAIRS, LATER_CORRUPTIONS, title_heading="#"
+)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(SET, __doc__))
