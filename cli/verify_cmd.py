@@ -182,7 +182,8 @@ def verify(
     word for word inside one sentence of the evidence, with its polarity (a short answer's
     sentence also shares a term with the question); 2, every claim's words, polarity and
     numbers were found together in one sentence (or each clause in one); 3, some claim's
-    were not; 4, no claim's words were found together. The rules are in docs/verifier.md.
+    were not; 4, no claim's were (a claim whose words are there with the other polarity is
+    rung 4 too). The rules are in docs/verifier.md.
 
     Example: aborist verify --answer answer.txt --evidence policy.txt --question "Who?"
 

@@ -53,7 +53,12 @@ LADDER: tuple[tuple[int, str, str], ...] = (
         "some claim's words, polarity and numbers were not found together in one sentence "
         "of the evidence",
     ),
-    (4, "UNSUPPORTED", "no claim's words were found together in the evidence"),
+    (
+        4,
+        "UNSUPPORTED",
+        "no claim's words, polarity and numbers were found together in one sentence of "
+        "the evidence",
+    ),
 )
 
 
