@@ -29,6 +29,7 @@ from aborist.verify.rules.cutoff import cut_reason
 from aborist.verify.rules.polar import is_polar_question, particle_agrees, split_particle
 from aborist.verify.rules.warrant import proper_nouns
 from aborist.verify.support import (
+    Located,
     answers_question,
     failure_code,
     local_support,
@@ -115,22 +116,32 @@ def quote_grade(
     * partial — the frame is a claim of its own (``"The Kingsmen" wrote the song``) and one
       passage holds it together with the quotation's words, polarity and numbers.
     """
+    grade, ids, reasons, _whole = _quote_grade(text, evidence, policy)
+    return grade, ids, reasons
+
+
+def _quote_grade(
+    text: str, evidence: Sequence[EvidenceObject], policy: VerifierPolicy
+) -> tuple[str, tuple[str, ...], list[str], list[Located]]:
+    """:func:`quote_grade`, with the passages in which the whole unit occurs verbatim
+    (empty unless that is how it was graded)."""
     quotes = extract_quotes(text)
     ids, reasons = _quote_checks(quotes, text, evidence, policy)
     if reasons:
-        return GRADE_NONE, tuple(sorted(ids)), reasons
+        return GRADE_NONE, tuple(sorted(ids)), reasons, []
     whole = [loc for loc in verbatim_passages(text, evidence, policy) if loc.polarity_ok]
     if whole:
         return (
             GRADE_VERBATIM,
             tuple(sorted(ids | {loc.evidence.evidence_id for loc in whole})),
             ["unit verbatim in one passage, quotations included"],
+            whole,
         )
     frame = frame_tokens(text)
     if not frame:
-        return GRADE_VERBATIM, tuple(sorted(ids)), ["all quotations verbatim; no frame"]
+        return GRADE_VERBATIM, tuple(sorted(ids)), ["all quotations verbatim; no frame"], []
     grade, reasons = _frame_grade(text, frame, quotes, ids, evidence, policy)
-    return grade, tuple(sorted(ids)), reasons
+    return grade, tuple(sorted(ids)), reasons, []
 
 
 def _quote_checks(
@@ -290,13 +301,12 @@ def classify_prose_unit(
     verdict = functools.partial(_prose_verdict, index, unit)
 
     if extract_quotes(text):
-        grade, ids, reasons = quote_grade(text, evidence, policy)
-        if grade == GRADE_VERBATIM and question and len(toks) <= policy.bare_span_max_tokens:
+        grade, ids, reasons, whole = _quote_grade(text, evidence, policy)
+        if whole and question and len(toks) <= policy.bare_span_max_tokens:
             # a bare quoted answer ("The Tuple Type", Kerkor "Kirk" Kerkorian) answers the
             # question only where a bare span would (§19.5)
-            located = [loc for loc in verbatim_passages(text, evidence, policy) if loc.polarity_ok]
-            ok, why = answers_question(text, located, question, policy, evidence)
-            if located and not ok:
+            ok, why = answers_question(text, whole, question, policy, evidence)
+            if not ok:
                 return verdict(
                     "quote", GRADE_PARTIAL, ids, [*reasons, why], blocking="NOT_ANSWER_ANCHORED"
                 )
