@@ -47,7 +47,6 @@ from aborist.verify.text.anchors import value_keys
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
 __all__ = [
-    "RIVAL_KINDS",
     "asked_phrases",
     "list_siblings",
     "other_member",
@@ -57,8 +56,6 @@ __all__ = [
 
 #: The value keys that name a member of a series: ordinals and counts of times.
 _SERIES_KINDS = ("o:", "x:")
-#: The kinds of span that can have a rival filler.
-RIVAL_KINDS = ("number", "code", "name")
 
 _CODE = re.compile(
     r"[A-Za-z_][\w.:]*(?:\(\)|<[^<>\s]*>)|\b\w*_\w+\b|--[\w-]+|\"[^\"\s]+\"|\b[A-Za-z]+\d+\b"
