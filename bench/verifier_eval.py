@@ -282,6 +282,10 @@ def main() -> int:
     if not (args.data / "halueval").is_dir() or not (args.data / "wice").is_dir():
         print(f"data not found under {args.data} (need halueval/ and wice/)", file=sys.stderr)
         return 0 if args.quick else 2
+    if args.pairs != PAIRS and not args.pairs.is_file():
+        # a pairs file asked for by name is measured or refused, never skipped
+        print(f"pairs file not found: {args.pairs}", file=sys.stderr)
+        return 2
     limit = 60 if args.quick else None
     seconds = 0.3 if args.quick else args.seconds
     h = halueval(args.data, policy, limit)
