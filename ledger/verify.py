@@ -127,6 +127,13 @@ def check_checkpoints(ledger: Ledger, report: LedgerReport, tiles: TileCheck) ->
     tree = Tree(ledger.fetch, head) if tiles.ok and tiles.covered else None
     hashes: list[bytes] | None = None
     for cp in cps:
+        if cp.tree_size < 1:  # no tree has fewer than one leaf; never a slice of the events
+            report.checkpoint_failure = {
+                "tree_size": cp.tree_size,
+                "expected": "a tree size of at least 1",
+                "found": str(cp.tree_size),
+            }
+            return
         root = None
         blocks = cp.tree_size - cp.tree_size % TILE_WIDTH
         if tree is not None and cp.tree_size <= head and blocks <= tiles.covered:

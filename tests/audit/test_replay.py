@@ -28,6 +28,7 @@ from ledger.store import Ledger
 from ledger.tlog.proofs import checkpoint, tree_root
 from tests.audit.builders import Q_FOUNDER, Built, add_repair_runs, build_ledger
 from tests.conftest import backend_url, migrate_url
+from tests.ledger.tamper import tamper
 
 if "replay" not in cli.commands:
     cli.add_command(replay_command)
@@ -134,6 +135,23 @@ def test_checkpoint_larger_than_the_ledger_diverges(clean: Built) -> None:
     d = report.first("checkpoint")
     assert d is not None and d.seq == size
     assert "truncated" in d.detail
+
+
+@pytest.mark.parametrize("size", [0, -1])
+def test_a_recorded_checkpoint_smaller_than_one_leaf_diverges(built: Built, size: int) -> None:
+    """A forged checkpoint row of size ≤ 0 is a divergence named as such, not an error
+    from the proof code and never a match of ``hashes[:size]``."""
+    checkpoint(built.ledger)
+    tamper(
+        built.ledger,
+        "INSERT INTO checkpoints (tree_size, root, created_at) VALUES (:s, :r, 'x')",
+        s=size, r="0" * 64,
+    )  # fmt: skip
+    report = replay(built.ledger)
+    d = report.first("checkpoint")
+    assert d is not None and d.seq == size
+    assert "fewer than one leaf" in d.detail
+    assert report.checks["checkpoint"] != "held"
 
 
 def test_version_skew_is_not_divergence(clean: Built, monkeypatch: pytest.MonkeyPatch) -> None:

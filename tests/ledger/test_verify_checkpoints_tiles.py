@@ -140,3 +140,25 @@ def test_a_checkpoint_past_the_head_is_a_truncation(two_checkpoints: Ledger) -> 
         "expected": "at least 600 events",
         "found": "550 events",
     }
+
+
+@pytest.mark.parametrize("size", [0, -1, -1000000])
+def test_a_checkpoint_smaller_than_one_leaf_is_a_failure(
+    two_checkpoints: Ledger, size: int
+) -> None:
+    """A forged row of size ≤ 0 whose root is that of a slice the size would pick in
+    Python (``hashes[:-1]``, ``hashes[:0]``) is refused, never matched."""
+    lg = two_checkpoints
+    hashes = lg.event_hashes()
+    forged = merkle.merkle_root(hashes[:size]).hex() if hashes[:size] else "0" * 64
+    tamper(
+        lg, "INSERT INTO checkpoints (tree_size, root, created_at) VALUES (:s, :r, 'x')",
+        s=size, r=forged,
+    )  # fmt: skip
+    report = verify_ledger(lg)
+    assert not report.ok
+    assert report.checkpoint_failure == {
+        "tree_size": size,
+        "expected": "a tree size of at least 1",
+        "found": str(size),
+    }

@@ -52,6 +52,10 @@ def check_checkpoints(
     root = merkle.merkle_root(hashes) if n else b""
     for size, cp_root, what in recorded:
         report.checkpoints_checked += 1
+        if size < 1:
+            why = f"{what} of size {size}: no tree has fewer than one leaf"
+            report.diverge(Divergence("checkpoint", size, None, None, "size ≥ 1", str(size), why))
+            continue
         if size > n:
             why = f"{what} of size {size}: history was truncated"
             want = f"at least {size} events"
