@@ -25,7 +25,7 @@ from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.rules.compare import claim_comparison, compare_alternatives
 from aborist.verify.rules.coref import support_context
-from aborist.verify.rules.cutoff import cuts_list, symbols_agree
+from aborist.verify.rules.cutoff import cuts_list, has_symbol_words, symbols_agree, unit_pattern
 from aborist.verify.rules.locality import (
     SupportResult,
     claim_parts,
@@ -161,17 +161,22 @@ def verbatim_passages(
         return []
     prose = len(toks) >= policy.paraphrase_min_tokens
     form = match_form(toks)
+    sentence_shaped = prose and text.rstrip().endswith((".", "!", "?"))
+    unit: tuple[bool, re.Pattern[str] | None] | None = None  # once per unit, when it occurs
     found: list[Located] = []
     for ev in evidence:
         if form not in ev.form:
             continue
         for first, last in ev.passage.occurrences(toks, policy.support_window_sentences):
+            if unit is None:
+                unit = has_symbol_words(text), unit_pattern(toks) if sentence_shaped else None
+            symbols, pattern = unit
             ok = True
             sents = ev.passage.sentences[first : last + 1]
             joined = " ".join(s.text for s in sents)
-            if not signs_agree(text, joined) or not symbols_agree(text, joined):
+            if not signs_agree(text, joined) or (symbols and not symbols_agree(text, joined)):
                 continue  # the same tokens, another sign or symbol: not verbatim
-            if prose and cuts_list(text, joined):
+            if pattern is not None and cuts_list(text, joined, pattern):
                 continue  # it stops inside its sentence's list (§19.15)
             if prose and any(s.negated for s in sents):
                 ok = not negated_outside([t for s in sents for t in s.toks], toks)

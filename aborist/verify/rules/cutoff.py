@@ -24,7 +24,14 @@ from collections.abc import Sequence
 
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
-__all__ = ["EXCLUSIVE", "cuts_list", "occurrence_spans", "symbols_agree"]
+__all__ = [
+    "EXCLUSIVE",
+    "cuts_list",
+    "has_symbol_words",
+    "occurrence_spans",
+    "symbols_agree",
+    "unit_pattern",
+]
 
 #: Words that shut out everything a claim does not name.
 EXCLUSIVE = frozenset(["only", "solely", "exclusively"])
@@ -33,22 +40,47 @@ _NOT_A_WORD = set("\"'()[]{}.,;:-–—…*")
 _ITEM = re.compile(r"[^\W_][\w'’<>-]*")
 
 
+#: A character that can make a symbol word: neither a word character, a space, nor a mark
+#: of :data:`_NOT_A_WORD` (a text without one has no symbol word; most have none).
+_SYMBOL_CHAR = re.compile(r"[^\w\s\"'()\[\]{}.,;:\-–—…*]")
+
+
 def _symbols(text: str) -> Counter[str]:
     out: Counter[str] = Counter()
-    for word in canonicalize(text).split():
+    canon = canonicalize(text)
+    if not _SYMBOL_CHAR.search(canon):
+        return out
+    for word in canon.split():
         word = word.rstrip(".,;:") or word
         if not any(c.isalnum() or c == "_" for c in word) and not set(word) <= _NOT_A_WORD:
             out[word] += 1
     return out
 
 
-def occurrence_spans(toks: Sequence[str], text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` in ``canonicalize(text)`` of every occurrence of the token
-    sequence ``toks``: the tokens with anything but word characters between them."""
+def has_symbol_words(unit_text: str) -> bool:
+    """Does the unit hold a symbol that stands as a word (what :func:`symbols_agree`
+    checks)? A caller testing one unit against many passages asks once."""
+    return bool(_symbols(unit_text))
+
+
+def unit_pattern(toks: Sequence[str]) -> re.Pattern[str] | None:
+    """The pattern :func:`occurrence_spans` searches for ``toks`` (``None`` for none); a
+    caller testing one unit against many passages builds it once."""
     if not toks:
-        return []
+        return None
     body = r"[\W_]+".join(re.escape(t) for t in toks)
-    pattern = re.compile(r"(?i)(?<![^\W_])" + body + r"(?![^\W_])")
+    return re.compile(r"(?i)(?<![^\W_])" + body + r"(?![^\W_])")
+
+
+def occurrence_spans(
+    toks: Sequence[str], text: str, pattern: re.Pattern[str] | None = None
+) -> list[tuple[int, int]]:
+    """``(start, end)`` in ``canonicalize(text)`` of every occurrence of the token
+    sequence ``toks``: the tokens with anything but word characters between them
+    (``pattern``, when given, is ``unit_pattern(toks)``)."""
+    pattern = pattern or unit_pattern(toks)
+    if pattern is None:
+        return []
     return [(m.start(), m.end()) for m in pattern.finditer(canonicalize(text))]
 
 
@@ -71,13 +103,13 @@ def symbols_agree(unit_text: str, sentence_text: str) -> bool:
     return not spans
 
 
-def cuts_list(unit_text: str, sentence_text: str) -> bool:
+def cuts_list(unit_text: str, sentence_text: str, pattern: re.Pattern[str] | None = None) -> bool:
     """Does every occurrence of a sentence-shaped unit (it ends with ``.`` ``!`` ``?``)
     stop where the sentence goes on with more items of a list: ``, ITEM, or …`` /
     ``, ITEM, and …`` (each item one to three tokens, none a stopword) or `` or …``?"""
     if not unit_text.rstrip().endswith((".", "!", "?")):
         return False
-    spans = occurrence_spans(tokens(unit_text), sentence_text)
+    spans = occurrence_spans(tokens(unit_text), sentence_text, pattern)
     canon = canonicalize(sentence_text)
     return bool(spans) and all(_list_goes_on(canon[end:]) for _start, end in spans)
 
