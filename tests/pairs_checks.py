@@ -74,6 +74,14 @@ SETS = (
         every_corruption=True, both_modes=True, faithful_claims=True,
         earlier_optional=("pairs.jsonl", "pairs_holdout.jsonl", "pairs_holdout2.jsonl"),
     ),
+    HoldoutSet(
+        "holdout4", "build_pairs_holdout4",
+        ("rust-book", "python-reference", "covidqa", "clapnq"), 150,
+        every_corruption=True, both_modes=True, faithful_claims=True,
+        earlier_optional=(
+            "pairs.jsonl", "pairs_holdout.jsonl", "pairs_holdout2.jsonl", "pairs_holdout3.jsonl",
+        ),
+    ),
 )  # fmt: skip
 
 
