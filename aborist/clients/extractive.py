@@ -125,7 +125,7 @@ __all__ = [
     "whole_sentences",
 ]
 
-EXTRACTIVE_VERSION = "extractive/5"
+EXTRACTIVE_VERSION = "extractive/6"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 CLOSEST_PREFIX = "Closest passages:"
@@ -133,7 +133,7 @@ _WORD = re.compile(r"\w*[^\W_]\w*")  # identifiers whole, as in aborist.clients.
 
 #: Relations only a candidate stating them answers: a sentence without a number does not
 #: say how many, one without an expansion what X stands for, one without a cause why.
-_CLOSED = frozenset({"count", "abbreviation", "cause", "comparison"})
+_CLOSED = frozenset({"count", "abbreviation", "cause", "comparison", "condition"})
 #: Question frames whose verb asks for what follows, not for itself: "what happens if …"
 #: (a consequence), "how does X work" (a mechanism); an answer need not repeat the verb.
 _FRAMES = (
@@ -187,6 +187,8 @@ def _ranked(
     n = len(pool)
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
     total = sum(idf.values())
+    # the gate leaves the optional words out: "when does X run" passes on X alone
+    gate = sum(v for k, v in idf.items() if k not in rel.optional) or total
     # a type's generic parameters are not the question's words: "Box<T>" makes no (box, t)
     q_words = _WORD.findall(_GENERIC.sub("", question).lower())
     words = set(q_words)
@@ -202,11 +204,13 @@ def _ranked(
     scored = []
     every = []
     for s, tokens, shared in zip(pool, pool_words, shared_words, strict=True):
-        covered = sum(idf[k] for k in s.keys & wanted) / total
+        held = s.keys | s.heading  # a sentence under "The "return" statement" is of one
+        covered = sum(idf[k] for k in held & wanted) / total
+        passes = sum(idf[k] for k in held & wanted - rel.optional) / gate
         every.append((covered, s))
         if required and required not in s.keys:
             continue  # "… in Java" over evidence not of Java: the sentence must say Java
-        if covered < min_coverage and not (
+        if passes < min_coverage and not (
             # "the difference between X and Y": defining one side holds half the question
             rel.kind == "comparison" and covered >= min_coverage / 2 and _in_relation(rel, s)
         ):
