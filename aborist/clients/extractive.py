@@ -101,6 +101,7 @@ from aborist.clients.relation import (
     question_relation,
 )
 from aborist.clients.terms import (
+    LANGUAGES,
     main_language,
     named_keywords,
     named_language,
@@ -108,6 +109,7 @@ from aborist.clients.terms import (
     qualifier_language,
     question_keys,
     stemmed,
+    text_keys,
 )
 from aborist.corpus.lexicon import STOPWORDS, light_stem
 from aborist.prompts import CANNOT_ANSWER, MODE_QUOTE, parse_messages
@@ -179,6 +181,8 @@ def _ranked(
     wanted -= {language[0]}
     required = "" if language[1] else language[0]
     symbols = _symbols(question)
+    # every word the question says, frame and language included: an answer says more
+    asked = question_keys(question) | LANGUAGES
     if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
         wanted -= {light_stem(w) for w in _NUMBER_WORDS}
     if not wanted or not pool:
@@ -222,6 +226,8 @@ def _ranked(
         free = s.kind in ("sentence", "described", "followed")  # may answer outside it
         if (not related and not free) or not _holds_symbols(symbols, s):
             continue
+        if not text_keys(" ".join(s.lines)) - asked:
+            continue  # "Update to a newer Rust version." says nothing the question does not
         # a list, or a comparison stated in so many words or by defining a side, says
         # more than a sentence that only mentions both sides with "but"
         related += related and (

@@ -98,3 +98,16 @@ def test_a_when_question_with_no_sentence_stating_a_time_is_refused() -> None:
     assert refused(extract("When does the else clause of a for loop run?", (topic,), MODE))
     # the same sentence answers a question that does not ask when
     assert not refused(extract("What is the else clause of a for loop?", (topic,), MODE))
+
+
+# ---------------------------------------------------------------------------------------
+# An answer says something the question does not
+
+
+def test_a_sentence_that_only_restates_the_question_is_no_answer() -> None:
+    question = "How do I update Rust to a newer version?"
+    restated = ("E1", "Update to a newer Rust version.")
+    assert refused(extract(question, (restated,), MODE))
+    # one word the question does not say is enough to be an answer
+    said = ("E1", "Update to a newer Rust version with rustup.")
+    assert extract(question, (said,), MODE) == "Update to a newer Rust version with rustup. [E1]"
