@@ -17,7 +17,8 @@ inside an open quotation or bracket; closing quotes stay with their sentence.
 an answer must say about its *anchor* (the words after the question frame): a definition
 for "what is X" / "what does X do" (X is the sentence's subject before a defining verb, or
 "… called X"), a count for "how many" (a number), a cause for "why" (because, since, so
-that …), an expansion for "what does X stand for", a comparison for "difference between
+that …), an expansion for "what does X stand for", a condition for "when does X run" (when, if,
+after, until …), a comparison for "difference between
 X and Y" (both sides and a contrast cue, or a definition of either). For "what are the X"
 a *list* stands in the relation too: a lead-in ending with ``:`` whose heading or own
 words hold X, followed by one-sentence item lines; the answer is then the items. An
@@ -55,20 +56,24 @@ candidate must hold it. It is never weighed in the coverage.
 
 **Order.** Every candidate covering at least :data:`MIN_COVERAGE` of the question's
 IDF-weighted content keys (question-frame words such as "many" or "difference" left out,
-and the verb of "what happens …" and "how does X work") is ranked: those in the
-question's relation first; then by coverage; ties go to the
+and the verb of "what happens …" and "how does X work"; the *optional* closing verb of
+"when does X run" left out of this gate but weighed in the ranking) is ranked; a sentence
+holds the category noun of its section's heading (``The "return" statement``: the
+sentences under it are of a statement). Those in the
+question's relation come first; then by coverage; ties go to the
 sentence holding more of the question's adjacent word pairs (pairs of two stopwords
 aside), then to the one where such a pair comes first, then to the one sharing more of the
 question's words (each weighted by its IDF among the evidence sentences), then to evidence
 order.
 
-**What no sentence sharing words passes.** When the question asks how many, why, what
-X stands for, or the difference between X and Y, only a candidate stating that answers (a
-number, a cause cue, an expansion, a contrast or a definition of a side); when none does,
-the answerer refuses. An operator the question names as a
-word of its own ("what does // do", "the ? operator") is invisible to the content keys,
-so a candidate that does not hold it — or the word its passage glosses it with, ``"%"
-(modulo)`` — is no answer.
+**What no sentence sharing words passes.** When the question asks how many, why, when,
+what X stands for, or the difference between X and Y, only a candidate stating that
+answers (a number, a cause cue, a condition or time cue, an expansion, a contrast or a
+definition of a side); when none does, the answerer refuses. A candidate holding no key
+beyond the question's own (languages aside) only restates it and is no answer. An
+operator the question names as a word of its own ("what does // do", "the ? operator")
+is invisible to the content keys, so a candidate that does not hold it — or the word
+its passage glosses it with, ``"%" (modulo)`` — is no answer.
 
 **Refusal.** When no sentence covers :data:`MIN_COVERAGE` (or none passes the rules
 above), the answer is
