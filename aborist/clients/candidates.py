@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from aborist.clients.relation import _PRONOUN, _verb
+from aborist.clients.relation import _CATEGORY, _PRONOUN, _verb
 from aborist.clients.terms import passage_languages, text_keys
 from aborist.corpus.lexicon import STOPWORDS
 
@@ -86,6 +86,7 @@ class Candidate:
     lines: tuple[str, ...]  # what the answer says
     languages: frozenset[str] = frozenset()  # the languages its passage names
     glossed: frozenset[str] = frozenset()  # operators it names by their passage's gloss
+    heading: frozenset[str] = frozenset()  # the keys of the heading of its section
 
 
 _HEADING = re.compile(r"^[^\W\d_][\w\s'’“”\"`,&/?—–-]{0,79}$")  # a title, not code or a lead-in
@@ -162,7 +163,10 @@ def candidates(
         keys = text_keys(scored, keywords, heading)
         said = f"{text} {' '.join(lines)}".lower()
         named = frozenset(sym for sym, word in glosses if re.search(rf"\b{word}\b", said))
-        out.append(Candidate(pid, len(out), kind, text, context, keys, lines, languages, named))
+        titled = text_keys(heading, keywords) & _CATEGORY if heading else frozenset()
+        out.append(
+            Candidate(pid, len(out), kind, text, context, keys, lines, languages, named, titled)
+        )
 
     for pid, text in evidence:
         languages = passage_languages(text)

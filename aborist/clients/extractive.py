@@ -17,7 +17,8 @@ inside an open quotation or bracket; closing quotes stay with their sentence.
 an answer must say about its *anchor* (the words after the question frame): a definition
 for "what is X" / "what does X do" (X is the sentence's subject before a defining verb, or
 "… called X"), a count for "how many" (a number), a cause for "why" (because, since, so
-that …), an expansion for "what does X stand for", a comparison for "difference between
+that …), an expansion for "what does X stand for", a condition for "when does X run" (when, if,
+after, until …), a comparison for "difference between
 X and Y" (both sides and a contrast cue, or a definition of either). For "what are the X"
 a *list* stands in the relation too: a lead-in ending with ``:`` whose heading or own
 words hold X, followed by one-sentence item lines; the answer is then the items. An
@@ -55,20 +56,24 @@ candidate must hold it. It is never weighed in the coverage.
 
 **Order.** Every candidate covering at least :data:`MIN_COVERAGE` of the question's
 IDF-weighted content keys (question-frame words such as "many" or "difference" left out,
-and the verb of "what happens …" and "how does X work") is ranked: those in the
-question's relation first; then by coverage; ties go to the
+and the verb of "what happens …" and "how does X work"; the *optional* closing verb of
+"when does X run" left out of this gate but weighed in the ranking) is ranked; a sentence
+holds the category noun of its section's heading (``The "return" statement``: the
+sentences under it are of a statement). Those in the
+question's relation come first; then by coverage; ties go to the
 sentence holding more of the question's adjacent word pairs (pairs of two stopwords
 aside), then to the one where such a pair comes first, then to the one sharing more of the
 question's words (each weighted by its IDF among the evidence sentences), then to evidence
 order.
 
-**What no sentence sharing words passes.** When the question asks how many, why, what
-X stands for, or the difference between X and Y, only a candidate stating that answers (a
-number, a cause cue, an expansion, a contrast or a definition of a side); when none does,
-the answerer refuses. An operator the question names as a
-word of its own ("what does // do", "the ? operator") is invisible to the content keys,
-so a candidate that does not hold it — or the word its passage glosses it with, ``"%"
-(modulo)`` — is no answer.
+**What no sentence sharing words passes.** When the question asks how many, why, when,
+what X stands for, or the difference between X and Y, only a candidate stating that
+answers (a number, a cause cue, a condition or time cue, an expansion, a contrast or a
+definition of a side); when none does, the answerer refuses. A candidate holding no key
+beyond the question's own (languages aside) only restates it and is no answer. An
+operator the question names as a word of its own ("what does // do", "the ? operator")
+is invisible to the content keys, so a candidate that does not hold it — or the word
+its passage glosses it with, ``"%" (modulo)`` — is no answer.
 
 **Refusal.** When no sentence covers :data:`MIN_COVERAGE` (or none passes the rules
 above), the answer is
@@ -101,6 +106,7 @@ from aborist.clients.relation import (
     question_relation,
 )
 from aborist.clients.terms import (
+    LANGUAGES,
     main_language,
     named_keywords,
     named_language,
@@ -108,6 +114,7 @@ from aborist.clients.terms import (
     qualifier_language,
     question_keys,
     stemmed,
+    text_keys,
 )
 from aborist.corpus.lexicon import STOPWORDS, light_stem
 from aborist.prompts import CANNOT_ANSWER, MODE_QUOTE, parse_messages
@@ -125,7 +132,7 @@ __all__ = [
     "whole_sentences",
 ]
 
-EXTRACTIVE_VERSION = "extractive/5"
+EXTRACTIVE_VERSION = "extractive/6"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 CLOSEST_PREFIX = "Closest passages:"
@@ -133,7 +140,7 @@ _WORD = re.compile(r"\w*[^\W_]\w*")  # identifiers whole, as in aborist.clients.
 
 #: Relations only a candidate stating them answers: a sentence without a number does not
 #: say how many, one without an expansion what X stands for, one without a cause why.
-_CLOSED = frozenset({"count", "abbreviation", "cause", "comparison"})
+_CLOSED = frozenset({"count", "abbreviation", "cause", "comparison", "condition"})
 #: Question frames whose verb asks for what follows, not for itself: "what happens if …"
 #: (a consequence), "how does X work" (a mechanism); an answer need not repeat the verb.
 _FRAMES = (
@@ -179,6 +186,8 @@ def _ranked(
     wanted -= {language[0]}
     required = "" if language[1] else language[0]
     symbols = _symbols(question)
+    # every word the question says, frame and language included: an answer says more
+    asked = question_keys(question) | LANGUAGES
     if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
         wanted -= {light_stem(w) for w in _NUMBER_WORDS}
     if not wanted or not pool:
@@ -187,6 +196,8 @@ def _ranked(
     n = len(pool)
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
     total = sum(idf.values())
+    # the gate leaves the optional words out: "when does X run" passes on X alone
+    gate = sum(v for k, v in idf.items() if k not in rel.optional) or total
     # a type's generic parameters are not the question's words: "Box<T>" makes no (box, t)
     q_words = _WORD.findall(_GENERIC.sub("", question).lower())
     words = set(q_words)
@@ -202,11 +213,13 @@ def _ranked(
     scored = []
     every = []
     for s, tokens, shared in zip(pool, pool_words, shared_words, strict=True):
-        covered = sum(idf[k] for k in s.keys & wanted) / total
+        held = s.keys | s.heading  # a sentence under "The "return" statement" is of one
+        covered = sum(idf[k] for k in held & wanted) / total
+        passes = sum(idf[k] for k in held & wanted - rel.optional) / gate
         every.append((covered, s))
         if required and required not in s.keys:
             continue  # "… in Java" over evidence not of Java: the sentence must say Java
-        if covered < min_coverage and not (
+        if passes < min_coverage and not (
             # "the difference between X and Y": defining one side holds half the question
             rel.kind == "comparison" and covered >= min_coverage / 2 and _in_relation(rel, s)
         ):
@@ -218,6 +231,8 @@ def _ranked(
         free = s.kind in ("sentence", "described", "followed")  # may answer outside it
         if (not related and not free) or not _holds_symbols(symbols, s):
             continue
+        if not text_keys(" ".join(s.lines)) - asked:
+            continue  # "Update to a newer Rust version." says nothing the question does not
         # a list, or a comparison stated in so many words or by defining a side, says
         # more than a sentence that only mentions both sides with "but"
         related += related and (

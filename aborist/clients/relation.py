@@ -60,6 +60,14 @@ _DEFINITION = re.compile(
     r"|^(?:define|what\s+is\s+meant\s+by)\s+(?P<z>.+)$",
     re.IGNORECASE,
 )
+#: "when does the else block of a for loop run", "when is __init__ called": the time or
+#: condition of X's closing verb; the verb is the frame when a word not a function word
+#: is before it ("… a for loop run", not "… drop a value")
+_WHEN = re.compile(
+    r"^when\s+(?:is|are|was|were|does|do|did|will|would|should|can|could|might|must)\s+"
+    r"(?P<x>.+?)\s+(?P<v>[a-z]+)$",
+    re.IGNORECASE,
+)
 _COUNT = re.compile(r"^how\s+(?:many|much|long|big|large|old|often)\s+(?P<x>.+)$", re.I)
 #: "… in Python", "… in a Rust program": which corpus is asked, not part of the anchor
 _QUALIFIER = re.compile(
@@ -122,6 +130,13 @@ _CAUSE_CUE = re.compile(
     r"(?:prevent|avoid|ensure|guarantee|make\s+sure)|which\s+means|otherwise|so\s+we)\b",
     re.IGNORECASE,
 )
+#: What says when: a condition or a time ("When the iterator is exhausted, …", "… is
+#: executed if …", "… after the instance has been created", "at compile time").
+_CONDITION_CUE = re.compile(
+    r"\b(?:when|whenever|if|unless|until|after|before|once|as\s+soon\s+as|during|at\s+"
+    r"(?:compile|run)\s*time|at\s+runtime|(?:each|every|the\s+first)\s+time)\b",
+    re.IGNORECASE,
+)
 _CONTRAST_CUE = re.compile(
     r"\b(?:unlike|whereas|while|but|differ\w*|instead|rather\s+than|than|same|both|however|"
     r"contrast|compared?|similar\w*|versus|vs)\b",
@@ -132,13 +147,17 @@ _CONTRAST_CUE = re.compile(
 @dataclass(frozen=True, slots=True)
 class Relation:
     """What the question asks of its anchor: ``kind`` is one of definition, count, cause,
-    comparison, or ``None``; ``anchor`` the anchor's word sequences (two for a comparison)."""
+    abbreviation, condition, comparison, or ``None``; ``anchor`` the anchor's word sequences
+    (two for a comparison)."""
 
     kind: str | None
     anchor: tuple[tuple[str, ...], ...] = ()
     plural: bool = False
     action: bool = False  # "what does X do": any verb after X states it
     frame: frozenset[str] = frozenset()  # question words an answer need not repeat
+    # question words that rank an answer holding them higher but that no answer must hold
+    # (the closing verb of "when does X run": "… is executed" says when it runs)
+    optional: frozenset[str] = frozenset()
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -171,6 +190,11 @@ def question_relation(question: str) -> Relation:
         return Relation("definition", (_words(x),), action=True, frame=frame)
     if m := _WHEN_USE.match(q):  # "when would I use Box<T>": what X is used for
         return Relation("definition", (_words(m.group("x")),), action=True, frame=_USE)
+    if m := _WHEN.match(q):  # "when does X run": a condition or a time
+        x, v = m.group("x"), m.group("v").lower()
+        last = _words(x)[-1:] or ("",)
+        closing = frozenset({light_stem(v)} if last[0] not in STOPWORDS else ())
+        return Relation("condition", (_words(x),), optional=closing)
     if m := _USED_FOR.match(q):  # "what is the if statement used for": "X is used for …"
         return Relation("definition", (_words(m.group("x")),), action=True)
     if m := _DEFINITION.match(q):
@@ -203,6 +227,8 @@ def _in_relation(rel: Relation, c: Stated) -> bool:
         return any(w.isdigit() or w in _NUMBER_WORDS for w in _words(sentence))
     if rel.kind == "cause":
         return bool(_CAUSE_CUE.search(sentence))
+    if rel.kind == "condition":
+        return bool(_CONDITION_CUE.search(sentence))
     if rel.kind == "comparison":
         a, b = ({light_stem(w) for w in part if w not in STOPWORDS} for part in rel.anchor)
         if bool(a & c.keys) and bool(b & c.keys) and bool(_CONTRAST_CUE.search(sentence)):
