@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.bindings import misbound
 from aborist.verify.rules.compare import claim_comparison, compare_alternatives
 from aborist.verify.rules.coref import support_context
 from aborist.verify.rules.cutoff import cuts_list, has_symbol_words, symbols_agree, unit_pattern
@@ -90,6 +91,7 @@ def local_support(
         text, objects, window=window, min_coverage=cov, ignore=ignore, must_contain=must_contain,
         context=ctx,
     )  # fmt: skip
+    whole = misbound(text, whole, objects, policy)
     if whole.supported:
         return (
             True,
@@ -109,6 +111,7 @@ def local_support(
                 part, objects, window=window, min_coverage=cov, ignore=ignore, antecedent=also,
                 context=ctx,
             )  # fmt: skip
+            r = misbound(part, r, objects, policy)
             if not r.supported:
                 break
             found.append(r)

@@ -1,0 +1,214 @@
+"""Bindings inside one sentence: which term a relation word or a number joins to which
+(docs/verifier.md §19.19).
+
+A bag of stems holds every word of "the *dev* profile Cargo uses when you run cargo build
+*--release*" in "the dev profile Cargo uses when you run cargo build, and the release
+profile Cargo uses when you run cargo build --release", and every word of "2
+*milliseconds*" in "2 seconds (2,000 milliseconds)". The words are there; they are joined
+to the wrong partners. Two checks read the *bindings* a sentence makes:
+
+* :func:`relation_binding` — a relation word (:data:`BINDERS`: ``to from than over
+  before after into onto under above below when for on of rather``) binds the terms on
+  its left, within its clause, to the terms on its right. A claim binds ``x`` to ``y``
+  across the relation. The sentence must make that binding somewhere, or at least not
+  show another one: the claim is refused when no occurrence of the relation word in the
+  sentence has ``x`` on its left and ``y`` on its right, but
+
+  - one occurrence has them the other way round, ``y`` on its left and ``x`` on its right
+    (an *inversion*: "slicing takes priority over subscription" where the sentence says
+    "subscription takes priority over slicing", "from right to left" where it says
+    "from left to right"), or
+  - one occurrence binds ``x`` to something else and another binds something else to
+    ``y`` (a *cross-binding*: "the ok_or method on Result" where the sentence says "the
+    ok method on Result or the ok_or method on Option").
+
+  A side of a relation word is at most ``window`` terms, and stops at a clause boundary
+  (``, ; : ( )``), so a relation in one clause does not read the terms of the next. Terms
+  on both sides of the claim's relation word are not read (they bind nothing to one
+  side); code identifiers keep their underscores ("ok_or" is not "ok").
+* :func:`number_unit` — the word right after a number is its unit, bound to it: a claim
+  whose number is followed by a word that the sentence has after none of that number's
+  occurrences, where the sentence puts another word there, and the claim's word is
+  absent from the sentence or stands right after another number of it ("2
+  milliseconds" for "2 seconds (2,000 milliseconds)", "26 mph" for "26 km/h").
+
+Both are pure functions of the two texts; local support runs them on the passage it
+found (``policy.relation_bindings``, ``policy.number_units``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from aborist.verify.rules.locality import Passage, SupportResult
+from aborist.verify.rules.order import MEANINGFUL
+from aborist.verify.rules.swaps import REARRANGED
+from aborist.verify.text.stems import stem
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize
+
+if TYPE_CHECKING:
+    from aborist.verify.policy import VerifierPolicy
+
+__all__ = ["BINDERS", "binding_tokens", "misbound", "number_unit", "relation_binding"]
+
+#: Relation words whose left and right terms a claim must keep bound as its sentence does.
+BINDERS: frozenset[str] = frozenset(
+    "to from than over before after into onto under above below when for on of rather".split()  # noqa: SIM905
+)
+_BOUNDARY = frozenset(",;:()[]")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+|[,;:()\[\]]")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*\Z")
+
+
+@lru_cache(maxsize=65536)
+def binding_tokens(text: str) -> tuple[str, ...]:
+    """Lower-cased words (a code identifier with its inner underscores kept: ``ok_or``),
+    numbers (``2,000`` whole) and the clause punctuation ``, ; : ( ) [ ]``."""
+    out: list[str] = []
+    for t in _TOKEN.findall(canonicalize(text)):
+        t = t.strip("_").lower()
+        if t:
+            out.append(t)
+    return tuple(out)
+
+
+def _term(t: str) -> str:
+    """The term a token is (its stem), or "" for a stopword, punctuation or a number."""
+    if t in _BOUNDARY or _NUMBER.match(t):
+        return ""
+    if t in STOPWORDS and t not in MEANINGFUL:
+        return ""
+    return stem(t)
+
+
+def _side(
+    toks: Sequence[str], terms: Sequence[str], i: int, step: int, window: int
+) -> dict[str, int]:
+    """The nearest ``window`` terms on one side of ``i``, up to a clause boundary, each with
+    its rank (1 = the nearest); an aside in brackets on the way is passed over ("from
+    lowest precedence (least binding) to highest")."""
+    out: dict[str, int] = {}
+    opening, closing = ("(", ")") if step > 0 else (")", "(")
+    j = i + step
+    while 0 <= j < len(toks) and len(out) < window:
+        if toks[j] == opening:
+            while 0 <= j < len(toks) and toks[j] != closing:
+                j += step
+        elif toks[j] in _BOUNDARY:
+            break
+        elif terms[j] and terms[j] not in out:
+            out[terms[j]] = len(out) + 1
+        j += step
+    return out
+
+
+_Sides = tuple[dict[str, int], dict[str, int]]
+
+
+def _parallel(a: _Sides, b: _Sides, claim: set[str]) -> bool:
+    """Do two occurrences of a relation word share a frame: two terms or more on the same
+    sides, held by the claim too?"""
+    return len(((a[0].keys() & b[0].keys()) | (a[1].keys() & b[1].keys())) & claim) >= 2
+
+
+def _mirrored(x_left: int, y_right: int, x_right: int | None, y_left: int | None) -> bool:
+    """Do ``x`` and ``y`` stand in the sentence on the other sides, about as near the
+    relation word as in the claim (rank within one)? A term far off on one side and
+    near on the other is another relation, not the same one turned round."""
+    if x_right is None or y_left is None:
+        return False
+    return abs(x_left - x_right) <= 1 and abs(y_right - y_left) <= 1
+
+
+def relation_binding(claim_text: str, sentence_text: str, window: int = 4) -> str:
+    """Two terms the claim binds across a relation word that the sentence does not bind
+    so, and binds otherwise (module docstring); ``""`` when there are none."""
+    ct = binding_tokens(claim_text)
+    if not any(t in BINDERS for t in ct):
+        return ""
+    st = binding_tokens(sentence_text)
+    cterms, sterms = [_term(t) for t in ct], [_term(t) for t in st]
+    held = frozenset(t for t in sterms if t)
+    occurrences: dict[str, list[_Sides]] = {}
+    for j, t in enumerate(st):
+        if t in BINDERS:
+            sides = (_side(st, sterms, j, -1, window), _side(st, sterms, j, 1, window))
+            occurrences.setdefault(t, []).append(sides)
+    for i, t in enumerate(ct):
+        occ = occurrences.get(t)
+        if t not in BINDERS or not occ:
+            continue
+        left, right = _side(ct, cterms, i, -1, window), _side(ct, cterms, i, 1, window)
+        lefts = sorted((left.keys() - right.keys()) & held)
+        rights = sorted((right.keys() - left.keys()) & held)
+        claimed = set(left) | set(right)
+        for x in lefts:
+            for y in rights:
+                if any(x in ls and y in rs for ls, rs in occ):
+                    continue
+                if any(_mirrored(left[x], right[y], rs.get(x), ls.get(y)) for ls, rs in occ):
+                    return f"{x!r} and {y!r} trade sides of {t!r} in the sentence"
+                xs = [o for o in occ if x in o[0] and y not in o[1]]
+                ys = [o for o in occ if y in o[1] and x not in o[0]]
+                if any(a is not b and _parallel(a, b, claimed) for a in xs for b in ys):
+                    return (
+                        f"the sentence binds {x!r} and {y!r} to other terms across {t!r}: "
+                        "the claim joins two of its bindings"
+                    )
+    return ""
+
+
+def number_unit(claim_text: str, sentence_text: str) -> str:
+    """A number of the claim whose unit (the word right after it) the sentence binds to
+    another number, or does not hold, where it has another word after that number
+    (module docstring); ``""`` when every unit stands as in the sentence."""
+    ct = binding_tokens(claim_text)
+    if not any(_NUMBER.match(t) for t in ct):
+        return ""
+    st = binding_tokens(sentence_text)
+    after: dict[str, set[str]] = {}
+    for j, t in enumerate(st[:-1]):
+        if _NUMBER.match(t):
+            after.setdefault(t, set()).add(st[j + 1])
+    held = frozenset(st)
+    for i, t in enumerate(ct[:-1]):
+        unit = ct[i + 1]
+        theirs = after.get(t)
+        if not theirs or not _term(unit) or unit in theirs:
+            continue
+        if not any(_term(u) for u in theirs):
+            continue  # the sentence has no unit after that number: nothing to compare
+        others = {u for n, us in after.items() if n != t for u in us}
+        if unit not in held or unit in others:
+            there = sorted(u for u in theirs if _term(u))[0]
+            return f"{t} {unit!r} where the sentence has {t} {there!r}"
+    return ""
+
+
+def misbound(
+    text: str,
+    found: SupportResult,
+    objects: Sequence[tuple[str, Passage]],
+    policy: VerifierPolicy,
+) -> SupportResult:
+    """``found`` (the passage local support found for ``text``), or, when the passage binds
+    the claim's terms otherwise (:func:`relation_binding`, :func:`number_unit`, as
+    ``policy`` switches them on), a failed result that says why."""
+    if not found.supported or not (policy.relation_bindings or policy.number_units):
+        return found
+    passage = next((p for ev_id, p in objects if ev_id == found.evidence_id), None)
+    if passage is None:
+        return found
+    joined = " ".join(s.text for s in passage.sentences[found.first : found.last + 1])
+    why = ""
+    if policy.relation_bindings:
+        why = relation_binding(text, joined, policy.relation_window)
+    if not why and policy.number_units:
+        why = number_unit(text, joined)
+    if not why:
+        return found
+    return replace(found, supported=False, reason=f"ANCHOR_MISMATCH: {REARRANGED}: {why}")
