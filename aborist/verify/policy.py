@@ -60,6 +60,7 @@ class VerifierPolicy(BaseModel):
     polar_particles: bool = True
     relation_bindings: bool = True
     relation_window: int = Field(default=4, ge=1, le=8)
+    relation_frame: int = Field(default=1, ge=1, le=8)
     number_units: bool = True
 
     def role_allowed(self, role: str) -> bool:

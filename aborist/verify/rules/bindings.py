@@ -109,10 +109,10 @@ def _side(
 _Sides = tuple[dict[str, int], dict[str, int]]
 
 
-def _parallel(a: _Sides, b: _Sides, claim: set[str]) -> bool:
-    """Do two occurrences of a relation word share a frame: two terms or more on the same
-    sides, held by the claim too?"""
-    return len(((a[0].keys() & b[0].keys()) | (a[1].keys() & b[1].keys())) & claim) >= 2
+def _parallel(a: _Sides, b: _Sides, claim: set[str], frame: int) -> bool:
+    """Do two occurrences of a relation word share a frame: ``frame`` terms or more on
+    the same sides, held by the claim too?"""
+    return len(((a[0].keys() & b[0].keys()) | (a[1].keys() & b[1].keys())) & claim) >= frame
 
 
 def _mirrored(x_left: int, y_right: int, x_right: int | None, y_left: int | None) -> bool:
@@ -124,7 +124,7 @@ def _mirrored(x_left: int, y_right: int, x_right: int | None, y_left: int | None
     return abs(x_left - x_right) <= 1 and abs(y_right - y_left) <= 1
 
 
-def relation_binding(claim_text: str, sentence_text: str, window: int = 4) -> str:
+def relation_binding(claim_text: str, sentence_text: str, window: int = 4, frame: int = 1) -> str:
     """Two terms the claim binds across a relation word that the sentence does not bind
     so, and binds otherwise (module docstring); ``""`` when there are none."""
     ct = binding_tokens(claim_text)
@@ -154,7 +154,7 @@ def relation_binding(claim_text: str, sentence_text: str, window: int = 4) -> st
                     return f"{x!r} and {y!r} trade sides of {t!r} in the sentence"
                 xs = [o for o in occ if x in o[0] and y not in o[1]]
                 ys = [o for o in occ if y in o[1] and x not in o[0]]
-                if any(a is not b and _parallel(a, b, claimed) for a in xs for b in ys):
+                if any(a is not b and _parallel(a, b, claimed, frame) for a in xs for b in ys):
                     return (
                         f"the sentence binds {x!r} and {y!r} to other terms across {t!r}: "
                         "the claim joins two of its bindings"
@@ -206,7 +206,7 @@ def misbound(
     joined = " ".join(s.text for s in passage.sentences[found.first : found.last + 1])
     why = ""
     if policy.relation_bindings:
-        why = relation_binding(text, joined, policy.relation_window)
+        why = relation_binding(text, joined, policy.relation_window, policy.relation_frame)
     if not why and policy.number_units:
         why = number_unit(text, joined)
     if not why:
