@@ -109,19 +109,28 @@ def _side(
 _Sides = tuple[dict[str, int], dict[str, int]]
 
 
-def _parallel(a: _Sides, b: _Sides, claim: set[str], frame: int) -> bool:
-    """Do two occurrences of a relation word share a frame: ``frame`` terms or more on
-    the same sides, held by the claim too?"""
-    return len(((a[0].keys() & b[0].keys()) | (a[1].keys() & b[1].keys())) & claim) >= frame
+def _joins(a: _Sides, b: _Sides, claim: _Sides, frame: int) -> bool:
+    """Does the claim join occurrence ``a``'s left to occurrence ``b``'s right? The two
+    share a frame (``frame`` terms or more on the same sides, held by the claim too), and
+    the claim's left side agrees with ``a``'s better than with ``b``'s, its right side with
+    ``b``'s better than with ``a``'s (so a claim that leaves one of two parallel bindings
+    out is read against the one it keeps)."""
+    shared = (a[0].keys() & b[0].keys()) | (a[1].keys() & b[1].keys())
+    if len(shared & (claim[0].keys() | claim[1].keys())) < frame:
+        return False
+    left, right = claim[0].keys(), claim[1].keys()
+    return len(left & a[0].keys()) > len(left & b[0].keys()) and len(right & b[1].keys()) > len(
+        right & a[1].keys()
+    )
 
 
 def _mirrored(x_left: int, y_right: int, x_right: int | None, y_left: int | None) -> bool:
     """Do ``x`` and ``y`` stand in the sentence on the other sides, about as near the
-    relation word as in the claim (rank within one)? A term far off on one side and
+    relation word as in the claim (rank within two)? A term far off on one side and
     near on the other is another relation, not the same one turned round."""
     if x_right is None or y_left is None:
         return False
-    return abs(x_left - x_right) <= 1 and abs(y_right - y_left) <= 1
+    return abs(x_left - x_right) <= 2 and abs(y_right - y_left) <= 2
 
 
 def relation_binding(claim_text: str, sentence_text: str, window: int = 4, frame: int = 1) -> str:
@@ -145,7 +154,6 @@ def relation_binding(claim_text: str, sentence_text: str, window: int = 4, frame
         left, right = _side(ct, cterms, i, -1, window), _side(ct, cterms, i, 1, window)
         lefts = sorted((left.keys() - right.keys()) & held)
         rights = sorted((right.keys() - left.keys()) & held)
-        claimed = set(left) | set(right)
         for x in lefts:
             for y in rights:
                 if any(x in ls and y in rs for ls, rs in occ):
@@ -154,7 +162,7 @@ def relation_binding(claim_text: str, sentence_text: str, window: int = 4, frame
                     return f"{x!r} and {y!r} trade sides of {t!r} in the sentence"
                 xs = [o for o in occ if x in o[0] and y not in o[1]]
                 ys = [o for o in occ if y in o[1] and x not in o[0]]
-                if any(a is not b and _parallel(a, b, claimed, frame) for a in xs for b in ys):
+                if any(a is not b and _joins(a, b, (left, right), frame) for a in xs for b in ys):
                     return (
                         f"the sentence binds {x!r} and {y!r} to other terms across {t!r}: "
                         "the claim joins two of its bindings"
