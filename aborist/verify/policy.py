@@ -60,7 +60,8 @@ class VerifierPolicy(BaseModel):
     polar_particles: bool = True
     relation_bindings: bool = True
     relation_window: int = Field(default=4, ge=1, le=8)
-    relation_frame: int = Field(default=1, ge=1, le=8)
+    relation_frame: int = Field(default=2, ge=1, le=8)
+    relation_strict: int = Field(default=0, ge=0, le=8)
     number_units: bool = True
 
     def role_allowed(self, role: str) -> bool:

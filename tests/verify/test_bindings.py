@@ -220,3 +220,11 @@ def test_two_terms_turned_round_a_relation_are_never_vouched_for(
     claim = f"In the old town the {y} road runs {rel} the {x} road."
     assert _label(claim, evidence) not in VOUCHED
     assert _label(f"In the old town the {x} road runs {rel} the {y} road.", evidence) in VOUCHED
+
+
+def test_strict_bindings_ask_the_sentence_to_show_the_binding() -> None:
+    s = "Twenty One Pilots is a duo from Columbus, and the station also plays Mumford & Sons."
+    claim = "Mumford & Sons is from Columbus."
+    assert relation_binding(claim, s) == ""  # nothing contradicts it
+    assert "does not bind 'son' to 'columbu'" in relation_binding(claim, s, strict=4)
+    assert relation_binding("Twenty One Pilots is from Columbus.", s, strict=4) == ""

@@ -133,7 +133,9 @@ def _mirrored(x_left: int, y_right: int, x_right: int | None, y_left: int | None
     return abs(x_left - x_right) <= 2 and abs(y_right - y_left) <= 2
 
 
-def relation_binding(claim_text: str, sentence_text: str, window: int = 4, frame: int = 1) -> str:
+def relation_binding(
+    claim_text: str, sentence_text: str, window: int = 4, frame: int = 2, strict: int = 0
+) -> str:
     """Two terms the claim binds across a relation word that the sentence does not bind
     so, and binds otherwise (module docstring); ``""`` when there are none."""
     ct = binding_tokens(claim_text)
@@ -147,6 +149,10 @@ def relation_binding(claim_text: str, sentence_text: str, window: int = 4, frame
         if t in BINDERS:
             sides = (_side(st, sterms, j, -1, window), _side(st, sterms, j, 1, window))
             occurrences.setdefault(t, []).append(sides)
+    if strict:
+        why = _unbound(ct, cterms, st, sterms, held, strict)
+        if why:
+            return why
     for i, t in enumerate(ct):
         occ = occurrences.get(t)
         if t not in BINDERS or not occ:
@@ -167,6 +173,36 @@ def relation_binding(claim_text: str, sentence_text: str, window: int = 4, frame
                         f"the sentence binds {x!r} and {y!r} to other terms across {t!r}: "
                         "the claim joins two of its bindings"
                     )
+    return ""
+
+
+def _unbound(
+    ct: Sequence[str],
+    cterms: Sequence[str],
+    st: Sequence[str],
+    sterms: Sequence[str],
+    held: frozenset[str],
+    window: int,
+) -> str:
+    """The nearest terms on the two sides of a claim's relation word (that the sentence
+    holds) that no occurrence of the word in the sentence has within ``window`` terms on
+    the same sides."""
+    occ = [
+        (t, _side(st, sterms, j, -1, window), _side(st, sterms, j, 1, window))
+        for j, t in enumerate(st)
+        if t in BINDERS
+    ]
+    for i, t in enumerate(ct):
+        if t not in BINDERS or not any(o[0] == t for o in occ):
+            continue
+        left, right = _side(ct, cterms, i, -1, 8), _side(ct, cterms, i, 1, 8)
+        xs = [x for x in sorted(left, key=left.__getitem__) if x in held and x not in right]
+        ys = [y for y in sorted(right, key=right.__getitem__) if y in held and y not in left]
+        if not xs or not ys:
+            continue
+        x, y = xs[0], ys[0]
+        if not any(u == t and x in ls and y in rs for u, ls, rs in occ):
+            return f"the sentence does not bind {x!r} to {y!r} across {t!r}"
     return ""
 
 
@@ -214,7 +250,9 @@ def misbound(
     joined = " ".join(s.text for s in passage.sentences[found.first : found.last + 1])
     why = ""
     if policy.relation_bindings:
-        why = relation_binding(text, joined, policy.relation_window, policy.relation_frame)
+        why = relation_binding(
+            text, joined, policy.relation_window, policy.relation_frame, policy.relation_strict
+        )
     if not why and policy.number_units:
         why = number_unit(text, joined)
     if not why:
