@@ -41,7 +41,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from aborist.verify.rules.locality import Passage, SupportResult
@@ -64,7 +63,6 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+|[,;:()\[\]]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*\Z")
 
 
-@lru_cache(maxsize=65536)
 def binding_tokens(text: str) -> tuple[str, ...]:
     """Lower-cased words (a code identifier with its inner underscores kept: ``ok_or``),
     numbers (``2,000`` whole) and the clause punctuation ``, ; : ( ) [ ]``."""
