@@ -12,6 +12,7 @@ from aborist.verify.evidence import build_evidence
 from aborist.verify.policy import DEFAULT_POLICY
 from aborist.verify.rules.bindings import (
     binding_tokens,
+    code_names,
     misbound,
     number_unit,
     relation_binding,
@@ -21,7 +22,9 @@ from aborist.verify.rules.swaps import REARRANGED
 from aborist.verify.verify import verify_answer
 
 VOUCHED = {"VERIFIED", "SUPPORTED"}
-OFF = DEFAULT_POLICY.model_copy(update={"relation_bindings": False, "number_units": False})
+OFF = DEFAULT_POLICY.model_copy(
+    update={"relation_bindings": False, "number_units": False, "code_names": False}
+)
 PROPS = settings(max_examples=60, deadline=None)
 
 PROFILES = (
@@ -228,3 +231,39 @@ def test_strict_bindings_ask_the_sentence_to_show_the_binding() -> None:
     assert relation_binding(claim, s) == ""  # nothing contradicts it
     assert "does not bind 'son' to 'columbu'" in relation_binding(claim, s, strict=4)
     assert relation_binding("Twenty One Pilots is from Columbus.", s, strict=4) == ""
+
+
+# --- code_names -----------------------------------------------------------------------------
+
+
+def test_a_code_name_no_evidence_text_names_is_refused() -> None:
+    docs = ["object.__enter__(self)", 'The "with" statement binds this method\'s return value.']
+    assert code_names("It binds the return value of __exit__().", docs) == (
+        "it names '__exit__', which the evidence does not"
+    )
+    assert code_names("It binds the return value of __enter__().", docs) == ""
+    assert code_names("It binds the return value.", docs) == ""
+
+
+def test_code_names_are_whole_identifiers() -> None:
+    docs = ["Use the ok method on Result or the ok_or method on Option."]
+    assert code_names("Call ok_or() on an Option.", docs) == ""
+    assert code_names("Call ok_or_else() on an Option.", docs) != ""
+    assert code_names("Call unwrap() on an Option.", docs) != ""
+
+
+def test_the_verifier_refuses_a_claim_whose_code_name_is_missing() -> None:
+    evidence = [
+        "object.__enter__(self)",
+        'Enter the runtime context. The "with" statement will bind this method\'s return '
+        'value to the target(s) specified in the "as" clause of the statement, if any.',
+    ]
+    claim = (
+        'The "with" statement binds the return value of __exit__() to the target(s) '
+        'specified in the "as" clause of the statement, if any.'
+    )
+    ev = build_evidence(evidence)
+    assert verify_answer(claim, ev, OFF.model_copy(update={"code_names": False})).label in VOUCHED
+    assert verify_answer(claim, ev).label == "UNSUPPORTED"
+    faithful = claim.replace("__exit__", "__enter__")
+    assert verify_answer(faithful, ev).label in VOUCHED

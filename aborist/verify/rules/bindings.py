@@ -32,8 +32,17 @@ to the wrong partners. Two checks read the *bindings* a sentence makes:
   absent from the sentence or stands right after another number of it ("2
   milliseconds" for "2 seconds (2,000 milliseconds)", "26 mph" for "26 km/h").
 
-Both are pure functions of the two texts; local support runs them on the passage it
-found (``policy.relation_bindings``, ``policy.number_units``).
+* :func:`code_names` — a code identifier the claim names (``ok_or``, ``__exit__``,
+  ``foo()``) is a name, not a word the coverage slack may leave out: some evidence text
+  must name it.
+
+With ``strict`` (``policy.relation_strict``, off by default) :func:`relation_binding` also
+asks the sentence to *show* each binding: the claim's nearest terms on the two sides of a
+relation word stand on the same sides of one of the sentence's occurrences of it.
+
+All are pure functions of the texts; local support runs them on the passage it found
+(:func:`misbound`; ``policy.relation_bindings``, ``policy.number_units``,
+``policy.code_names``).
 """
 
 from __future__ import annotations
@@ -52,7 +61,7 @@ from aborist.verify.text.textcanon import STOPWORDS, canonicalize
 if TYPE_CHECKING:
     from aborist.verify.policy import VerifierPolicy
 
-__all__ = ["BINDERS", "binding_tokens", "misbound", "number_unit", "relation_binding"]
+__all__ = ["BINDERS", "binding_tokens", "code_names", "misbound", "number_unit", "relation_binding"]
 
 #: Relation words whose left and right terms a claim must keep bound as its sentence does.
 BINDERS: frozenset[str] = frozenset(
@@ -231,6 +240,24 @@ def number_unit(claim_text: str, sentence_text: str) -> str:
     return ""
 
 
+_IDENTIFIER = re.compile(r"\b_*[^\W\d_]\w*?(?:_\w+|\(\))|\b__\w+__")
+
+
+def code_names(claim_text: str, documents: Sequence[str]) -> str:
+    """A code identifier the claim names — a word with an inner underscore or two
+    leading ones (``ok_or``, ``__exit__``), or a word called with ``()`` — that no
+    evidence text (``documents``) names at all; ``""`` when there is none."""
+    found = _IDENTIFIER.findall(canonicalize(claim_text))
+    if not found:
+        return ""
+    held = frozenset(t for d in documents for t in binding_tokens(d))
+    for raw in found:
+        name = raw.removesuffix("()").strip("_").lower()
+        if name and name not in held:
+            return f"it names {raw!r}, which the evidence does not"
+    return ""
+
+
 def misbound(
     text: str,
     found: SupportResult,
@@ -238,9 +265,12 @@ def misbound(
     policy: VerifierPolicy,
 ) -> SupportResult:
     """``found`` (the passage local support found for ``text``), or, when the passage binds
-    the claim's terms otherwise (:func:`relation_binding`, :func:`number_unit`, as
-    ``policy`` switches them on), a failed result that says why."""
-    if not found.supported or not (policy.relation_bindings or policy.number_units):
+    the claim's terms otherwise or the claim names code the evidence does not
+    (:func:`relation_binding`, :func:`number_unit`, :func:`code_names`, as ``policy``
+    switches them on), a failed result that says why."""
+    if not found.supported or not (
+        policy.relation_bindings or policy.number_units or policy.code_names
+    ):
         return found
     passage = next((p for ev_id, p in objects if ev_id == found.evidence_id), None)
     if passage is None:
@@ -253,6 +283,8 @@ def misbound(
         )
     if not why and policy.number_units:
         why = number_unit(text, joined)
+    if not why and policy.code_names:
+        why = code_names(text, [s.text for _id, p in objects for s in p.sentences])
     if not why:
         return found
     return replace(found, supported=False, reason=f"ANCHOR_MISMATCH: {REARRANGED}: {why}")
