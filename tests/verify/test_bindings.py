@@ -12,6 +12,7 @@ from aborist.verify.evidence import build_evidence
 from aborist.verify.policy import DEFAULT_POLICY
 from aborist.verify.rules.bindings import (
     binding_tokens,
+    bound_support,
     code_names,
     misbound,
     number_unit,
@@ -267,3 +268,29 @@ def test_the_verifier_refuses_a_claim_whose_code_name_is_missing() -> None:
     assert verify_answer(claim, ev).label == "UNSUPPORTED"
     faithful = claim.replace("__exit__", "__enter__")
     assert verify_answer(faithful, ev).label in VOUCHED
+
+
+def test_a_refused_passage_is_set_aside_and_the_other_objects_searched() -> None:
+    wrong = "Rows are sorted from left to right to fill the grid in the wide mode."
+    right = "Rows are sorted from right to left to fill the grid in that mode."
+    claim = "In that mode, rows are sorted from right to left to fill the grid."
+    evidence = build_evidence([wrong, right])
+    # local support searches objects in evidence-id order: the wrong one comes first
+    assert evidence[0].evidence_id < evidence[1].evidence_id
+    assert _label(claim, wrong) == "UNSUPPORTED"
+    assert verify_answer(claim, evidence).label == "SUPPORTED"
+    assert verify_answer(claim, build_evidence([right, wrong])).label == "SUPPORTED"
+
+
+def test_bound_support_returns_the_first_refusal_when_nothing_else_supports() -> None:
+    objects = [("E1", build_evidence([PROFILES])[0].passage)]
+    claim = "The test profile is used when you run make check --quick."
+    calls: list[int] = []
+
+    def search(objs):  # type: ignore[no-untyped-def]
+        calls.append(len(objs))
+        return SupportResult(True, "E1", 0, 0, 1.0)
+
+    out = bound_support(claim, search, objects, DEFAULT_POLICY)
+    assert not out.supported and "other terms across 'when'" in out.reason
+    assert calls == [1]

@@ -48,7 +48,7 @@ All are pure functions of the texts; local support runs them on the passage it f
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -61,7 +61,15 @@ from aborist.verify.text.textcanon import STOPWORDS, canonicalize
 if TYPE_CHECKING:
     from aborist.verify.policy import VerifierPolicy
 
-__all__ = ["BINDERS", "binding_tokens", "code_names", "misbound", "number_unit", "relation_binding"]
+__all__ = [
+    "BINDERS",
+    "binding_tokens",
+    "bound_support",
+    "code_names",
+    "misbound",
+    "number_unit",
+    "relation_binding",
+]
 
 #: Relation words whose left and right terms a claim must keep bound as its sentence does.
 BINDERS: frozenset[str] = frozenset(
@@ -288,3 +296,25 @@ def misbound(
     if not why:
         return found
     return replace(found, supported=False, reason=f"ANCHOR_MISMATCH: {REARRANGED}: {why}")
+
+
+def bound_support(
+    text: str,
+    search: Callable[[Sequence[tuple[str, Passage]]], SupportResult],
+    objects: Sequence[tuple[str, Passage]],
+    policy: VerifierPolicy,
+) -> SupportResult:
+    """The first passage ``search`` finds for ``text`` in ``objects`` that :func:`misbound`
+    lets stand: a passage refused is set aside with its object, and the other objects are
+    searched again. When none is left, the first refusal (which says why)."""
+    refused: SupportResult | None = None
+    rest = list(objects)
+    while True:
+        found = search(rest)
+        checked = misbound(text, found, objects, policy)
+        if checked.supported or not found.supported:
+            return refused if refused is not None and not checked.supported else checked
+        refused = refused or checked
+        rest = [o for o in rest if o[0] != found.evidence_id]
+        if not rest:
+            return refused
