@@ -58,6 +58,12 @@ class VerifierPolicy(BaseModel):
     date_forms: bool = True
     answer_comparisons: bool = True
     polar_particles: bool = True
+    relation_bindings: bool = True
+    relation_window: int = Field(default=4, ge=1, le=8)
+    relation_frame: int = Field(default=2, ge=1, le=8)
+    relation_strict: int = Field(default=0, ge=0, le=8)
+    number_units: bool = True
+    code_names: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

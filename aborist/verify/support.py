@@ -20,9 +20,11 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
+from aborist.verify.rules.bindings import bound_support
 from aborist.verify.rules.compare import claim_comparison, compare_alternatives
 from aborist.verify.rules.coref import support_context
 from aborist.verify.rules.cutoff import cuts_list, has_symbol_words, symbols_agree, unit_pattern
@@ -86,10 +88,10 @@ def local_support(
     window, cov = policy.support_window_sentences, policy.local_min_coverage
     # the document context (§19.12) reads the evidence in the order it was given
     ctx = support_context([(ev.evidence_id, ev.passage) for ev in evidence], policy)
-    whole = find_support(
-        text, objects, window=window, min_coverage=cov, ignore=ignore, must_contain=must_contain,
-        context=ctx,
-    )  # fmt: skip
+    whole = bound_support(text, partial(
+        find_support, text, window=window, min_coverage=cov, ignore=ignore,
+        must_contain=must_contain, context=ctx,
+    ), objects, policy)  # fmt: skip
     if whole.supported:
         return (
             True,
@@ -105,10 +107,10 @@ def local_support(
             also = (
                 content_stems(tokens(parts[k - 1])) if k and relative_clause(part) else frozenset()
             )
-            r = find_support(
-                part, objects, window=window, min_coverage=cov, ignore=ignore, antecedent=also,
-                context=ctx,
-            )  # fmt: skip
+            r = bound_support(part, partial(
+                find_support, part, window=window, min_coverage=cov, ignore=ignore,
+                antecedent=also, context=ctx,
+            ), objects, policy)  # fmt: skip
             if not r.supported:
                 break
             found.append(r)
