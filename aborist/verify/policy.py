@@ -58,6 +58,9 @@ class VerifierPolicy(BaseModel):
     date_forms: bool = True
     answer_comparisons: bool = True
     polar_particles: bool = True
+    answer_directions: bool = True
+    answer_type_words: bool = True
+    answer_frames: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""
