@@ -26,7 +26,12 @@ from aborist.verify.policy import VerifierPolicy
 from aborist.verify.rules.compare import claim_comparison, compare_alternatives
 from aborist.verify.rules.coref import support_context
 from aborist.verify.rules.cutoff import cuts_list, has_symbol_words, symbols_agree, unit_pattern
-from aborist.verify.rules.frames import reversed_direction, same_frame, typed_elsewhere
+from aborist.verify.rules.frames import (
+    named_elsewhere,
+    reversed_direction,
+    same_frame,
+    typed_elsewhere,
+)
 from aborist.verify.rules.locality import (
     SupportResult,
     claim_parts,
@@ -316,6 +321,11 @@ def _rivals(
         typed = typed_elsewhere(question, text, [s.text for s in sents[loc.first : loc.last + 1]])
         if typed:
             found = f"type: its sentence gives the question's type word to {typed!r} (§19.17)"
+        nxt = [s.text for s in sents[loc.last + 1 : loc.last + 3]]
+        own = [s.text for s in sents[loc.first : loc.last + 1]]
+        name = "" if found else named_elsewhere(question, text, own, nxt)
+        if name:
+            found = f"name: the evidence calls what the question describes {name!r} (§19.17)"
     if not found and policy.answer_frames:
         found = same_frame(text, question, anchors, sents, mine, others)
     return found

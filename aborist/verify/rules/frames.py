@@ -35,7 +35,7 @@ from aborist.verify.rules.locality import Sentence, stem
 from aborist.verify.rules.rival import _CODE, _form, _kind_fillers, span_kind
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
-__all__ = ["asked_type", "reversed_direction", "same_frame", "typed_elsewhere"]
+__all__ = ["asked_type", "named_elsewhere", "reversed_direction", "same_frame", "typed_elsewhere"]
 
 #: An ordered pair: "from X to Y", "X to Y", "X-to-Y" (one word each side).
 _PAIR = re.compile(r"(?i)\b(?:from\s+)?([a-z]+)(?:\s+to\s+|-to-)([a-z]+)\b")
@@ -122,6 +122,7 @@ def typed_elsewhere(question: str, span: str, sentences: Sequence[str]) -> str:
         return ""
     span_form = _form(span)
     q_toks = set(tokens(question))
+    plain_names = span_kind(span) == "code"  # technical prose: "the iter method"
     typed: list[str] = []
     span_typed = False
     for s in sentences:
@@ -130,7 +131,18 @@ def typed_elsewhere(question: str, span: str, sentences: Sequence[str]) -> str:
             if not _is_type(w, noun):
                 continue
             for j in (i - 1, i + 1):
-                if not 0 <= j < len(words) or not _namelike(words[j], j == 0):
+                if not 0 <= j < len(words):
+                    continue
+                plain = (
+                    plain_names
+                    and j == i - 1
+                    and j > 0
+                    and words[j - 1] == "the"
+                    and words[j].isalpha()
+                    and words[j].islower()
+                    and words[j] not in STOPWORDS
+                )
+                if not plain and not _namelike(words[j], j == 0):
                     continue
                 if not _code(words[j]) and (j == i + 1 or j == 0 or words[j - 1] != "the"):
                     continue  # "a British film director": a modifier, not the thing's name
@@ -155,6 +167,42 @@ def typed_elsewhere(question: str, span: str, sentences: Sequence[str]) -> str:
     if span_typed or not typed:
         return ""
     return typed[0]
+
+
+#: A question that asks what something is called ("What is it *called* when …?").
+_ASKS_CALLED = re.compile(r"(?i)^\s*what\b.*\b(?:called|named|known as|termed)\b")
+#: The evidence naming what it has just described: "This is called a buffer overread".
+_DEMONSTRATIVE_NAME = re.compile(
+    r"(?i)\b(?:this|that|these|such \w+)\s+(?:is|are|was|were)\s+"
+    r"(?:(?:also|often|usually|sometimes)\s+)?"
+    r"(?:called|named|termed|known as|referred to as)\s+"
+    r"([^,;:.()\"]{1,60}?)\s*(?=[,;:.()]|\band\b|$)"
+)
+#: How many sentences after the span's a demonstrative naming may open.
+NAMING_REACH = 2
+_REFERS_BACK = re.compile(r"(?i)^\W*(?:this|that|these|such)\b")
+
+
+def named_elsewhere(question: str, span: str, own: Sequence[str], after: Sequence[str] = ()) -> str:
+    """For a question that asks what something is called, the name the evidence gives what
+    it describes ("This is called *a buffer overread*") in the span's own sentence(s)
+    ``own``, or in the first of the sentences ``after`` them (at most
+    :data:`NAMING_REACH`) that opens with a demonstrative, when the name is not the span
+    (nor the span a part of it); else ``""``."""
+    if not _ASKS_CALLED.search(question):
+        return ""
+    back = [t for t in after[:NAMING_REACH] if _REFERS_BACK.match(t)][:1]
+    texts = [*own, *back]
+    span_form = _form(span)
+    for t in texts:
+        for m in _DEMONSTRATIVE_NAME.finditer(canonicalize(t)):
+            name = m.group(1).strip()
+            if len(tokens(name)) > 6 or not tokens(name):
+                continue
+            if span_form in _form(name) or _form(name) in span_form:
+                return ""
+            return name
+    return ""
 
 
 #: The tokens on each side of a filler that make its frame.
