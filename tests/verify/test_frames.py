@@ -17,10 +17,12 @@ from aborist.verify.rules.frames import (
     typed_elsewhere,
 )
 from aborist.verify.rules.locality import build_sentences, question_anchors
+from aborist.verify.rules.rival import name_initials
 from aborist.verify.text.textcanon import tokens
 from aborist.verify.verify import verify_answer
 
 OFF = VerifierPolicy(answer_directions=False, answer_type_words=False, answer_frames=False)
+NO_INITIALS = VerifierPolicy(answer_initials=False)
 
 
 def rung(answer: str, evidence: list[str], **kw: object) -> int:
@@ -205,3 +207,36 @@ SPANS = ["ExitCode", "::1", "127.0.0.1", "comparisons", "Termination", "Vec<T>",
 )
 def test_the_frame_tests_only_take_rungs_away(ev: str, span: str, q: str) -> None:
     assert rung(span, [ev], question=q) >= rung(span, [ev], question=q, policy=OFF)
+
+
+POPEYE = (
+    "On January 1, 2009, 70 years since the death of his creator, Popeye became public "
+    "domain in most countries, but remains under copyright in the United States. "
+    "Popeye will enter the public domain in the U.S. on January 1, 2025, assuming no "
+    "amendments to U.S. copyright law before that date."
+)
+
+
+def test_a_name_abbreviated_by_its_initials() -> None:
+    pats = name_initials("When will Popeye enter the public domain in the United States?")
+    assert [sorted(stems) for _, stems in pats] == [["stat", "unit"]]
+    pat = pats[0][0]
+    assert pat.search("in the U.S. on") and pat.search("the US army")
+    assert pat.search("made in the US.")
+    assert not pat.search("use us") and not pat.search("the U.S.S.R.")
+    # the question's first word is capitalized whatever it is: no run with it
+    assert name_initials("When Popeye entered") == []
+    q = "When will Popeye enter the public domain in the United States?"
+    assert rung("January 1, 2009", [POPEYE], question=q) == 3
+    assert rung("January 1, 2009", [POPEYE], question=q, policy=NO_INITIALS) == 1  # control
+    assert rung("January 1, 2025", [POPEYE], question=q) == 1
+
+
+def test_an_abbreviation_of_the_questions_name_is_no_rival() -> None:
+    ev = (
+        "In 1986, DCP was incorporated under its first executive director Barack Obama. "
+        "Barack Hussein Obama II is an American politician who served as the 44th "
+        "President of the United States."
+    )
+    q = "The Developing Communities Project's first executive director was which President?"
+    assert rung("Barack Hussein Obama II", [ev], question=q) == 1

@@ -49,6 +49,7 @@ from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 __all__ = [
     "asked_phrases",
     "list_siblings",
+    "name_initials",
     "other_member",
     "rival_clause",
     "span_kind",
@@ -294,6 +295,28 @@ def _clauses(s: Sentence) -> list[str]:
     return [c for c in (p.strip() for p in _CLAUSE_BREAK.split(canonicalize(s.text))) if c]
 
 
+#: A run of two or more capitalized words ("United States").
+_NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
+
+
+def name_initials(question: str) -> list[tuple[re.Pattern[str], frozenset[str]]]:
+    """For every run of two or more capitalized words of the question ("United States")
+    after its first word, the pattern of its initials as the evidence abbreviates it
+    (``U.S.``, ``US``) and the stems of the run's words, which a text holding the
+    abbreviation names (docs/verifier.md §19.17)."""
+    out = []
+    for m in _NAME_RUN.finditer(question):
+        words = m.group().split()
+        if m.start() == 0:
+            words = words[1:]  # a question's first word is capitalized whatever it is
+        if len(words) < 2:
+            continue
+        tail = r"(?:\.(?!\w)|(?!\w|\.\w))"  # "U.S." or "US", not "U.S.S.R."
+        pat = r"(?<![\w.])" + r"\.?".join(w[0] for w in words) + tail
+        out.append((re.compile(pat), frozenset(stem(w.lower()) for w in words)))
+    return out
+
+
 def rival_clause(
     span: str,
     question: str,
@@ -301,11 +324,14 @@ def rival_clause(
     sentences: Sequence[Sentence],
     reached: Sequence[int],
     others: Sequence[Sentence] = (),
+    initials: bool = False,
 ) -> str:
     """Why another clause of the evidence answers the question with a rival filler (see
     the module text), or ``""``. ``sentences`` are the span's object's, ``reached`` the
     indices of the span's own sentence(s) (with any bridge the support test followed),
-    ``others`` the sentences of the other evidence objects cited with it."""
+    ``others`` the sentences of the other evidence objects cited with it. With
+    ``initials``, a clause that abbreviates a name of the question by its initials
+    ("the U.S." for "the United States", :func:`name_initials`) holds that name's terms."""
     kind = span_kind(span)
     agent_of = question_frame(question).agent_of
     own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
@@ -320,8 +346,14 @@ def rival_clause(
     strong = max(2, math.ceil(0.75 * len(anchors)))
     relation = _relation_terms(canonicalize(question), anchors)
 
+    abbreviations = name_initials(question) if initials else []
+
     def terms(text: str) -> frozenset[str]:
-        return anchors & frozenset(stem(t) for t in tokens(text))
+        got = anchors & frozenset(stem(t) for t in tokens(text))
+        for pat, stems in abbreviations:
+            if pat.search(text):
+                got |= anchors & stems
+        return got
 
     if listed_with:
         relation -= _asked_kind(question)
@@ -349,6 +381,8 @@ def rival_clause(
             if len(got) <= len(have) or len(got) < strong or not have & relation <= got:
                 continue
             q = "" if listed else question
+            if q and abbreviations:  # an abbreviation of the question's name is its name
+                q += "".join(" " + m.group() for p, _ in abbreviations for m in p.finditer(clause))
             sibs = list_siblings(span, context)
             if _distinct(kind, clause, q, span_toks, _form(context), agent_of, sibs):
                 return (
