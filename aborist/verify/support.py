@@ -316,7 +316,9 @@ def _rivals(
         if other:
             return f"series: its sentence names another member than the question's {other[0]}"
     others = [s for ev in evidence if ev is not loc.evidence for s in ev.passage.sentences]
-    found = rival_clause(text, question, anchors, sents, mine, others, policy.answer_initials)
+    found = rival_clause(
+        text, question, anchors, sents, mine, others, policy.answer_initials, policy.answer_agents
+    )
     if not found and policy.answer_type_words:
         typed = typed_elsewhere(question, text, [s.text for s in sents[loc.first : loc.last + 1]])
         if typed:

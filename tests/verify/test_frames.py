@@ -240,3 +240,29 @@ def test_an_abbreviation_of_the_questions_name_is_no_rival() -> None:
     )
     q = "The Developing Communities Project's first executive director was which President?"
     assert rung("Barack Hussein Obama II", [ev], question=q) == 1
+
+
+ABORTING = (
+    "By default, when a panic occurs, the program starts unwinding, which means Rust walks "
+    "back up the stack and cleans up the data from each function it encounters. Rust "
+    "therefore allows you to choose the alternative of immediately aborting, which ends "
+    "the program without cleaning up. Memory that the program was using will then need to "
+    "be cleaned up by the operating system."
+)
+
+
+def test_the_relations_agent_phrase_is_a_rival_whatever_the_circumstance() -> None:
+    q = "After aborting, who cleans up the memory the program was using?"
+    assert rung("Rust", [ABORTING], question=q) == 3
+    assert rung("Rust", [ABORTING], question=q, policy=VerifierPolicy(answer_agents=False)) == 1
+    assert rung("the operating system", [ABORTING], question=q) == 1
+
+
+def test_an_agent_phrase_naming_the_span_is_no_rival() -> None:
+    ev = (
+        "Throne of Glass is a young adult high fantasy novel series by American author "
+        "Sarah J. Maas, beginning with the inaugural entry of the same name. Sarah Janet "
+        "Maas (born 5 March 1986) is a bestselling American fantasy author."
+    )
+    q = "Throne of Glass is a high fantasy novel series by which bestselling American author?"
+    assert rung("Sarah Janet Maas", [ev], question=q) == 1

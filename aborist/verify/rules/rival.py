@@ -325,13 +325,17 @@ def rival_clause(
     reached: Sequence[int],
     others: Sequence[Sentence] = (),
     initials: bool = False,
+    agents: bool = False,
 ) -> str:
     """Why another clause of the evidence answers the question with a rival filler (see
     the module text), or ``""``. ``sentences`` are the span's object's, ``reached`` the
     indices of the span's own sentence(s) (with any bridge the support test followed),
     ``others`` the sentences of the other evidence objects cited with it. With
     ``initials``, a clause that abbreviates a name of the question by its initials
-    ("the U.S." for "the United States", :func:`name_initials`) holds that name's terms."""
+    ("the U.S." for "the United States", :func:`name_initials`) holds that name's terms.
+    With ``agents``, a clause that gives the agent of the question's relation ("cleaned up
+    *by the operating system*" for "who cleans up …?") need not hold every relation term
+    of the span's sentence (docs/verifier.md §19.17)."""
     kind = span_kind(span)
     agent_of = question_frame(question).agent_of
     own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
@@ -347,6 +351,7 @@ def rival_clause(
     relation = _relation_terms(canonicalize(question), anchors)
 
     abbreviations = name_initials(question) if initials else []
+    agent_first = agents and bool(agent_of)
 
     def terms(text: str) -> frozenset[str]:
         got = anchors & frozenset(stem(t) for t in tokens(text))
@@ -378,13 +383,21 @@ def rival_clause(
         have = terms(context)
         for clause in rivals:
             got = terms(clause)
-            if len(got) <= len(have) or len(got) < strong or not have & relation <= got:
+            if len(got) <= len(have) or len(got) < strong:
                 continue
+            # the relation's own agent phrase ("cleaned up *by the operating system*")
+            # states who does it, whatever circumstance the span's sentence adds
+            by_agent = agent_first and bool(agent_phrases(clause, agent_of))
+            related = have & relation <= got
+            if not by_agent and not related:
+                continue
+            # let in by its agent phrase alone, the clause's rival must be that phrase
+            of_kind = kind if related else ""
             q = "" if listed else question
             if q and abbreviations:  # an abbreviation of the question's name is its name
                 q += "".join(" " + m.group() for p, _ in abbreviations for m in p.finditer(clause))
             sibs = list_siblings(span, context)
-            if _distinct(kind, clause, q, span_toks, _form(context), agent_of, sibs):
+            if _distinct(of_kind, clause, q, span_toks, _form(context), agent_of, sibs):
                 return (
                     f"rival: {where} holds {len(got)} of the question's terms with another {kind}"
                 )
