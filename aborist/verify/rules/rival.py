@@ -30,6 +30,11 @@ evidence *itself* puts the question's relation somewhere else:
   clause gives ("known as the defender") or the phrase the question's which-noun heads
   ("the from function", :func:`asked_phrases`) (docs/verifier.md §19.15).
 
+Two readings widen the rival clause (docs/verifier.md §19.17): a name of the question
+abbreviated by its initials ("the U.S.") is that name (:func:`name_initials`), and for a
+who-question a clause giving the relation's agent phrase need not hold the span
+sentence's circumstance terms (its rival is then that agent phrase).
+
 Both tests only ever take a rung away from a bare span; neither can vouch for anything.
 Pure: the standard library and the verifier's own modules.
 """
