@@ -63,6 +63,7 @@ class VerifierPolicy(BaseModel):
     answer_frames: bool = True
     answer_initials: bool = True
     answer_agents: bool = True
+    answer_lists: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

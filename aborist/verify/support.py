@@ -28,6 +28,7 @@ from aborist.verify.rules.coref import support_context
 from aborist.verify.rules.cutoff import cuts_list, has_symbol_words, symbols_agree, unit_pattern
 from aborist.verify.rules.frames import (
     named_elsewhere,
+    outside_list,
     reversed_direction,
     same_frame,
     typed_elsewhere,
@@ -330,6 +331,10 @@ def _rivals(
             found = f"name: the evidence calls what the question describes {name!r} (§19.17)"
     if not found and policy.answer_frames:
         found = same_frame(text, question, anchors, sents, mine, others)
+    if not found and policy.answer_lists and not is_polar_question(question):
+        named = outside_list(question, text, [s.text for s in sents[loc.first : loc.last + 1]])
+        if named:
+            found = f"list: the question names {named} of a list the span is not in (§19.17)"
     return found
 
 

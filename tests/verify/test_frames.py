@@ -12,6 +12,7 @@ from aborist.verify.policy import VerifierPolicy
 from aborist.verify.rules.frames import (
     asked_type,
     named_elsewhere,
+    outside_list,
     reversed_direction,
     same_frame,
     typed_elsewhere,
@@ -266,3 +267,32 @@ def test_an_agent_phrase_naming_the_span_is_no_rival() -> None:
     )
     q = "Throne of Glass is a high fantasy novel series by which bestselling American author?"
     assert rung("Sarah Janet Maas", [ev], question=q) == 1
+
+
+GOF = (
+    "The book Design Patterns: Elements of Reusable Object-Oriented Software by Erich "
+    "Gamma, Richard Helm, Ralph Johnson, and John Vlissides (Addison-Wesley, 1994), "
+    "colloquially referred to as The Gang of Four book, is a catalog of design patterns."
+)
+
+
+def test_the_remaining_item_of_a_list_the_question_names() -> None:
+    q = "Who wrote Design Patterns with Richard Helm, Ralph Johnson, and John Vlissides?"
+    assert outside_list(q, "Addison-Wesley", [GOF]) == "John Vlissides, Ralph Johnson, Richard Helm"
+    assert outside_list(q, "Erich Gamma", [GOF]) == ""
+    assert rung("Addison-Wesley", [GOF], question=q) == 3
+    assert rung("Addison-Wesley", [GOF], question=q, policy=VerifierPolicy(answer_lists=False)) == 1
+    assert rung("Erich Gamma", [GOF], question=q) == 1
+
+
+def test_a_list_the_question_restates_whole_or_not_by_name_is_no_list_asked() -> None:
+    # every item named: the question describes the answer with the sentence's list
+    ev = "Ricky Gervais (born 25 June 1961) is an English Comedian, Actor and Writer."
+    q = "Ricky Gervais, an English Comedian, Actor and Writer, was born on which date?"
+    assert outside_list(q, "25 June 1961", [ev]) == ""
+    # items that are no names ("x1, x2")
+    ev2 = "It is a call with M+4 positional arguments x1, x2, y1, x3, x4."
+    assert outside_list("How many arguments has f(x1, x2, y, x3, x4)?", "M+4", [ev2]) == ""
+    # one name twice is one name
+    ev3 = "It stands in Wichita, Kansas, Sedgwick County, Kansas, United States."
+    assert outside_list("Which building in Kansas?", "Wichita", [ev3]) == ""

@@ -28,14 +28,29 @@ Pure: the standard library and the verifier's own modules.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
 from aborist.verify.rules.locality import Sentence, stem
-from aborist.verify.rules.rival import _CODE, _form, _kind_fillers, span_kind
+from aborist.verify.rules.rival import (
+    _CODE,
+    _ITEM_BREAK,
+    _LIST_BREAK,
+    _form,
+    _kind_fillers,
+    span_kind,
+)
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
-__all__ = ["asked_type", "named_elsewhere", "reversed_direction", "same_frame", "typed_elsewhere"]
+__all__ = [
+    "asked_type",
+    "named_elsewhere",
+    "outside_list",
+    "reversed_direction",
+    "same_frame",
+    "typed_elsewhere",
+]
 
 #: An ordered pair: "from X to Y", "X to Y", "X-to-Y" (one word each side).
 _PAIR = re.compile(r"(?i)\b(?:from\s+)?([a-z]+)(?:\s+to\s+|-to-)([a-z]+)\b")
@@ -268,3 +283,44 @@ def same_frame(
                         f"{len(theirs)} of the question's terms around it"
                     )
     return ""
+
+
+def outside_list(question: str, span: str, sentences: Sequence[str], min_named: int = 2) -> str:
+    """A list of the span's sentence(s) of which the question names at least
+    ``min_named`` distinct items that are names ("… *with Richard Helm, Ralph Johnson, and
+    John Vlissides*?"), and not every item, while the span stands outside it: returned as
+    its named items joined by ``, ``; else ``""``. Such a question asks for the list's
+    remaining item, which the span is not. The stretches and items are those of
+    :func:`aborist.verify.rules.rival.list_siblings`."""
+    q_form = _form(question)
+    span_form = _form(span)
+    for s in sentences:
+        canon = canonicalize(s)
+        bounds = sorted({m.start() for m in _LIST_BREAK.finditer(canon)} | {len(canon)})
+        for a, b in itertools.pairwise(bounds):
+            stretch = canon[a:b].strip(" :;()[].!?-")
+            items = [_form(x) for x in _ITEM_BREAK.split(stretch)]
+            items = [x for x in items if x.strip()]
+            if len(items) < min_named + 1 or span_form in _form(stretch):
+                continue
+            named = sorted({x.strip() for x in items if len(x.split()) <= 4 and x in q_form})
+            wanted = {f" {n} " for n in named}
+            names = sorted({x for x in stretch_names(stretch) if _form(x) in wanted})
+            rest = [x for x in items if not _ends_named(x, q_form)]
+            if len(names) >= min_named and rest:
+                return ", ".join(names)
+    return ""
+
+
+def _ends_named(item: str, q_form: str) -> bool:
+    """Does the question name the item, or the end of it (the first item of a stretch
+    carries the clause's head: "is an English *comedian*")?"""
+    words = item.split()
+    return any(
+        " " + " ".join(words[i:]) + " " in q_form for i in range(max(0, len(words) - 4), len(words))
+    )
+
+
+def stretch_names(stretch: str) -> list[str]:
+    """The items of a list stretch that are names (:func:`span_kind` ``"name"``)."""
+    return [x.strip() for x in _ITEM_BREAK.split(stretch) if span_kind(x.strip()) == "name"]
