@@ -1,6 +1,6 @@
 """Where the question's frame puts another filler than the span (docs/verifier.md §19.17).
 
-Three tests ask whether the words *around* a bare span show it to be the answer. Each can
+Five tests ask whether the words *around* a bare span show it to be the answer. Each can
 only take a rung away (the span is then held at partial grade with ``NOT_ANSWER_ANCHORED``);
 none can vouch for anything.
 
@@ -22,6 +22,12 @@ none can vouch for anything.
   span's sentence nor the question names, and whose own frame holds every term of the
   span's frame and more, that sentence fills the question's relation and the span answers
   something else.
+* **The evidence's own name** (:func:`named_elsewhere`). For a question that asks what
+  something is called, "This is called *a buffer overread*" (in the span's sentence or
+  one of the next two) names it; a span that is not that name answers something else.
+* **The rest of a list** (:func:`outside_list`). A question that names two or more names
+  of a list of the span's sentence, not all of its items, asks for a remaining item; a
+  span outside that list is not it.
 
 Pure: the standard library and the verifier's own modules.
 """
