@@ -205,15 +205,9 @@ def answers_question(
     toks = tokens(text)
     if not question or _is_clause(text, toks):
         return True, ""
-    if policy.answer_directions and located and not is_polar_question(question):
-        turned = _reversed(question, located)
-        if turned:
-            return False, (
-                f"NOT_ANSWER_ANCHORED: the span's sentence states the question's "
-                f"'{turned}' the other way round (§19.17)"
-            )
-    if len(toks) > policy.bare_span_max_tokens:
-        return True, ""
+    turned = _reversed(question, located, policy)
+    if turned or len(toks) > policy.bare_span_max_tokens:
+        return not turned, turned
     anchors = question_anchors(question, toks)
     if not anchors:
         return True, ""
@@ -338,16 +332,22 @@ def _rivals(
     return found
 
 
-def _reversed(question: str, located: Sequence[Located]) -> str:
-    """The question's ordered pair every sentence of ``located`` states reversed, or ``""``
-    (:func:`aborist.verify.rules.frames.reversed_direction`)."""
+def _reversed(question: str, located: Sequence[Located], policy: VerifierPolicy) -> str:
+    """The ``NOT_ANSWER_ANCHORED`` reason when every sentence of ``located`` states the
+    question's ordered pair reversed (:func:`aborist.verify.rules.frames.
+    reversed_direction`; not for a yes/no question), or ``""``."""
+    if not policy.answer_directions or not located or is_polar_question(question):
+        return ""
     turned = ""
     for loc in located:
         own = [s.text for s in loc.evidence.passage.sentences[loc.first : loc.last + 1]]
         turned = reversed_direction(question, own)
         if not turned:
             return ""
-    return turned
+    return (
+        f"NOT_ANSWER_ANCHORED: the span's sentence states the question's '{turned}' the "
+        "other way round (§19.17)"
+    )
 
 
 def _by_figures(

@@ -322,6 +322,29 @@ def name_initials(question: str) -> list[tuple[re.Pattern[str], frozenset[str]]]
     return out
 
 
+def _held(
+    text: str,
+    anchors: frozenset[str],
+    abbreviations: Sequence[tuple[re.Pattern[str], frozenset[str]]],
+) -> frozenset[str]:
+    """The question's terms ``text`` holds, with the names it abbreviates by their initials."""
+    got = anchors & frozenset(stem(t) for t in tokens(text))
+    for pat, stems in abbreviations:
+        if pat.search(text):
+            got |= anchors & stems
+    return got
+
+
+def _with_abbreviations(
+    question: str, abbreviations: Sequence[tuple[re.Pattern[str], frozenset[str]]], clause: str
+) -> str:
+    """``question`` with the abbreviations of its names ``clause`` writes ("DCP"): its
+    subject, not a rival filler (``""`` stays ``""``: the question lists candidates)."""
+    if not question:
+        return question
+    return question + "".join(" " + m.group() for p, _ in abbreviations for m in p.finditer(clause))
+
+
 def rival_clause(
     span: str,
     question: str,
@@ -357,14 +380,6 @@ def rival_clause(
 
     abbreviations = name_initials(question) if initials else []
     agent_first = agents and bool(agent_of)
-
-    def terms(text: str) -> frozenset[str]:
-        got = anchors & frozenset(stem(t) for t in tokens(text))
-        for pat, stems in abbreviations:
-            if pat.search(text):
-                got |= anchors & stems
-        return got
-
     if listed_with:
         relation -= _asked_kind(question)
     # a question that lists code-like candidates itself ("Which of Rc<T>, Box<T> and
@@ -385,22 +400,16 @@ def rival_clause(
         else:
             context, rivals = own_text, [s.text]
             where = f"sentence {i + 1}" if i < len(sentences) else "a sentence of another object"
-        have = terms(context)
+        have = _held(context, anchors, abbreviations)
         for clause in rivals:
-            got = terms(clause)
+            got = _held(clause, anchors, abbreviations)
             if len(got) <= len(have) or len(got) < strong:
                 continue
-            # the relation's own agent phrase ("cleaned up *by the operating system*")
-            # states who does it, whatever circumstance the span's sentence adds
-            by_agent = agent_first and bool(agent_phrases(clause, agent_of))
             related = have & relation <= got
-            if not by_agent and not related:
-                continue
-            # let in by its agent phrase alone, the clause's rival must be that phrase
-            of_kind = kind if related else ""
-            q = "" if listed else question
-            if q and abbreviations:  # an abbreviation of the question's name is its name
-                q += "".join(" " + m.group() for p, _ in abbreviations for m in p.finditer(clause))
+            if not related and not (agent_first and agent_phrases(clause, agent_of)):
+                continue  # the relation's agent phrase states who does it, whatever else
+            of_kind = kind if related else ""  # let in by that phrase, its rival is that
+            q = _with_abbreviations("" if listed else question, abbreviations, clause)
             sibs = list_siblings(span, context)
             if _distinct(of_kind, clause, q, span_toks, _form(context), agent_of, sibs):
                 return (
