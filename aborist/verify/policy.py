@@ -64,6 +64,12 @@ class VerifierPolicy(BaseModel):
     relation_strict: int = Field(default=0, ge=0, le=8)
     number_units: bool = True
     code_names: bool = True
+    answer_directions: bool = True
+    answer_type_words: bool = True
+    answer_frames: bool = True
+    answer_initials: bool = True
+    answer_agents: bool = True
+    answer_lists: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -28,6 +28,13 @@ from aborist.verify.rules.bindings import bound_support
 from aborist.verify.rules.compare import claim_comparison, compare_alternatives
 from aborist.verify.rules.coref import support_context
 from aborist.verify.rules.cutoff import cuts_list, has_symbol_words, symbols_agree, unit_pattern
+from aborist.verify.rules.frames import (
+    named_elsewhere,
+    outside_list,
+    reversed_direction,
+    same_frame,
+    typed_elsewhere,
+)
 from aborist.verify.rules.locality import (
     SupportResult,
     claim_parts,
@@ -39,6 +46,7 @@ from aborist.verify.rules.locality import (
     split_sentences,
     stem,
 )
+from aborist.verify.rules.polar import is_polar_question
 from aborist.verify.rules.rival import other_member, rival_clause
 from aborist.verify.rules.roles import other_alternative, role_conflict
 from aborist.verify.rules.swaps import REARRANGED
@@ -197,8 +205,11 @@ def answers_question(
     reason)``; always ok for a longer unit, without a question, or when every content
     word of the question is in the unit itself."""
     toks = tokens(text)
-    if not question or len(toks) > policy.bare_span_max_tokens or _is_clause(text, toks):
+    if not question or _is_clause(text, toks):
         return True, ""
+    turned = _reversed(question, located, policy)
+    if turned or len(toks) > policy.bare_span_max_tokens:
+        return not turned, turned
     anchors = question_anchors(question, toks)
     if not anchors:
         return True, ""
@@ -252,7 +263,7 @@ def answers_question(
         if not conflict and policy.answer_roles and not offered:
             conflict = _stated_elsewhere(anchors, loc, reached)
         if not conflict and policy.answer_rivals:
-            conflict = _rivals(text, question, anchors, loc, reached, offered, evidence)
+            conflict = _rivals(text, question, anchors, loc, reached, offered, evidence, policy)
         if not conflict:
             where = "its sentence" if hi <= loc.last + 1 else "its sentence and what follows"
             return True, f"answers the question: shares {n} question term(s) in {where}"
@@ -289,6 +300,7 @@ def _rivals(
     reached: set[int],
     offered: bool,
     evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
 ) -> str:
     """The rival tests of :mod:`aborist.verify.rules.rival`: the span's sentence may not name
     another member of the series the question's ordinal picks (not for a choice between
@@ -301,7 +313,43 @@ def _rivals(
         if other:
             return f"series: its sentence names another member than the question's {other[0]}"
     others = [s for ev in evidence if ev is not loc.evidence for s in ev.passage.sentences]
-    return rival_clause(text, question, anchors, sents, mine, others)
+    found = rival_clause(
+        text, question, anchors, sents, mine, others, policy.answer_initials, policy.answer_agents
+    )
+    if not found and policy.answer_type_words:
+        typed = typed_elsewhere(question, text, [s.text for s in sents[loc.first : loc.last + 1]])
+        if typed:
+            found = f"type: its sentence gives the question's type word to {typed!r} (§19.17)"
+        nxt = [s.text for s in sents[loc.last + 1 : loc.last + 3]]
+        own = [s.text for s in sents[loc.first : loc.last + 1]]
+        name = "" if found else named_elsewhere(question, text, own, nxt)
+        if name:
+            found = f"name: the evidence calls what the question describes {name!r} (§19.17)"
+    if not found and policy.answer_frames:
+        found = same_frame(text, question, anchors, sents, mine, others)
+    if not found and policy.answer_lists and not is_polar_question(question):
+        named = outside_list(question, text, [s.text for s in sents[loc.first : loc.last + 1]])
+        if named:
+            found = f"list: the question names {named} of a list the span is not in (§19.17)"
+    return found
+
+
+def _reversed(question: str, located: Sequence[Located], policy: VerifierPolicy) -> str:
+    """The ``NOT_ANSWER_ANCHORED`` reason when every sentence of ``located`` states the
+    question's ordered pair reversed (:func:`aborist.verify.rules.frames.
+    reversed_direction`; not for a yes/no question), or ``""``."""
+    if not policy.answer_directions or not located or is_polar_question(question):
+        return ""
+    turned = ""
+    for loc in located:
+        own = [s.text for s in loc.evidence.passage.sentences[loc.first : loc.last + 1]]
+        turned = reversed_direction(question, own)
+        if not turned:
+            return ""
+    return (
+        f"NOT_ANSWER_ANCHORED: the span's sentence states the question's '{turned}' the "
+        "other way round (§19.17)"
+    )
 
 
 def _by_figures(

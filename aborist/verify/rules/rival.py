@@ -30,6 +30,11 @@ evidence *itself* puts the question's relation somewhere else:
   clause gives ("known as the defender") or the phrase the question's which-noun heads
   ("the from function", :func:`asked_phrases`) (docs/verifier.md §19.15).
 
+Two readings widen the rival clause (docs/verifier.md §19.17): a name of the question
+abbreviated by its initials ("the U.S.") is that name (:func:`name_initials`), and for a
+who-question a clause giving the relation's agent phrase need not hold the span
+sentence's circumstance terms (its rival is then that agent phrase).
+
 Both tests only ever take a rung away from a bare span; neither can vouch for anything.
 Pure: the standard library and the verifier's own modules.
 """
@@ -49,6 +54,7 @@ from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 __all__ = [
     "asked_phrases",
     "list_siblings",
+    "name_initials",
     "other_member",
     "rival_clause",
     "span_kind",
@@ -294,6 +300,51 @@ def _clauses(s: Sentence) -> list[str]:
     return [c for c in (p.strip() for p in _CLAUSE_BREAK.split(canonicalize(s.text))) if c]
 
 
+#: A run of two or more capitalized words ("United States").
+_NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
+
+
+def name_initials(question: str) -> list[tuple[re.Pattern[str], frozenset[str]]]:
+    """For every run of two or more capitalized words of the question ("United States")
+    after its first word, the pattern of its initials as the evidence abbreviates it
+    (``U.S.``, ``US``) and the stems of the run's words, which a text holding the
+    abbreviation names (docs/verifier.md §19.17)."""
+    out = []
+    for m in _NAME_RUN.finditer(question):
+        words = m.group().split()
+        if m.start() == 0:
+            words = words[1:]  # a question's first word is capitalized whatever it is
+        if len(words) < 2:
+            continue
+        tail = r"(?:\.(?!\w)|(?!\w|\.\w))"  # "U.S." or "US", not "U.S.S.R."
+        pat = r"(?<![\w.])" + r"\.?".join(w[0] for w in words) + tail
+        out.append((re.compile(pat), frozenset(stem(w.lower()) for w in words)))
+    return out
+
+
+def _held(
+    text: str,
+    anchors: frozenset[str],
+    abbreviations: Sequence[tuple[re.Pattern[str], frozenset[str]]],
+) -> frozenset[str]:
+    """The question's terms ``text`` holds, with the names it abbreviates by their initials."""
+    got = anchors & frozenset(stem(t) for t in tokens(text))
+    for pat, stems in abbreviations:
+        if pat.search(text):
+            got |= anchors & stems
+    return got
+
+
+def _with_abbreviations(
+    question: str, abbreviations: Sequence[tuple[re.Pattern[str], frozenset[str]]], clause: str
+) -> str:
+    """``question`` with the abbreviations of its names ``clause`` writes ("DCP"): its
+    subject, not a rival filler (``""`` stays ``""``: the question lists candidates)."""
+    if not question:
+        return question
+    return question + "".join(" " + m.group() for p, _ in abbreviations for m in p.finditer(clause))
+
+
 def rival_clause(
     span: str,
     question: str,
@@ -301,11 +352,18 @@ def rival_clause(
     sentences: Sequence[Sentence],
     reached: Sequence[int],
     others: Sequence[Sentence] = (),
+    initials: bool = False,
+    agents: bool = False,
 ) -> str:
     """Why another clause of the evidence answers the question with a rival filler (see
     the module text), or ``""``. ``sentences`` are the span's object's, ``reached`` the
     indices of the span's own sentence(s) (with any bridge the support test followed),
-    ``others`` the sentences of the other evidence objects cited with it."""
+    ``others`` the sentences of the other evidence objects cited with it. With
+    ``initials``, a clause that abbreviates a name of the question by its initials
+    ("the U.S." for "the United States", :func:`name_initials`) holds that name's terms.
+    With ``agents``, a clause that gives the agent of the question's relation ("cleaned up
+    *by the operating system*" for "who cleans up …?") need not hold every relation term
+    of the span's sentence (docs/verifier.md §19.17)."""
     kind = span_kind(span)
     agent_of = question_frame(question).agent_of
     own_text = " ".join(sentences[i].text for i in reached if 0 <= i < len(sentences))
@@ -320,9 +378,8 @@ def rival_clause(
     strong = max(2, math.ceil(0.75 * len(anchors)))
     relation = _relation_terms(canonicalize(question), anchors)
 
-    def terms(text: str) -> frozenset[str]:
-        return anchors & frozenset(stem(t) for t in tokens(text))
-
+    abbreviations = name_initials(question) if initials else []
+    agent_first = agents and bool(agent_of)
     if listed_with:
         relation -= _asked_kind(question)
     # a question that lists code-like candidates itself ("Which of Rc<T>, Box<T> and
@@ -343,14 +400,18 @@ def rival_clause(
         else:
             context, rivals = own_text, [s.text]
             where = f"sentence {i + 1}" if i < len(sentences) else "a sentence of another object"
-        have = terms(context)
+        have = _held(context, anchors, abbreviations)
         for clause in rivals:
-            got = terms(clause)
-            if len(got) <= len(have) or len(got) < strong or not have & relation <= got:
+            got = _held(clause, anchors, abbreviations)
+            if len(got) <= len(have) or len(got) < strong:
                 continue
-            q = "" if listed else question
+            related = have & relation <= got
+            if not related and not (agent_first and agent_phrases(clause, agent_of)):
+                continue  # the relation's agent phrase states who does it, whatever else
+            of_kind = kind if related else ""  # let in by that phrase, its rival is that
+            q = _with_abbreviations("" if listed else question, abbreviations, clause)
             sibs = list_siblings(span, context)
-            if _distinct(kind, clause, q, span_toks, _form(context), agent_of, sibs):
+            if _distinct(of_kind, clause, q, span_toks, _form(context), agent_of, sibs):
                 return (
                     f"rival: {where} holds {len(got)} of the question's terms with another {kind}"
                 )
