@@ -58,6 +58,9 @@ class VerifierPolicy(BaseModel):
     date_forms: bool = True
     answer_comparisons: bool = True
     polar_particles: bool = True
+    answer_whole_sentences: bool = True
+    answer_restated_question: bool = True
+    answer_demonstrative_bridge: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

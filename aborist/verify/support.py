@@ -37,6 +37,7 @@ from aborist.verify.rules.locality import (
     split_sentences,
     stem,
 )
+from aborist.verify.rules.recall import demonstrative_back, restates_question, whole_sentence
 from aborist.verify.rules.rival import other_member, rival_clause
 from aborist.verify.rules.roles import other_alternative, role_conflict
 from aborist.verify.rules.swaps import REARRANGED
@@ -200,6 +201,9 @@ def answers_question(
     anchors = question_anchors(question, toks)
     if not anchors:
         return True, ""
+    own = _own_statement(text, toks, located, question, policy)
+    if own:
+        return True, own
     if policy.answer_comparisons:
         decided = _by_figures(text, located, question, policy, evidence)
         if decided is not None:
@@ -227,6 +231,8 @@ def answers_question(
     for loc in located:
         stems: set[str] = set()
         lo = min(max(0, loc.first - reach), _back(loc, policy.answer_subject_bridge))
+        if policy.answer_demonstrative_bridge:
+            lo = min(lo, demonstrative_back(loc.evidence.passage.sentences, loc.first))
         hi = max(loc.last + 1 + reach, _bridge(toks, loc, policy.answer_subject_bridge))
         for s in loc.evidence.passage.sentences[lo:hi]:
             stems |= s.stems
@@ -277,6 +283,25 @@ def _is_clause(text: str, toks: Sequence[str]) -> bool:
         and text.rstrip().endswith((".", "!", "?"))
         and any(t in _FINITE for t in toks[1:])
     )
+
+
+def _own_statement(
+    text: str,
+    toks: Sequence[str],
+    located: Sequence[Located],
+    question: str,
+    policy: VerifierPolicy,
+) -> str:
+    """Why a short unit states a relation of its own (§19.18), or ``""``."""
+    if policy.answer_whole_sentences and any(
+        loc.first == loc.last
+        and whole_sentence(text, toks, loc.evidence.passage.sentences[loc.first], 3)
+        for loc in located
+    ):
+        return "a whole sentence of the evidence: it states that sentence's claim"
+    if policy.answer_restated_question and restates_question(question, toks):
+        return "it restates the question's relation with the gap filled"
+    return ""
 
 
 def _rivals(

@@ -1,0 +1,89 @@
+"""When a short verbatim unit *is* shown to answer the question (docs/verifier.md §19.18).
+
+The bare-span rules (§19.5, §19.9, §19.14) hold a unit of at most ``bare_span_max_tokens``
+tokens to its sentence, because a name or a phrase restates no relation of its own. Some
+short units do state one, and some sentences say what their neighbour says; each helper
+here names one such case and only ever lets a unit keep the grade its verbatim occurrence
+earned — none of them finds support where there is none:
+
+* :func:`whole_sentence` — the unit is a *whole sentence* of the evidence (every token of
+  it, ending as a sentence ends): it states that sentence's claim, not a piece picked out
+  of its context ("Dictionaries preserve insertion order." beside the sentence after it).
+* :func:`restates_question` — the unit holds two or more of the question's own content
+  words besides its filler ("i takes the value 5" for "what value does i take?"): it is
+  the question's relation with the gap filled, a clause, not a bare span.
+* :func:`demonstrative_back` — a sentence that opens with a demonstrative subject and a
+  copula ("*This is* known as propagating the error") names or describes what the
+  sentence before it states: a span there reaches back to that sentence, as a pronoun-led
+  sentence reaches the one naming its subject (§19.5's subject bridge).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from aborist.verify.rules.locality import stem
+from aborist.verify.text.textcanon import STOPWORDS, tokens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from aborist.verify.rules.locality import Sentence
+
+__all__ = ["DEMONSTRATIVES", "demonstrative_back", "restates_question", "whole_sentence"]
+
+#: Demonstrative subjects that stand for the statement before them.
+DEMONSTRATIVES = frozenset(["this", "that", "these", "those"])
+#: The copulas after which a demonstrative is the subject ("This is …", "That was …").
+_DEMONSTRATIVE_VERBS = frozenset(["is", "was", "are", "were"])
+_SENTENCE_END = (".", "!", "?")
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def whole_sentence(text: str, toks: Sequence[str], sentence: Sentence, min_tokens: int) -> bool:
+    """Is the unit the whole of ``sentence`` (the same tokens, at least ``min_tokens``),
+    both ending as a sentence ends?"""
+    return (
+        len(toks) >= min_tokens
+        and tuple(toks) == sentence.toks
+        and text.rstrip().endswith(_SENTENCE_END)
+        and sentence.text.rstrip().rstrip("\"')]").endswith(_SENTENCE_END)
+    )
+
+
+def restates_question(question: str, toks: Sequence[str]) -> bool:
+    """Does the unit hold the noun the question's ``which``/``what`` asks for, another
+    lower-case content word of the question, and a content token the question does not
+    write (its filler)? Then the unit is the question's relation with its gap filled ("i takes the
+    *value* 5" for "what *value* does i *take*?"). Capitalized words of the question are
+    its names, not its relation, and do not count."""
+    qt = tokens(question)
+    kind = {
+        stem(qt[i + 1])
+        for i, t in enumerate(qt[:-1])
+        if t in {"which", "what"} and qt[i + 1] not in STOPWORDS
+    }
+    if not kind:
+        return False
+    asked = {stem(w.lower()) for w in _WORD.findall(question) if w[:1].islower()}
+    asked -= {stem(t) for t in STOPWORDS}
+    own = [stem(t) for t in toks if t not in STOPWORDS]
+    shared = {s for s in own if s in asked}
+    filler = [
+        t for t in toks if t not in STOPWORDS and t not in qt
+    ]  # written as the question does not
+    return bool(shared & kind) and len(shared) >= 2 and bool(filler)
+
+
+def demonstrative_back(sentences: Sequence[Sentence], k: int) -> int:
+    """Start of the sentences a span in sentence ``k`` reaches back to: ``k - 1`` when
+    sentence ``k`` opens with a demonstrative subject and a copula ("This is known as …")
+    and sentence ``k - 1`` is not itself a question; else ``k``."""
+    if k <= 0 or k >= len(sentences):
+        return k
+    head = sentences[k].toks
+    if len(head) < 3 or head[0] not in DEMONSTRATIVES or head[1] not in _DEMONSTRATIVE_VERBS:
+        return k
+    if sentences[k - 1].text.rstrip().endswith("?"):
+        return k
+    return k - 1
