@@ -61,6 +61,7 @@ class VerifierPolicy(BaseModel):
     answer_whole_sentences: bool = True
     answer_restated_question: bool = True
     answer_demonstrative_bridge: bool = True
+    question_relation_verbs: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

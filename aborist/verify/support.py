@@ -198,7 +198,7 @@ def answers_question(
     toks = tokens(text)
     if not question or len(toks) > policy.bare_span_max_tokens or _is_clause(text, toks):
         return True, ""
-    anchors = question_anchors(question, toks)
+    anchors = question_anchors(question, toks, policy.question_relation_verbs)
     if not anchors:
         return True, ""
     own = _own_statement(text, toks, located, question, policy)
