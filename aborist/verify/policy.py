@@ -62,6 +62,8 @@ class VerifierPolicy(BaseModel):
     answer_restated_question: bool = True
     answer_demonstrative_bridge: bool = True
     question_relation_verbs: bool = True
+    answer_fronted_subject: bool = True
+    answer_entity_pronoun: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

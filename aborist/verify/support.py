@@ -27,6 +27,7 @@ from aborist.verify.rules.compare import claim_comparison, compare_alternatives
 from aborist.verify.rules.coref import support_context
 from aborist.verify.rules.cutoff import cuts_list, has_symbol_words, symbols_agree, unit_pattern
 from aborist.verify.rules.locality import (
+    Sentence,
     SupportResult,
     claim_parts,
     content_stems,
@@ -37,7 +38,12 @@ from aborist.verify.rules.locality import (
     split_sentences,
     stem,
 )
-from aborist.verify.rules.recall import demonstrative_back, restates_question, whole_sentence
+from aborist.verify.rules.recall import (
+    continues_after_fronted,
+    demonstrative_back,
+    restates_question,
+    whole_sentence,
+)
 from aborist.verify.rules.rival import other_member, rival_clause
 from aborist.verify.rules.roles import other_alternative, role_conflict
 from aborist.verify.rules.swaps import REARRANGED
@@ -230,7 +236,10 @@ def answers_question(
     conflict = ""
     for loc in located:
         stems: set[str] = set()
-        lo = min(max(0, loc.first - reach), _back(loc, policy.answer_subject_bridge))
+        lo = min(
+            max(0, loc.first - reach),
+            _back(loc, policy.answer_subject_bridge, policy.answer_fronted_subject),
+        )
         if policy.answer_demonstrative_bridge:
             lo = min(lo, demonstrative_back(loc.evidence.passage.sentences, loc.first))
         hi = max(loc.last + 1 + reach, _bridge(toks, loc, policy.answer_subject_bridge))
@@ -239,7 +248,7 @@ def answers_question(
         n = len(anchors & stems)
         reached = set(range(lo, hi))
         if n < need and policy.answer_entity_bridge:
-            via, where_from = _entity_bridge(toks, loc, anchors)
+            via, where_from = _entity_bridge(toks, loc, anchors, policy.answer_entity_pronoun)
             if via > n:
                 n, reached = via, reached | where_from
         if dist and n >= policy.question_anchor_min:
@@ -371,7 +380,7 @@ _LEAD = re.compile(
 
 
 def _entity_bridge(
-    toks: Sequence[str], loc: Located, anchors: frozenset[str]
+    toks: Sequence[str], loc: Located, anchors: frozenset[str], pronoun: bool = False
 ) -> tuple[int, set[int]]:
     """Question terms reached through the *subject* of the span's sentence: when the
     sentence opens with a name ("Deadwood (…) is a city … the county seat of Lawrence
@@ -389,10 +398,23 @@ def _entity_bridge(
     best, where = 0, set()
     for i, s in enumerate(sents):
         if not loc.first <= i <= loc.last and form in s.form:
-            n = len(anchors & s.stems)
+            # with ``pronoun``, a pronoun-led bridging sentence is read with the sentence
+            # that names its subject ("He received his Ph.D. at Northwestern University"
+            # after "Duane Swank … is a scholar"), §19.18
+            back = _back_of(sents, i) if pronoun else i
+            stems = s.stems | sents[back].stems if back < i else s.stems
+            n = len(anchors & stems)
             if n > best:
-                best, where = n, {i}
+                best, where = n, set(range(back, i + 1))
     return best, where
+
+
+def _back_of(sents: Sequence[Sentence], k: int) -> int:
+    """``k - 1`` when sentence ``k`` continues the subject its predecessor names (a
+    pronoun-led sentence after one that is not); else ``k``."""
+    if k == 0 or not continues(sents[k - 1].toks, sents[k].toks):
+        return k
+    return k if sents[k - 1].toks[0] in _PRONOUNS else k - 1
 
 
 _COPULA = frozenset(["is", "was", "are", "were"])
@@ -431,13 +453,17 @@ def _bridge(toks: Sequence[str], loc: Located, chain: int) -> int:
     return end
 
 
-def _back(loc: Located, chain: int) -> int:
+def _back(loc: Located, chain: int, fronted: bool = False) -> int:
     """Start of the sentences a span in a pronoun-led sentence reaches back to: the
     sentence before, when that one names the subject the pronoun continues ("Junkers was
     a German aircraft manufacturer. It produced airplanes in Dessau."); else its own."""
     sents = loc.evidence.passage.sentences
     k = loc.first
-    if chain <= 0 or k == 0 or not continues(sents[k - 1].toks, sents[k].toks):
+    if chain <= 0 or k == 0:
+        return k
+    if not continues(sents[k - 1].toks, sents[k].toks) and not (
+        fronted and continues_after_fronted(sents[k - 1].toks, sents[k])  # §19.18
+    ):
         return k
     return k if sents[k - 1].toks[0] in _PRONOUNS else k - 1
 

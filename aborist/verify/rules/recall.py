@@ -25,12 +25,19 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from aborist.verify.rules.locality import stem
+from aborist.verify.text.sentences import PRONOUNS, continues
 from aborist.verify.text.textcanon import STOPWORDS, tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     from aborist.verify.rules.locality import Sentence
 
-__all__ = ["DEMONSTRATIVES", "demonstrative_back", "restates_question", "whole_sentence"]
+__all__ = [
+    "DEMONSTRATIVES",
+    "continues_after_fronted",
+    "demonstrative_back",
+    "restates_question",
+    "whole_sentence",
+]
 
 #: Demonstrative subjects that stand for the statement before them.
 DEMONSTRATIVES = frozenset(["this", "that", "these", "those"])
@@ -87,3 +94,23 @@ def demonstrative_back(sentences: Sequence[Sentence], k: int) -> int:
     if sentences[k - 1].text.rstrip().endswith("?"):
         return k
     return k - 1
+
+
+#: A fronted phrase before the subject: everything up to the sentence's first comma
+#: (no clause mark or bracket inside), at most 25 tokens.
+_FRONTED = re.compile(r"^([^,;:()\[\]]+),\s+(.*)$", re.S)
+
+
+def continues_after_fronted(before: Sequence[str], sentence: Sentence) -> bool:
+    """Does ``sentence`` continue the subject of the sentence ``before`` it *after a fronted
+    phrase* ("A Democrat from Texas, *he* also served …"; "Constructed in 1964 on the Ward
+    Estate, *the center* was renamed …"): the words after its first comma open as §19.5's
+    pronoun-led or "the"-kind continuation does? (A sentence that opens so itself is read
+    by :func:`aborist.verify.text.sentences.continues`.)"""
+    m = _FRONTED.match(sentence.text.strip())
+    if m is None or len(tokens(m.group(1))) > 25:
+        return False
+    rest = tokens(m.group(2))
+    if len(rest) < 2 or (rest[0] not in PRONOUNS and rest[0] != "the"):
+        return False
+    return continues(before, rest)
