@@ -64,6 +64,8 @@ class VerifierPolicy(BaseModel):
     question_relation_verbs: bool = True
     answer_fronted_subject: bool = True
     answer_entity_pronoun: bool = True
+    answer_first_hop: bool = True
+    answer_rival_same_stem: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -41,7 +41,9 @@ from aborist.verify.rules.locality import (
 from aborist.verify.rules.recall import (
     continues_after_fronted,
     demonstrative_back,
+    first_hop,
     restates_question,
+    same_filler,
     whole_sentence,
 )
 from aborist.verify.rules.rival import other_member, rival_clause
@@ -265,7 +267,7 @@ def answers_question(
         if not conflict and policy.answer_roles and not offered:
             conflict = _stated_elsewhere(anchors, loc, reached)
         if not conflict and policy.answer_rivals:
-            conflict = _rivals(text, question, anchors, loc, reached, offered, evidence)
+            conflict = _rivals(text, question, anchors, loc, reached, offered, evidence, policy)
         if not conflict:
             where = "its sentence" if hi <= loc.last + 1 else "its sentence and what follows"
             return True, f"answers the question: shares {n} question term(s) in {where}"
@@ -321,6 +323,7 @@ def _rivals(
     reached: set[int],
     offered: bool,
     evidence: Sequence[EvidenceObject],
+    policy: VerifierPolicy,
 ) -> str:
     """The rival tests of :mod:`aborist.verify.rules.rival`: the span's sentence may not name
     another member of the series the question's ordinal picks (not for a choice between
@@ -333,7 +336,34 @@ def _rivals(
         if other:
             return f"series: its sentence names another member than the question's {other[0]}"
     others = [s for ev in evidence if ev is not loc.evidence for s in ev.passage.sentences]
+    mine = [*mine, *_agreeing(text, question, anchors, sents, mine, policy)]
     return rival_clause(text, question, anchors, sents, mine, others)
+
+
+def _agreeing(
+    text: str,
+    question: str,
+    anchors: frozenset[str],
+    sents: Sequence[Sentence],
+    mine: Sequence[int],
+    policy: VerifierPolicy,
+) -> list[int]:
+    """Sentences of the span's object that lead to or agree with its own (§19.18): the
+    first hop naming its subject (:func:`first_hop`), or its own word in another form
+    (:func:`same_filler`). They are read with the span's sentence, not against it."""
+    if not mine or not (policy.answer_first_hop or policy.answer_rival_same_stem):
+        return []
+    toks = tokens(text)
+    own = sents[mine[0]]
+    return [
+        i
+        for i, s in enumerate(sents)
+        if i not in mine
+        and (
+            (policy.answer_first_hop and first_hop(question, anchors, own, s))
+            or (policy.answer_rival_same_stem and same_filler(toks, s))
+        )
+    ]
 
 
 def _by_figures(

@@ -12,6 +12,12 @@ earned — none of them finds support where there is none:
 * :func:`restates_question` — the unit holds two or more of the question's own content
   words besides its filler ("i takes the value 5" for "what value does i take?"): it is
   the question's relation with the gap filled, a clause, not a bare span.
+* :func:`first_hop` — a rival clause (§19.14) that names the span's sentence's subject
+  right after one of the question's own nouns ("… after its *chairman* Roy Jenkins" for
+  "the chairman of the Jenkins Commission") is the first hop of a two-hop question: it
+  says which thing the question asks about, and the span's sentence gives the fact.
+* :func:`same_filler` — a rival clause whose filler is the span's own word in another
+  form ("an *Australian* businessman" beside "Sydney, *Australia*") agrees with the span.
 * :func:`demonstrative_back` — a sentence that opens with a demonstrative subject and a
   copula ("*This is* known as propagating the error") names or describes what the
   sentence before it states: a span there reaches back to that sentence, as a pronoun-led
@@ -35,7 +41,9 @@ __all__ = [
     "DEMONSTRATIVES",
     "continues_after_fronted",
     "demonstrative_back",
+    "first_hop",
     "restates_question",
+    "same_filler",
     "whole_sentence",
 ]
 
@@ -114,3 +122,56 @@ def continues_after_fronted(before: Sequence[str], sentence: Sentence) -> bool:
     if len(rest) < 2 or (rest[0] not in PRONOUNS and rest[0] != "the"):
         return False
     return continues(before, rest)
+
+
+#: A sentence's subject name: a capitalized run at its start (after an optional "The").
+_LEAD = re.compile(
+    r"^[\"'(]*(?:The\s+)?((?:[A-Z][^\s,;:()\"]*)(?:\s+(?:of|de|van|von|[A-Z][^\s,;:()\"]*)){0,4})"
+)
+#: Words between a noun and the name it introduces: "her son James", "its chairman Roy".
+_BETWEEN = frozenset(["the", "a", "an", "his", "her", "its", "their", "our", "whose", "of"])
+
+
+def _lead_forms(sentence: Sentence) -> list[list[str]]:
+    """The token forms a sentence's subject name is written in elsewhere: whole, and
+    (for three words or more) its first and last word ("Roy Harris Jenkins" → "Roy
+    Jenkins")."""
+    m = _LEAD.match(sentence.text)
+    if m is None:
+        return []
+    lead = [t for t in tokens(m.group(1)) if t not in STOPWORDS]
+    if len(lead) < 2:
+        return []  # one capitalized word is any sentence's first word
+    return [lead, [lead[0], lead[-1]]] if len(lead) >= 3 else [lead]
+
+
+def first_hop(question: str, anchors: frozenset[str], own: Sentence, other: Sentence) -> bool:
+    """Does ``other`` name the subject of the span's sentence ``own`` right after a noun
+    that is one of the question's terms (``anchors``), at most two determiners or
+    possessives between ("her *son* James Chaney", "its *chairman* Roy Jenkins")? Then
+    ``other`` is the hop that leads from the question to ``own``'s subject."""
+    nouns = anchors & {stem(w.lower()) for w in _WORD.findall(question) if w[:1].islower()}
+    if not nouns:
+        return False
+    toks = other.toks
+    for form in _lead_forms(own):
+        n = len(form)
+        for i in range(1, len(toks) - n + 1):
+            if list(toks[i : i + n]) != form:
+                continue
+            j = i - 1
+            while j >= 0 and i - j <= 3 and toks[j] in _BETWEEN:
+                j -= 1
+            if j >= 0 and i - j <= 3 and stem(toks[j]) in nouns:
+                return True
+    return False
+
+
+def same_filler(span_toks: Sequence[str], other: Sentence) -> bool:
+    """Does ``other`` hold every content stem of a one-word span in another written form
+    ("Australian" for "Australia")? Its filler is then the span's own word."""
+    content = [t for t in span_toks if t not in STOPWORDS]
+    if len(content) != 1 or not content[0].isalpha():
+        return False
+    word = content[0]
+    return stem(word) in other.stems and word not in other.toks
