@@ -66,6 +66,7 @@ class VerifierPolicy(BaseModel):
     answer_entity_pronoun: bool = True
     answer_first_hop: bool = True
     answer_rival_same_stem: bool = True
+    answer_definite_reference: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

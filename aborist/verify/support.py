@@ -40,6 +40,7 @@ from aborist.verify.rules.locality import (
 )
 from aborist.verify.rules.recall import (
     continues_after_fronted,
+    definite_reach,
     demonstrative_back,
     first_hop,
     restates_question,
@@ -245,6 +246,8 @@ def answers_question(
         if policy.answer_demonstrative_bridge:
             lo = min(lo, demonstrative_back(loc.evidence.passage.sentences, loc.first))
         hi = max(loc.last + 1 + reach, _bridge(toks, loc, policy.answer_subject_bridge))
+        if policy.answer_definite_reference and loc.first == loc.last:
+            hi = max(hi, definite_reach(text, loc.evidence.passage.sentences, loc.first))
         for s in loc.evidence.passage.sentences[lo:hi]:
             stems |= s.stems
         n = len(anchors & stems)

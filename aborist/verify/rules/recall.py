@@ -18,6 +18,11 @@ earned — none of them finds support where there is none:
   says which thing the question asks about, and the span's sentence gives the fact.
 * :func:`same_filler` — a rival clause whose filler is the span's own word in another
   form ("an *Australian* businessman" beside "Sydney, *Australia*") agrees with the span.
+* :func:`definite_reach` — a name that is its sentence's subject reaches the next
+  sentence when that one refers back to it by its head noun ("The *Institute* of Muslim
+  Minority Affairs is … . … is Director of *the Institute*."), or — a name that ends its
+  sentence — when the next opens with ``he``/``she`` ("… it stars Jackie Chan and *Owen
+  Wilson*. *He* starred with …"): the next sentence says something of the span.
 * :func:`demonstrative_back` — a sentence that opens with a demonstrative subject and a
   copula ("*This is* known as propagating the error") names or describes what the
   sentence before it states: a span there reaches back to that sentence, as a pronoun-led
@@ -40,6 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "DEMONSTRATIVES",
     "continues_after_fronted",
+    "definite_reach",
     "demonstrative_back",
     "first_hop",
     "restates_question",
@@ -175,3 +181,39 @@ def same_filler(span_toks: Sequence[str], other: Sentence) -> bool:
         return False
     word = content[0]
     return stem(word) in other.stems and word not in other.toks
+
+
+_PERSONAL = frozenset(["he", "she"])
+
+
+def _head(span_toks: Sequence[str]) -> str:
+    """The head noun of a name: the word before its first ``of`` ("Institute of Muslim
+    Minority Affairs" → ``institute``), else its last word."""
+    words = [t for t in span_toks if t not in ("the", "a", "an")]
+    if "of" in words[1:]:
+        return words[words.index("of", 1) - 1]
+    return words[-1] if words else ""
+
+
+def definite_reach(span: str, sentences: Sequence[Sentence], k: int) -> int:
+    """End (exclusive) of the sentences a name in sentence ``k`` reaches: ``k + 2`` when
+    the span (two words or more, capitalized) opens sentence ``k`` (after an optional
+    "the") and sentence ``k + 1`` names "the <its head noun>" not followed by another
+    capitalized word, or when the span ends sentence ``k`` and sentence ``k + 1`` opens
+    with ``he``/``she``; else ``0``."""
+    toks = tokens(span)
+    words = [w for w in re.findall(r"[^\W_]+", span) if w.lower() not in ("the", "a", "an")]
+    if len(toks) < 2 or not words or not all(w[:1].isupper() or w == "of" for w in words):
+        return 0
+    if k + 1 >= len(sentences):
+        return 0
+    own, nxt = sentences[k].toks, sentences[k + 1]
+    lead = list(own[1:] if own[:1] == ("the",) and toks[:1] != ["the"] else own)
+    if lead[: len(toks)] == list(toks):
+        head = _head(toks)
+        pat = re.compile(r"\b[Tt]he\s+" + re.escape(head) + r"\b(?!\s+(?:of\s+)?[A-Z])", re.I)
+        if head and pat.search(nxt.text) and head.capitalize() in nxt.text:
+            return k + 2
+    if list(own[-len(toks) :]) == list(toks) and nxt.toks[:1] and nxt.toks[0] in _PERSONAL:
+        return k + 2
+    return 0
