@@ -7,8 +7,9 @@ here names one such case and only ever lets a unit keep the grade its verbatim o
 earned — none of them finds support where there is none:
 
 * :func:`whole_sentence` — the unit is a *whole sentence* of the evidence (every token of
-  it, ending as a sentence ends): it states that sentence's claim, not a piece picked out
-  of its context ("Dictionaries preserve insertion order." beside the sentence after it).
+  it, ending as that sentence ends: a full stop for a full stop, none for a list item):
+  it states that sentence's claim, not a piece picked out of its context
+  ("Dictionaries preserve insertion order." beside the sentence after it).
 * :func:`restates_question` — the unit holds two or more of the question's own content
   words besides its filler ("i takes the value 5" for "what value does i take?"): it is
   the question's relation with the gap filled, a clause, not a bare span.
@@ -63,13 +64,15 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def whole_sentence(text: str, toks: Sequence[str], sentence: Sentence, min_tokens: int) -> bool:
     """Is the unit the whole of ``sentence`` (the same tokens, at least ``min_tokens``),
-    both ending as a sentence ends?"""
-    return (
-        len(toks) >= min_tokens
-        and tuple(toks) == sentence.toks
-        and text.rstrip().endswith(_SENTENCE_END)
-        and sentence.text.rstrip().rstrip("\"')]").endswith(_SENTENCE_END)
-    )
+    both ending as a sentence ends — or both without a full stop, as a list item is
+    written ("Write: Includes a single String")? A heading line is not a claim."""
+    if len(toks) < min_tokens or tuple(toks) != sentence.toks:
+        return False
+    if sentence.text.lstrip().startswith("#"):
+        return False
+    mine = text.rstrip().endswith(_SENTENCE_END)
+    theirs = sentence.text.rstrip().rstrip("\"')]").endswith(_SENTENCE_END)
+    return mine == theirs
 
 
 def restates_question(question: str, toks: Sequence[str]) -> bool:
