@@ -67,6 +67,7 @@ class VerifierPolicy(BaseModel):
     answer_first_hop: bool = True
     answer_rival_same_stem: bool = True
     answer_definite_reference: bool = True
+    answer_role_clauses: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -263,7 +263,9 @@ def answers_question(
             continue
         own = " ".join(s.text for s in loc.evidence.passage.sentences[loc.first : loc.last + 1])
         conflict = (
-            role_conflict(text, question, own, loc.evidence.canonical_text)
+            role_conflict(
+                text, question, own, loc.evidence.canonical_text, policy.answer_role_clauses
+            )
             if policy.answer_roles
             else ""
         )

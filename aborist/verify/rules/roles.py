@@ -194,8 +194,10 @@ class QuestionFrame:
 
 
 @lru_cache(maxsize=4096)
-def question_frame(question: str) -> QuestionFrame:
-    """Parse the slot a question asks for (rules in the module docstring)."""
+def question_frame(question: str, clauses: bool = True) -> QuestionFrame:
+    """Parse the slot a question asks for (rules in the module docstring). With
+    ``clauses`` (§19.18) a subordinate clause does not lend the object rule its verb and a
+    negated question is marked (its exception is the slot it asks for)."""
     toks = tuple(tokens(question))
     agent: set[str] = set()
     wh = ""
@@ -223,15 +225,14 @@ def question_frame(question: str) -> QuestionFrame:
     if m:
         rest = tokens(m.group(1))
         sub = next((k for k, t in enumerate(rest) if k and t in SUBORDINATORS), -1)
-        if sub > 0:
+        if sub > 0 and clauses:
             # a subordinate clause ("… when nothing should happen?") ends the question with
             # its own verb; the main clause's verb stands before its first adjunct ("we
             # *use* as the code for the arm"), §19.18
-            rest = rest[:sub]
-            cut = next((k for k, t in enumerate(rest) if k and t in _ADJUNCT), len(rest))
-            rest = [*rest[:cut], "?"]  # a placeholder: the verb is now rest[-2]
-            if len(rest) >= 3 and rest[-2] not in STOPWORDS:
-                obj = rest[-2]
+            head = rest[:sub]
+            head = head[: next((k for k, t in enumerate(head) if k and t in _ADJUNCT), sub)]
+            if len(head) >= 2 and head[-1] not in STOPWORDS:
+                obj = head[-1]
         elif len(rest) >= 2 and rest[-1] not in STOPWORDS and rest[-2] not in GOVERNORS:
             obj = rest[-1]
     excluded = frozenset(
@@ -250,7 +251,8 @@ def question_frame(question: str) -> QuestionFrame:
         who=wh in {"who", "whom"},
         type_phrase=_type_phrase(toks),
         quantity=_QUANTITY.search(question) is not None,
-        negated=any(
+        negated=clauses
+        and any(
             t in _NEGATORS or (t == "t" and k and toks[k - 1].endswith("n"))  # "doesn't"
             for k, t in enumerate(toks)
         ),
@@ -383,12 +385,15 @@ def _object_ok(sentence: str, start: int, end: int, verb: str) -> bool:
     return False
 
 
-def role_conflict(span: str, question: str | None, sentence: str, evidence: str = "") -> str:
+def role_conflict(
+    span: str, question: str | None, sentence: str, evidence: str = "", clauses: bool = True
+) -> str:
     """Why the span, at every occurrence in ``sentence``, fills another slot than the one
-    ``question`` asks for; ``""`` when some occurrence has no conflict."""
+    ``question`` asks for; ``""`` when some occurrence has no conflict. ``clauses`` is
+    ``VerifierPolicy.answer_role_clauses`` (§19.18)."""
     if not question:
         return ""
-    frame = question_frame(question)
+    frame = question_frame(question, clauses)
     span_toks = tuple(tokens(span))
     content = [t for t in span_toks if t not in STOPWORDS]
     if not content:
