@@ -77,9 +77,9 @@ def whole_sentence(text: str, toks: Sequence[str], sentence: Sentence, min_token
 
 def restates_question(question: str, toks: Sequence[str]) -> bool:
     """Does the unit hold the noun the question's ``which``/``what`` asks for, another
-    lower-case content word of the question, and a content token the question does not
-    write (its filler)? Then the unit is the question's relation with its gap filled ("i takes the
-    *value* 5" for "what *value* does i *take*?"). Capitalized words of the question are
+    lower-case content word of the question, and a content word the question does not have
+    (its filler)? Then the unit is the question's relation with its gap filled ("i takes
+    the *value* 5" for "what *value* does i *take*?"). Capitalized words of the question are
     its names, not its relation, and do not count."""
     qt = tokens(question)
     kind = {
@@ -93,9 +93,14 @@ def restates_question(question: str, toks: Sequence[str]) -> bool:
     asked -= {stem(t) for t in STOPWORDS}
     own = [stem(t) for t in toks if t not in STOPWORDS]
     shared = {s for s in own if s in asked}
+    stems = {stem(t) for t in qt}
+    # the filler: a word the question does not have, or digits it does not write ("5"
+    # where the question names a variable "five")
     filler = [
-        t for t in toks if t not in STOPWORDS and t not in qt
-    ]  # written as the question does not
+        t
+        for t in toks
+        if t not in STOPWORDS and (stem(t) not in stems or (t[:1].isdigit() and t not in qt))
+    ]
     return bool(shared & kind) and len(shared) >= 2 and bool(filler)
 
 
