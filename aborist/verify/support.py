@@ -243,10 +243,14 @@ def answers_question(
             max(0, loc.first - reach),
             _back(loc, policy.answer_subject_bridge, policy.answer_fronted_subject),
         )
-        if policy.answer_demonstrative_bridge:
+        if policy.answer_demonstrative_bridge and policy.answer_subject_bridge > 0:
             lo = min(lo, demonstrative_back(loc.evidence.passage.sentences, loc.first))
         hi = max(loc.last + 1 + reach, _bridge(toks, loc, policy.answer_subject_bridge))
-        if policy.answer_definite_reference and loc.first == loc.last:
+        if (
+            policy.answer_definite_reference
+            and policy.answer_subject_bridge > 0
+            and loc.first == loc.last
+        ):
             hi = max(hi, definite_reach(text, loc.evidence.passage.sentences, loc.first))
         for s in loc.evidence.passage.sentences[lo:hi]:
             stems |= s.stems

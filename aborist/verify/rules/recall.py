@@ -21,9 +21,10 @@ earned — none of them finds support where there is none:
   form ("an *Australian* businessman" beside "Sydney, *Australia*") agrees with the span.
 * :func:`definite_reach` — a name that is its sentence's subject reaches the next
   sentence when that one refers back to it by its head noun ("The *Institute* of Muslim
-  Minority Affairs is … . … is Director of *the Institute*."), or — a name that ends its
-  sentence — when the next opens with ``he``/``she`` ("… it stars Jackie Chan and *Owen
-  Wilson*. *He* starred with …"): the next sentence says something of the span.
+  Minority Affairs is … . … is Director of *the Institute*."): the next sentence says
+  something of the span. (A pronoun after a name that is *not* its sentence's subject is
+  not read as that name: "The film starred Walter Coy. He …" may be about the film's
+  star or its subject — §19.5.)
 * :func:`demonstrative_back` — a sentence that opens with a demonstrative subject and a
   copula ("*This is* known as propagating the error") names or describes what the
   sentence before it states: a span there reaches back to that sentence, as a pronoun-led
@@ -76,19 +77,25 @@ def whole_sentence(text: str, toks: Sequence[str], sentence: Sentence, min_token
 
 
 def restates_question(question: str, toks: Sequence[str]) -> bool:
-    """Does the unit hold the noun the question's ``which``/``what`` asks for, another
-    lower-case content word of the question, and a content word the question does not have
-    (its filler)? Then the unit is the question's relation with its gap filled ("i takes
-    the *value* 5" for "what *value* does i *take*?"). Capitalized words of the question are
-    its names, not its relation, and do not count."""
+    """Does the unit hold the noun the question's ``which``/``what`` asks for, a
+    lower-case content word of the question outside that which-phrase (its relation), and
+    a content word the question does not have (its filler)? Then the unit is the
+    question's relation with its gap filled ("i takes the *value* 5" for "what *value*
+    does i *take*?"; not "Liverpool *Football Club*" for "Which *football club* has won
+    …?", whose question words are the kind asked for). Capitalized words of the question
+    are its names, not its relation, and do not count."""
     qt = tokens(question)
-    kind = {
-        stem(qt[i + 1])
-        for i, t in enumerate(qt[:-1])
-        if t in {"which", "what"} and qt[i + 1] not in STOPWORDS
-    }
-    if not kind:
+    at = next((i for i, t in enumerate(qt[:-1]) if t in {"which", "what"}), -1)
+    if at < 0 or qt[at + 1] in STOPWORDS:
         return False
+    kind = {stem(qt[at + 1])}
+    # the which-phrase: the words after "which"/"what" up to the first stopword ("which
+    # football club"); the relation is a word outside it
+    phrase = set()
+    for t in qt[at + 1 :]:
+        if t in STOPWORDS:
+            break
+        phrase.add(stem(t))
     asked = {stem(w.lower()) for w in _WORD.findall(question) if w[:1].islower()}
     asked -= {stem(t) for t in STOPWORDS}
     own = [stem(t) for t in toks if t not in STOPWORDS]
@@ -101,7 +108,7 @@ def restates_question(question: str, toks: Sequence[str]) -> bool:
         for t in toks
         if t not in STOPWORDS and (stem(t) not in stems or (t[:1].isdigit() and t not in qt))
     ]
-    return bool(shared & kind) and len(shared) >= 2 and bool(filler)
+    return bool(shared & kind) and bool(shared - phrase) and bool(filler)
 
 
 def demonstrative_back(sentences: Sequence[Sentence], k: int) -> int:
@@ -191,9 +198,6 @@ def same_filler(span_toks: Sequence[str], other: Sentence) -> bool:
     return stem(word) in other.stems and word not in other.toks
 
 
-_PERSONAL = frozenset(["he", "she"])
-
-
 def _head(span_toks: Sequence[str]) -> str:
     """The head noun of a name: the word before its first ``of`` ("Institute of Muslim
     Minority Affairs" → ``institute``), else its last word."""
@@ -207,8 +211,7 @@ def definite_reach(span: str, sentences: Sequence[Sentence], k: int) -> int:
     """End (exclusive) of the sentences a name in sentence ``k`` reaches: ``k + 2`` when
     the span (two words or more, capitalized) opens sentence ``k`` (after an optional
     "the") and sentence ``k + 1`` names "the <its head noun>" not followed by another
-    capitalized word, or when the span ends sentence ``k`` and sentence ``k + 1`` opens
-    with ``he``/``she``; else ``0``."""
+    capitalized word; else ``0``."""
     toks = tokens(span)
     words = [w for w in re.findall(r"[^\W_]+", span) if w.lower() not in ("the", "a", "an")]
     if len(toks) < 2 or not words or not all(w[:1].isupper() or w == "of" for w in words):
@@ -219,9 +222,8 @@ def definite_reach(span: str, sentences: Sequence[Sentence], k: int) -> int:
     lead = list(own[1:] if own[:1] == ("the",) and toks[:1] != ["the"] else own)
     if lead[: len(toks)] == list(toks):
         head = _head(toks)
-        pat = re.compile(r"\b[Tt]he\s+" + re.escape(head) + r"\b(?!\s+(?:of\s+)?[A-Z])", re.I)
+        # "the Institute", not "the Institute of Technology" (the lookahead is case-sensitive)
+        pat = re.compile(r"\b[Tt]he\s+(?i:" + re.escape(head) + r")\b(?!\s+(?:of\s+)?[A-Z])")
         if head and pat.search(nxt.text) and head.capitalize() in nxt.text:
             return k + 2
-    if list(own[-len(toks) :]) == list(toks) and nxt.toks[:1] and nxt.toks[0] in _PERSONAL:
-        return k + 2
     return 0
