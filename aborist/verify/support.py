@@ -226,7 +226,6 @@ def answers_question(
             "find beside the span"
         )
     best = 0
-    reach = policy.question_anchor_neighbours
     need = policy.question_anchor_min
     if policy.question_anchor_share > 0:
         # the span's sentence must be among the sentences that share most with the question
@@ -239,19 +238,7 @@ def answers_question(
     conflict = ""
     for loc in located:
         stems: set[str] = set()
-        lo = min(
-            max(0, loc.first - reach),
-            _back(loc, policy.answer_subject_bridge, policy.answer_fronted_subject),
-        )
-        if policy.answer_demonstrative_bridge and policy.answer_subject_bridge > 0:
-            lo = min(lo, demonstrative_back(loc.evidence.passage.sentences, loc.first))
-        hi = max(loc.last + 1 + reach, _bridge(toks, loc, policy.answer_subject_bridge))
-        if (
-            policy.answer_definite_reference
-            and policy.answer_subject_bridge > 0
-            and loc.first == loc.last
-        ):
-            hi = max(hi, definite_reach(text, loc.evidence.passage.sentences, loc.first))
+        lo, hi = _reach(text, toks, loc, policy)
         for s in loc.evidence.passage.sentences[lo:hi]:
             stems |= s.stems
         n = len(anchors & stems)
@@ -286,6 +273,21 @@ def answers_question(
         f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
         f"terms {sorted(anchors)} (needs {need})"
     )
+
+
+def _reach(text: str, toks: Sequence[str], loc: Located, policy: VerifierPolicy) -> tuple[int, int]:
+    """``(lo, hi)``: the sentences of the span's object whose terms count for it — its own,
+    ``question_anchor_neighbours`` on each side, and what the bridges of §19.5 and §19.18
+    reach."""
+    reach, chain = policy.question_anchor_neighbours, policy.answer_subject_bridge
+    sents = loc.evidence.passage.sentences
+    lo = min(max(0, loc.first - reach), _back(loc, chain, policy.answer_fronted_subject))
+    if policy.answer_demonstrative_bridge and chain > 0:
+        lo = min(lo, demonstrative_back(sents, loc.first))
+    hi = max(loc.last + 1 + reach, _bridge(toks, loc, chain))
+    if policy.answer_definite_reference and chain > 0 and loc.first == loc.last:
+        hi = max(hi, definite_reach(text, sents, loc.first))
+    return lo, hi
 
 
 #: Finite auxiliaries and copulas: a short unit that holds one and ends a sentence is a
