@@ -70,6 +70,16 @@ class VerifierPolicy(BaseModel):
     answer_initials: bool = True
     answer_agents: bool = True
     answer_lists: bool = True
+    answer_whole_sentences: bool = True
+    answer_restated_question: bool = True
+    answer_demonstrative_bridge: bool = True
+    question_relation_verbs: bool = True
+    answer_fronted_subject: bool = True
+    answer_entity_pronoun: bool = True
+    answer_first_hop: bool = True
+    answer_rival_same_stem: bool = True
+    answer_definite_reference: bool = True
+    answer_role_clauses: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -36,6 +36,7 @@ from aborist.verify.rules.frames import (
     typed_elsewhere,
 )
 from aborist.verify.rules.locality import (
+    Sentence,
     SupportResult,
     claim_parts,
     content_stems,
@@ -47,6 +48,15 @@ from aborist.verify.rules.locality import (
     stem,
 )
 from aborist.verify.rules.polar import is_polar_question
+from aborist.verify.rules.recall import (
+    continues_after_fronted,
+    definite_reach,
+    demonstrative_back,
+    first_hop,
+    restates_question,
+    same_filler,
+    whole_sentence,
+)
 from aborist.verify.rules.rival import other_member, rival_clause
 from aborist.verify.rules.roles import other_alternative, role_conflict
 from aborist.verify.rules.swaps import REARRANGED
@@ -210,9 +220,12 @@ def answers_question(
     turned = _reversed(question, located, policy)
     if turned or len(toks) > policy.bare_span_max_tokens:
         return not turned, turned
-    anchors = question_anchors(question, toks)
+    anchors = question_anchors(question, toks, policy.question_relation_verbs)
     if not anchors:
         return True, ""
+    own = _own_statement(text, toks, located, question, policy)
+    if own:
+        return True, own
     if policy.answer_comparisons:
         decided = _by_figures(text, located, question, policy, evidence)
         if decided is not None:
@@ -226,7 +239,6 @@ def answers_question(
             "find beside the span"
         )
     best = 0
-    reach = policy.question_anchor_neighbours
     need = policy.question_anchor_min
     if policy.question_anchor_share > 0:
         # the span's sentence must be among the sentences that share most with the question
@@ -239,14 +251,13 @@ def answers_question(
     conflict = ""
     for loc in located:
         stems: set[str] = set()
-        lo = min(max(0, loc.first - reach), _back(loc, policy.answer_subject_bridge))
-        hi = max(loc.last + 1 + reach, _bridge(toks, loc, policy.answer_subject_bridge))
+        lo, hi = _reach(text, toks, loc, policy)
         for s in loc.evidence.passage.sentences[lo:hi]:
             stems |= s.stems
         n = len(anchors & stems)
         reached = set(range(lo, hi))
         if n < need and policy.answer_entity_bridge:
-            via, where_from = _entity_bridge(toks, loc, anchors)
+            via, where_from = _entity_bridge(toks, loc, anchors, policy.answer_entity_pronoun)
             if via > n:
                 n, reached = via, reached | where_from
         if dist and n >= policy.question_anchor_min:
@@ -256,7 +267,9 @@ def answers_question(
             continue
         own = " ".join(s.text for s in loc.evidence.passage.sentences[loc.first : loc.last + 1])
         conflict = (
-            role_conflict(text, question, own, loc.evidence.canonical_text)
+            role_conflict(
+                text, question, own, loc.evidence.canonical_text, policy.answer_role_clauses
+            )
             if policy.answer_roles
             else ""
         )
@@ -275,6 +288,21 @@ def answers_question(
     )
 
 
+def _reach(text: str, toks: Sequence[str], loc: Located, policy: VerifierPolicy) -> tuple[int, int]:
+    """``(lo, hi)``: the sentences of the span's object whose terms count for it — its own,
+    ``question_anchor_neighbours`` on each side, and what the bridges of §19.5 and §19.18
+    reach."""
+    reach, chain = policy.question_anchor_neighbours, policy.answer_subject_bridge
+    sents = loc.evidence.passage.sentences
+    lo = min(max(0, loc.first - reach), _back(loc, chain, policy.answer_fronted_subject))
+    if policy.answer_demonstrative_bridge and chain > 0:
+        lo = min(lo, demonstrative_back(sents, loc.first))
+    hi = max(loc.last + 1 + reach, _bridge(toks, loc, chain))
+    if policy.answer_definite_reference and chain > 0 and loc.first == loc.last:
+        hi = max(hi, definite_reach(text, sents, loc.first))
+    return lo, hi
+
+
 #: Finite auxiliaries and copulas: a short unit that holds one and ends a sentence is a
 #: clause ("Calling a function is not a statement."), not a bare span.
 _FINITE = frozenset(
@@ -290,6 +318,25 @@ def _is_clause(text: str, toks: Sequence[str]) -> bool:
         and text.rstrip().endswith((".", "!", "?"))
         and any(t in _FINITE for t in toks[1:])
     )
+
+
+def _own_statement(
+    text: str,
+    toks: Sequence[str],
+    located: Sequence[Located],
+    question: str,
+    policy: VerifierPolicy,
+) -> str:
+    """Why a short unit states a relation of its own (§19.18), or ``""``."""
+    if policy.answer_whole_sentences and any(
+        loc.first == loc.last
+        and whole_sentence(text, toks, loc.evidence.passage.sentences[loc.first], 3)
+        for loc in located
+    ):
+        return "a whole sentence of the evidence: it states that sentence's claim"
+    if policy.answer_restated_question and restates_question(question, toks):
+        return "it restates the question's relation with the gap filled"
+    return ""
 
 
 def _rivals(
@@ -313,6 +360,7 @@ def _rivals(
         if other:
             return f"series: its sentence names another member than the question's {other[0]}"
     others = [s for ev in evidence if ev is not loc.evidence for s in ev.passage.sentences]
+    mine = [*mine, *_agreeing(text, question, anchors, sents, mine, policy)]
     found = rival_clause(
         text, question, anchors, sents, mine, others, policy.answer_initials, policy.answer_agents
     )
@@ -350,6 +398,32 @@ def _reversed(question: str, located: Sequence[Located], policy: VerifierPolicy)
         f"NOT_ANSWER_ANCHORED: the span's sentence states the question's '{turned}' the "
         "other way round (§19.17)"
     )
+
+
+def _agreeing(
+    text: str,
+    question: str,
+    anchors: frozenset[str],
+    sents: Sequence[Sentence],
+    mine: Sequence[int],
+    policy: VerifierPolicy,
+) -> list[int]:
+    """Sentences of the span's object that lead to or agree with its own (§19.18): the
+    first hop naming its subject (:func:`first_hop`), or its own word in another form
+    (:func:`same_filler`). They are read with the span's sentence, not against it."""
+    if not mine or not (policy.answer_first_hop or policy.answer_rival_same_stem):
+        return []
+    toks = tokens(text)
+    own = sents[mine[0]]
+    return [
+        i
+        for i, s in enumerate(sents)
+        if i not in mine
+        and (
+            (policy.answer_first_hop and first_hop(question, anchors, own, s))
+            or (policy.answer_rival_same_stem and same_filler(toks, s))
+        )
+    ]
 
 
 def _by_figures(
@@ -396,7 +470,7 @@ _LEAD = re.compile(
 
 
 def _entity_bridge(
-    toks: Sequence[str], loc: Located, anchors: frozenset[str]
+    toks: Sequence[str], loc: Located, anchors: frozenset[str], pronoun: bool = False
 ) -> tuple[int, set[int]]:
     """Question terms reached through the *subject* of the span's sentence: when the
     sentence opens with a name ("Deadwood (…) is a city … the county seat of Lawrence
@@ -414,10 +488,23 @@ def _entity_bridge(
     best, where = 0, set()
     for i, s in enumerate(sents):
         if not loc.first <= i <= loc.last and form in s.form:
-            n = len(anchors & s.stems)
+            # with ``pronoun``, a pronoun-led bridging sentence is read with the sentence
+            # that names its subject ("He received his Ph.D. at Northwestern University"
+            # after "Duane Swank … is a scholar"), §19.18
+            back = _back_of(sents, i) if pronoun else i
+            stems = s.stems | sents[back].stems if back < i else s.stems
+            n = len(anchors & stems)
             if n > best:
-                best, where = n, {i}
+                best, where = n, set(range(back, i + 1))
     return best, where
+
+
+def _back_of(sents: Sequence[Sentence], k: int) -> int:
+    """``k - 1`` when sentence ``k`` continues the subject its predecessor names (a
+    pronoun-led sentence after one that is not); else ``k``."""
+    if k == 0 or not continues(sents[k - 1].toks, sents[k].toks):
+        return k
+    return k if sents[k - 1].toks[0] in _PRONOUNS else k - 1
 
 
 _COPULA = frozenset(["is", "was", "are", "were"])
@@ -456,13 +543,17 @@ def _bridge(toks: Sequence[str], loc: Located, chain: int) -> int:
     return end
 
 
-def _back(loc: Located, chain: int) -> int:
+def _back(loc: Located, chain: int, fronted: bool = False) -> int:
     """Start of the sentences a span in a pronoun-led sentence reaches back to: the
     sentence before, when that one names the subject the pronoun continues ("Junkers was
     a German aircraft manufacturer. It produced airplanes in Dessau."); else its own."""
     sents = loc.evidence.passage.sentences
     k = loc.first
-    if chain <= 0 or k == 0 or not continues(sents[k - 1].toks, sents[k].toks):
+    if chain <= 0 or k == 0:
+        return k
+    if not continues(sents[k - 1].toks, sents[k].toks) and not (
+        fronted and continues_after_fronted(sents[k - 1].toks, sents[k])  # §19.18
+    ):
         return k
     return k if sents[k - 1].toks[0] in _PRONOUNS else k - 1
 

@@ -223,17 +223,36 @@ def build_sentences(text: str) -> tuple[Sentence, ...]:
     return tuple(x for x in map(build_sentence, split_sentences(text)) if x is not None)
 
 
-def question_anchors(question: str | None, unit_toks: Sequence[str]) -> frozenset[str]:
+def question_anchors(
+    question: str | None, unit_toks: Sequence[str], relation_verbs: bool = True
+) -> frozenset[str]:
     """Content stems of the question that are not question words and not in the unit:
-    the terms a bare answer's supporting sentence must share with the question."""
+    the terms a bare answer's supporting sentence must share with the question. With
+    ``relation_verbs`` a naming word used as a verb ("called with") is a term."""
     if not question:
         return frozenset()
     own = {stem(t) for t in unit_toks}
+    toks = tokens(question)
     return frozenset(
         stem(t)
-        for t in tokens(question)
-        if t not in STOPWORDS and t not in _QUESTION_GENERIC and stem(t) not in own
+        for k, t in enumerate(toks)
+        if t not in STOPWORDS
+        and (t not in _QUESTION_GENERIC or (relation_verbs and _relation_verb(toks, k)))
+        and stem(t) not in own
     )
+
+
+#: The naming words of §19.5's question words that are also verbs of a relation.
+_NAMING = frozenset(["called", "call", "named", "name"])
+#: Prepositions after which a naming word is a relation's verb: "set_value *called
+#: with*", "a street *named after* him" — not "what is it called when …".
+_RELATION_PREPS = frozenset(["with", "by", "on", "from", "after", "for", "at", "into"])
+
+
+def _relation_verb(toks: Sequence[str], k: int) -> bool:
+    """Is the question word ``toks[k]`` a naming word used as the verb of the question's
+    relation (followed by a preposition: "called with", "named after"; §19.18)?"""
+    return toks[k] in _NAMING and k + 1 < len(toks) and toks[k + 1] in _RELATION_PREPS
 
 
 class Passage:

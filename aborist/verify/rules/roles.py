@@ -79,6 +79,16 @@ PLACE = frozenset(
     ]
 )
 GOVERNORS = CONTRAST | PLACE | frozenset(["to", "for", "with", "about", "of", "by"])
+_ADJUNCT = GOVERNORS | frozenset(["as"])
+#: Words that open a subordinate clause of a question ("What do we use … *when* nothing
+#: should happen?"): a verb after one is not the question's main verb.
+SUBORDINATORS = frozenset(
+    "when whenever if unless while because after before until once since whereas".split()  # noqa: SIM905
+)
+#: Contrast words that name the exception to a relation: the slot a negated question
+#: ("When does it *not* print …?") asks for.
+EXCEPTIVE = frozenset(["except", "besides", "unless"])
+_NEGATORS = frozenset(["not", "never", "cannot"])
 _EXCLUDING = frozenset(["excluding", "except", "not", "without", "besides", "other", "than"])
 _DETERMINERS = frozenset(["the", "a", "an", "his", "her", "its", "their", "our", "my", "your"])
 _COMPOUND = frozenset(["out", "instead", "ahead", "outside", "inside"])
@@ -179,11 +189,15 @@ class QuestionFrame:
     who: bool
     type_phrase: tuple[str, ...]
     quantity: bool
+    negated: bool = False
+    object_word: str = ""
 
 
 @lru_cache(maxsize=4096)
-def question_frame(question: str) -> QuestionFrame:
-    """Parse the slot a question asks for (rules in the module docstring)."""
+def question_frame(question: str, clauses: bool = True) -> QuestionFrame:
+    """Parse the slot a question asks for (rules in the module docstring). With
+    ``clauses`` (§19.18) a subordinate clause does not lend the object rule its verb and a
+    negated question is marked (its exception is the slot it asks for)."""
     toks = tuple(tokens(question))
     agent: set[str] = set()
     wh = ""
@@ -210,8 +224,17 @@ def question_frame(question: str) -> QuestionFrame:
     m = re.match(r"(?i)^\s*what\s+(?:do|does|did)\s+(.+?)\W*$", question)
     if m:
         rest = tokens(m.group(1))
-        if len(rest) >= 2 and rest[-1] not in STOPWORDS and rest[-2] not in GOVERNORS:
-            obj = lemma(rest[-1])
+        sub = next((k for k, t in enumerate(rest) if k and t in SUBORDINATORS), -1)
+        if sub > 0 and clauses:
+            # a subordinate clause ("… when nothing should happen?") ends the question with
+            # its own verb; the main clause's verb stands before its first adjunct ("we
+            # *use* as the code for the arm"), §19.18
+            head = rest[:sub]
+            head = head[: next((k for k, t in enumerate(head) if k and t in _ADJUNCT), sub)]
+            if len(head) >= 2 and head[-1] not in STOPWORDS:
+                obj = head[-1]
+        elif len(rest) >= 2 and rest[-1] not in STOPWORDS and rest[-2] not in GOVERNORS:
+            obj = rest[-1]
     excluded = frozenset(
         lemma(toks[k + 1])
         for k in range(len(toks) - 1)
@@ -222,11 +245,17 @@ def question_frame(question: str) -> QuestionFrame:
         words=frozenset(toks),
         choice=_CHOICE.search(question) is not None,
         agent_of=frozenset(agent),
-        object_of=obj,
+        object_of=lemma(obj) if obj else "",
+        object_word=obj,
         excluded=excluded,
         who=wh in {"who", "whom"},
         type_phrase=_type_phrase(toks),
         quantity=_QUANTITY.search(question) is not None,
+        negated=clauses
+        and any(
+            t in _NEGATORS or (t == "t" and k and toks[k - 1].endswith("n"))  # "doesn't"
+            for k, t in enumerate(toks)
+        ),
     )
 
 
@@ -326,25 +355,45 @@ def _governor(sentence: str, at: int) -> str:
     return word if word in GOVERNORS else ""
 
 
+def verb_base(tok: str) -> str:
+    """A verb form's base for comparing forms of one verb, short ones too (``use`` =
+    ``uses`` = ``used`` = ``using``, which the 7-letter stemmer leaves apart): irregular
+    forms mapped, one suffix ``-ing``/``-ed``/``-es``/``-s`` and a final ``e`` dropped."""
+    t = _IRREGULAR.get(tok, tok)
+    for suffix in ("ing", "ed", "es", "s"):
+        if t.endswith(suffix) and len(t) - len(suffix) >= 2 and not t.endswith("ss"):
+            t = t[: -len(suffix)]
+            break
+    return t[:-1] if len(t) > 2 and t.endswith("e") else t
+
+
 def _object_ok(sentence: str, start: int, end: int, verb: str) -> bool:
     before = [w.lower() for w in _WORD.findall(sentence[max(0, start - 120) : start])]
     after = [w.lower() for w in _WORD.findall(sentence[end : end + 120])]
+    base = verb_base(verb)
+
+    def same(w: str) -> bool:
+        return verb_base(w) == base or lemma(w) == lemma(verb)
+
     # active: "… block the current thread" (the span within 3 words after the verb)
-    if any(lemma(w) == verb for w in before[-3:]):
+    if any(same(w) for w in before[-3:]):
         return True
     # passive: "anonymous functions are created" (only be-forms between)
     for k, w in enumerate(after[:4]):
-        if lemma(w) == verb:
+        if same(w):
             return k > 0 and all(x in _BE for x in after[:k])
     return False
 
 
-def role_conflict(span: str, question: str | None, sentence: str, evidence: str = "") -> str:
+def role_conflict(
+    span: str, question: str | None, sentence: str, evidence: str = "", clauses: bool = True
+) -> str:
     """Why the span, at every occurrence in ``sentence``, fills another slot than the one
-    ``question`` asks for; ``""`` when some occurrence has no conflict."""
+    ``question`` asks for; ``""`` when some occurrence has no conflict. ``clauses`` is
+    ``VerifierPolicy.answer_role_clauses`` (§19.18)."""
     if not question:
         return ""
-    frame = question_frame(question)
+    frame = question_frame(question, clauses)
     span_toks = tuple(tokens(span))
     content = [t for t in span_toks if t not in STOPWORDS]
     if not content:
@@ -368,12 +417,12 @@ def role_conflict(span: str, question: str | None, sentence: str, evidence: str 
         if agents and not any(a <= m.start() and m.end() <= b for a, b in agents):
             reasons.append("agent: the sentence names the question's agent elsewhere")
             continue
-        if frame.object_of and not _object_ok(text, m.start(), m.end(), frame.object_of):
+        if frame.object_of and not _object_ok(text, m.start(), m.end(), frame.object_word):
             reasons.append(f"object: not the object of {frame.object_of!r}")
             continue
         gov = _governor(text, m.start())
         if gov in CONTRAST or (frame.who and gov in PLACE):
-            if gov in frame.words:
+            if gov in frame.words or (gov in EXCEPTIVE and frame.negated):
                 return ""
             reasons.append(f"governor: the object of {gov!r}, which the question lacks")
             continue
