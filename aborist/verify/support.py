@@ -239,14 +239,7 @@ def answers_question(
             "find beside the span"
         )
     best = 0
-    need = policy.question_anchor_min
-    if policy.question_anchor_share > 0:
-        # the span's sentence must be among the sentences that share most with the question
-        top = max(
-            (len(anchors & s.stems) for loc in located for s in loc.evidence.passage.sentences),
-            default=0,
-        )
-        need = max(need, math.ceil(policy.question_anchor_share * top))
+    need = _need(anchors, located, policy)
     dist = policy.question_anchor_distance
     conflict = ""
     for loc in located:
@@ -286,6 +279,20 @@ def answers_question(
         f"NOT_ANSWER_ANCHORED: a bare span whose sentence shares {best} of the question's "
         f"terms {sorted(anchors)} (needs {need})"
     )
+
+
+def _need(anchors: frozenset[str], located: Sequence[Located], policy: VerifierPolicy) -> int:
+    """How many of the question's terms a bare span's sentence must share: at least
+    ``question_anchor_min``, and with ``question_anchor_share`` that share of the most any
+    sentence of the located objects shares (the span's sentence must be among the best)."""
+    need = policy.question_anchor_min
+    if policy.question_anchor_share > 0:
+        top = max(
+            (len(anchors & s.stems) for loc in located for s in loc.evidence.passage.sentences),
+            default=0,
+        )
+        need = max(need, math.ceil(policy.question_anchor_share * top))
+    return need
 
 
 def _reach(text: str, toks: Sequence[str], loc: Located, policy: VerifierPolicy) -> tuple[int, int]:
