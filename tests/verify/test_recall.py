@@ -255,3 +255,16 @@ def test_a_naming_word_before_a_preposition_is_a_term() -> None:
     assert "call" not in plain
     off = question_anchors("What value is f called with?", ["80"], relation_verbs=False)
     assert "call" not in off
+
+
+def test_a_label_of_three_words_is_not_a_statement_of_its_own() -> None:
+    # a whole evidence "sentence" of three words ("Private field names.") is a label: it
+    # answers only as any bare span does, and here the question's terms stand elsewhere
+    ev = (
+        '"__*" Private field names. Names of this kind are hidden from callers of the class. '
+        '"*__" Public field names, informally known as open names. Names of this kind are '
+        "shown to every caller."
+    )
+    q = "What's the informal name for *__ field names?"
+    assert label("Private field names.", [ev], q) == "PARTIAL"
+    assert label("Open names.", [ev], q) == "VERIFIED"
