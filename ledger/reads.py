@@ -28,6 +28,7 @@ from ledger.errors import (
     NotMigratedError,
     UnavailableError,
 )
+from ledger.rawtext import UndecodableText, fetch_rows
 from ledger.writer import Writer
 
 __all__ = [
@@ -169,8 +170,8 @@ class LedgerReads:
                 for i in range(0, len(wanted), _CHUNK):
                     part = wanted[i : i + _CHUNK]
                     marks = ", ".join([self._ph] * len(part))
-                    cursor.execute(f"SELECT hash, bytes FROM blobs WHERE hash IN ({marks})", part)
-                    for h, b in cursor.fetchall():
+                    sql = f"SELECT hash, bytes FROM blobs WHERE hash IN ({marks})"
+                    for h, b in fetch_rows(cursor, sql, part) or []:
                         kind = stored_type(b)
                         found[str(h)] = bytes(b) if kind is None else kind
             finally:
@@ -266,8 +267,7 @@ class LedgerReads:
             with translate_errors(self.where), self.reader.connect() as conn:
                 cursor = conn.connection.cursor()
                 try:
-                    cursor.execute(sql, (after, lte, size))
-                    rows = cursor.fetchall()
+                    rows = fetch_rows(cursor, sql, (after, lte, size)) or []
                 finally:
                     cursor.close()
             if not rows:
@@ -285,10 +285,8 @@ class LedgerReads:
                 for i in range(0, len(seqs), chunk):
                     part = list(seqs[i : i + chunk])
                     marks = ", ".join([self._ph] * len(part))
-                    cursor.execute(
-                        f"SELECT {EVENT_COLUMNS} FROM events WHERE seq IN ({marks})", part
-                    )
-                    for r in cursor.fetchall():
+                    sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE seq IN ({marks})"
+                    for r in fetch_rows(cursor, sql, part) or []:
                         ev = row_to_event(r)
                         found[ev.seq] = ev
             finally:
@@ -328,7 +326,8 @@ class LedgerReads:
             rows = conn.execute(
                 text("SELECT tree_size, root, created_at FROM checkpoints ORDER BY tree_size")
             ).all()
-        return [Checkpoint(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+        # A raw write's values as stored (SQLite keeps any type): the audits name them.
+        return [Checkpoint(stored_int(r[0]), r[1], r[2]) for r in rows]
 
     def projection_positions(self) -> dict[str, int]:
         with translate_errors(self.where), self.reader.connect() as conn:
@@ -371,6 +370,11 @@ def row_to_event(r: Any) -> RecordedEvent:
     if tuple(map(type, r)) == _ROW_TYPES:
         return RecordedEvent(*r)
     return RecordedEvent(
-        stored_int(r[0]), str(r[1]), str(r[2]), stored_int(r[3]), str(r[4]), stored_int(r[5]),
-        str(r[6]), str(r[7]), str(r[8]), str(r[9]), str(r[10]),
+        stored_int(r[0]), _text(r[1]), _text(r[2]), stored_int(r[3]), _text(r[4]),
+        stored_int(r[5]), _text(r[6]), _text(r[7]), _text(r[8]), _text(r[9]), _text(r[10]),
     )  # fmt: skip
+
+
+def _text(value: Any) -> str:
+    """A text column's value as ``str``, an :class:`UndecodableText` kept as it is."""
+    return value if isinstance(value, UndecodableText) else str(value)
