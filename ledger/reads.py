@@ -26,6 +26,7 @@ from ledger.errors import (
     ImmutabilityError,
     LedgerError,
     NotMigratedError,
+    ProofError,
     UnavailableError,
 )
 from ledger.rawtext import UndecodableText, fetch_rows
@@ -303,7 +304,13 @@ class LedgerReads:
         sql += " ORDER BY seq"
         with translate_errors(self.where), self.reader.connect() as conn:
             rows = conn.execute(text(sql), params).all()
-        return [bytes.fromhex(r[0]) for r in rows]
+        try:
+            return [bytes.fromhex(r[0]) for r in rows]
+        except (TypeError, ValueError):  # a raw write's hash: the chain check names it too
+            seq, bad = next((i, r[0]) for i, r in enumerate(rows, 1) if not _is_hash(r[0]))
+            raise ProofError(
+                f"the hash of event {seq} is {bad!r}, not hex: the events give no Merkle tree"
+            ) from None
 
     def snapshot(self, read: Callable[[Connection], T]) -> tuple[tuple[int, str], T]:
         """The head (as :meth:`head`) and ``read(conn)``, in one snapshot of the database
@@ -333,6 +340,14 @@ class LedgerReads:
         with translate_errors(self.where), self.reader.connect() as conn:
             rows = conn.execute(text("SELECT name, position FROM projection_positions")).all()
         return {str(r[0]): int(r[1]) for r in rows}
+
+
+def _is_hash(value: object) -> bool:
+    try:
+        bytes.fromhex(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def stored_int(value: Any) -> Any:
