@@ -141,14 +141,6 @@ def check_checkpoints(ledger: Ledger, report: LedgerReport, tiles: TileCheck) ->
                 "found": f"{cp.root!r} ({type(cp.root).__name__})",
             }
             return
-        why = check_recorded_at(cp.created_at)
-        if why is not None:  # when it was recorded, in the form the ledger's clock writes
-            report.checkpoint_failure = {
-                "tree_size": cp.tree_size,
-                "expected": f"created_at {why}",
-                "found": repr(cp.created_at),
-            }
-            return
         if cp.tree_size < 1:  # no tree has fewer than one leaf; never a slice of the events
             report.checkpoint_failure = {
                 "tree_size": cp.tree_size,
@@ -177,6 +169,14 @@ def check_checkpoints(ledger: Ledger, report: LedgerReport, tiles: TileCheck) ->
                 "tree_size": cp.tree_size,
                 "expected": cp.root,
                 "found": root,
+            }
+            return
+        why = check_recorded_at(cp.created_at)
+        if why is not None:  # when it was recorded, in the form the ledger's clock writes
+            report.checkpoint_failure = {
+                "tree_size": cp.tree_size,
+                "expected": f"created_at {why}",
+                "found": repr(cp.created_at),
             }
             return
         report.checkpoints_checked += 1

@@ -382,7 +382,7 @@ class _Verify:
             self.blob_check()
             history: Sequence[RecordedEvent] = self.events
             try:
-                check = check_run(r.run_id, self.events, None)
+                check = check_run(r.run_id, self.events, None, truncation=False)  # run_end
                 history = check.run if check.run is not None else self.events
                 for d in check.divergences:
                     r.fail(d)

@@ -48,8 +48,8 @@ def clip_typed(value: object, width: int = _CLIP) -> str:
     """:func:`clip` of a value read from JSON, its JSON type named unless it is an integer:
     where an integer is expected, ``"2"`` (a string) is shown as ``"2" (a string)``, not
     as ``2``, and ``true`` as ``true (a boolean)``."""
-    if type(value) is int:
-        return str(value)
+    if type(value) is int or value is None:
+        return "null" if value is None else str(value)
     kind = _JSON_TYPES.get(type(value), type(value).__name__)
     try:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -59,8 +59,8 @@ def clip_typed(value: object, width: int = _CLIP) -> str:
 
 
 _JSON_TYPES = {
-    str: "a string", bool: "a boolean", float: "a non-integer number", type(None): "null",
-    list: "an array", dict: "an object",
+    str: "a string", bool: "a boolean", float: "a non-integer number", list: "an array",
+    dict: "an object",
 }  # fmt: skip
 
 

@@ -11,6 +11,7 @@ checkpoint larger than the ledger (history truncated) or without a consistency p
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from aborist.audit.findings import Divergence, ReplayReport, clip, clip_typed
 from aborist.errors import InputError
@@ -54,6 +55,11 @@ def check_checkpoints(
     kept outside the database) against the tree of the events up to ``head_seq``."""
     cps = ledger.checkpoints()
     recorded = [(cp.tree_size, cp.root, "recorded checkpoint") for cp in cps]
+    if checkpoint is not None:
+        recorded.append((*checkpoint, "checkpoint file"))
+    if not recorded:
+        return
+    _check_roots(ledger, head_seq, recorded, report)
     for cp in cps:  # when it was recorded, as the ledger writes it (the clock's form)
         why = check_recorded_at(cp.created_at)
         if why is not None:
@@ -62,10 +68,13 @@ def check_checkpoints(
             found = clip_typed(cp.created_at)
             why_at = f"{what}: created_at is not a timestamp the ledger writes"
             report.diverge(Divergence("checkpoint", at, None, None, why, found, why_at))
-    if checkpoint is not None:
-        recorded.append((*checkpoint, "checkpoint file"))
-    if not recorded:
-        return
+
+
+def _check_roots(
+    ledger: Ledger, head_seq: int, recorded: list[tuple[Any, Any, str]], report: ReplayReport
+) -> None:
+    """Each of ``recorded`` (size, root, what) against the tree of the events up to
+    ``head_seq``: a consistency proof from its size must lead to the head's root."""
     try:
         hashes = ledger.event_hashes(head_seq)
     except ProofError as e:  # a hash that is not hex: no tree to hold any checkpoint against

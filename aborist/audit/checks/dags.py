@@ -221,20 +221,22 @@ def history_divergence(h: RunHistory) -> Divergence | None:
                       b.rule + later)  # fmt: skip
 
 
-def truncation_divergence(run_id: str, run: RunEvents) -> Divergence | None:
+def truncation_divergence(run: RunEvents) -> Divergence | None:
     """A run whose history (``run``, which keeps the grammar) stops inside a batch the
     pipeline commits whole (:mod:`aborist.audit.checks.run_end`: a lone
     ``qa.run_started``, a hit's ``qa.cache_checked``, a label without its completion) as
     a ``history`` divergence at its last event, or None. The ledger commits each batch in
     one transaction, so such a stream lost its last events: deleted at the head (the chain
     then still holds) or cut out of a rewritten history."""
+    if not run or run[-1].type in TERMINAL_EVENTS:
+        return None
     try:
         end = run_end(run)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None  # a payload the pipeline never wrote: the checks that read it name it
     if end.truncated is None:
         return None
-    return Divergence("history", end.last_seq, run_id, end.last_type, end.expected,
+    return Divergence("history", end.last_seq, run.run_id, end.last_type, end.expected,
                       f"the stream ends at {end.last_type}",
                       f"truncated: {end.truncated}")  # fmt: skip
 
@@ -250,8 +252,15 @@ def dag_blob_text(dag: RunDag) -> str:
     return canonical_text({"root": dag.root, "nodes": nodes})
 
 
-def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | None) -> RunCheck:
-    """Recompute ``run_id``'s DAG from ``events`` (its stream, in order) and compare.
+def check_run(
+    run_id: str,
+    events: Sequence[RecordedEvent],
+    live: LiveRows | None,
+    *,
+    truncation: bool = True,
+) -> RunCheck:
+    """Recompute ``run_id``'s DAG from ``events`` (its stream, in order) and compare;
+    ``truncation``: :func:`truncation_divergence` too (a bundle names it under ``events``).
 
     ``events`` may be a :class:`~aborist.audit.checks.run_events.RunEvents`, whose parsed
     payloads and digests are then shared with the caller's other checks."""
@@ -260,9 +269,7 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
     run = whole.prefix(len(history.accepted))
     check = RunCheck(run_id, history.status, history=history, run=run)
     out = check.divergences
-    broke = history_divergence(history)
-    if broke is None and run and run[-1].type not in TERMINAL_EVENTS:
-        broke = truncation_divergence(run_id, run)
+    broke = history_divergence(history) or (truncation_divergence(run) if truncation else None)
     if broke is not None:
         out.append(broke)
 
