@@ -145,18 +145,24 @@ class LedgerReads:
         as the driver gives it (``str`` for TEXT, ``int``, ``float``, ``None``), not
         converted, so that a scan (``aborist-ledger verify``, ``replay``) can report the
         row rather than fail on it or hash a conversion of it."""
-        after = ""
+        after: Any = ""
+        # The page key as stored: a hash that is not UTF-8 is bound as its own bytes (read
+        # as TEXT by SQLite), never as its replacement text, which may sort before it.
+        key = "CAST(? AS TEXT)" if self._ph == "?" else self._ph
+        sql = f"SELECT hash, bytes FROM blobs WHERE hash > {key} ORDER BY hash LIMIT {self._ph}"
         while True:
             with translate_errors(self.where), self.reader.connect() as conn:
-                rows = conn.execute(
-                    text("SELECT hash, bytes FROM blobs WHERE hash > :a ORDER BY hash LIMIT :n"),
-                    {"a": after, "n": batch_size},
-                ).all()
+                cursor = conn.connection.cursor()
+                try:
+                    rows = fetch_rows(cursor, sql, (after, batch_size)) or []
+                finally:
+                    cursor.close()
             if not rows:
                 return
             for h, data in rows:
                 yield str(h), data if stored_type(data) else bytes(data)
-            after = str(rows[-1][0])
+            last = rows[-1][0]
+            after = last.raw if isinstance(last, UndecodableText) else str(last)
 
     def read_blobs(self, blob_hashes: Sequence[str]) -> dict[str, bytes | str]:
         """The blobs of ``blob_hashes`` that exist, a few hundred per query; a missing one
@@ -330,9 +336,12 @@ class LedgerReads:
 
     def checkpoints(self) -> list[Checkpoint]:
         with translate_errors(self.where), self.reader.connect() as conn:
-            rows = conn.execute(
-                text("SELECT tree_size, root, created_at FROM checkpoints ORDER BY tree_size")
-            ).all()
+            cursor = conn.connection.cursor()
+            try:
+                sql = "SELECT tree_size, root, created_at FROM checkpoints ORDER BY tree_size"
+                rows = fetch_rows(cursor, sql, ()) or []
+            finally:
+                cursor.close()
         # A raw write's values as stored (SQLite keeps any type): the audits name them.
         return [Checkpoint(stored_int(r[0]), r[1], r[2]) for r in rows]
 

@@ -226,3 +226,29 @@ def test_event_hash_not_hex_is_a_finding_not_a_crash(built: Built, value: str) -
     result = CliRunner().invoke(cli, ["replay", "--db", built.url])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("where", ["checkpoint", "blob", "projection"])
+def test_other_rows_not_utf8_are_findings(built: Built, where: str) -> None:
+    """Text that is not UTF-8 outside ``events`` (SQLite): a recorded checkpoint's
+    ``created_at``, a blob's address, a projection row. Each is a finding of its check;
+    none a driver error, a traceback, or (the blob scan pages by address) a hang."""
+    if not _sqlite(built):
+        pytest.skip("PostgreSQL's TEXT cannot hold bytes that are not UTF-8 (shown above)")
+    lg = built.ledger
+    cp = checkpoint(lg)
+    sql, kind = {
+        "checkpoint": ("UPDATE checkpoints SET created_at = CAST(X'FF' AS TEXT) "
+                       f"WHERE tree_size = {cp.tree_size}", "checkpoint"),
+        "blob": ("INSERT INTO blobs (hash, size, bytes) VALUES (CAST(X'FFFE' AS TEXT), 1, X'00')",
+                 "blob"),
+        "projection": (f"UPDATE runs SET question = CAST(X'FF' AS TEXT) "
+                       f"WHERE run_id = '{built.quote}'", "projection"),
+    }[where]  # fmt: skip
+    tamper(lg, sql)
+    if where != "projection":  # verify reads no projection
+        assert not verify_ledger(lg).ok
+    only(replay(lg), kind)
+    result = CliRunner().invoke(cli, ["replay", "--db", built.url])
+    assert result.exit_code == 1 and f"FAIL {kind}" in result.output, result.output
+    assert "Could not decode" not in result.output and "Traceback" not in result.output
