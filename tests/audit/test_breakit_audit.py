@@ -15,19 +15,27 @@ naming what it found. Both backends; where PostgreSQL cannot even store the atta
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 from sqlalchemy.exc import DBAPIError
 
 from aborist.audit import replay
+from aborist.audit.bundle import export_run
 from aborist.clients.extractive import ExtractiveClient
 from aborist.pipeline.query import query
+from cli.audit.audit_cmd import verify_bundle as verify_bundle_command
 from cli.audit.ledger_cli import cli
 from ledger.tlog.proofs import checkpoint
 from ledger.verify import verify_ledger
 from tests.audit.builders import Q_FLOW, Built
 from tests.audit.test_tamper_replay import only, rewrite
 from tests.ledger.tamper import drop_triggers, tamper
+
+if verify_bundle_command.name not in cli.commands:
+    cli.add_command(verify_bundle_command)
 
 _NOT_UTF8 = "CAST(X'7B2261223A22FF227D' AS TEXT)"  # {"a":"<0xFF>"}
 
@@ -252,3 +260,19 @@ def test_other_rows_not_utf8_are_findings(built: Built, where: str) -> None:
     result = CliRunner().invoke(cli, ["replay", "--db", built.url])
     assert result.exit_code == 1 and f"FAIL {kind}" in result.output, result.output
     assert "Could not decode" not in result.output and "Traceback" not in result.output
+
+
+def test_checkpoint_file_with_a_repeated_key_is_refused(built: Built, tmp_path: Path) -> None:
+    """A checkpoint file that names ``tree_size`` twice reads as two different checkpoints
+    to two JSON parsers; like a bundle, it is refused (exit 2), not read as the last one."""
+    cp = checkpoint(built.ledger)
+    path = tmp_path / "cp.json"
+    path.write_text(
+        f'{{"tree_size": {cp.tree_size}, "root": "{cp.root}", "tree_size": 1}}', encoding="utf-8"
+    )
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(export_run(built.ledger, built.quote)), encoding="utf-8")
+    for command in (["replay", "--db", built.url], ["verify-bundle", str(bundle)]):
+        result = CliRunner().invoke(cli, [*command, "--checkpoint", str(path)])
+        assert result.exit_code == 2, result.output
+        assert "duplicate key 'tree_size'" in result.output
