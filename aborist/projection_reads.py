@@ -29,6 +29,7 @@ from sqlalchemy import Connection
 from aborist.errors import InputError
 from aborist.events import AnswerRendered
 from ledger.envelope import RecordedEvent
+from ledger.rawtext import fetch_rows
 from ledger.store import Ledger
 
 __all__ = [
@@ -208,8 +209,8 @@ def read_tables(conn: Connection, run_id: str | None = None) -> Tables:
             if run_id is not None:
                 sql += " WHERE run_id = " + ("%s" if postgres else "?")
                 params = (run_id,)
-            cursor.execute(sql, params)
-            rows = [r if type(r) is tuple else tuple(r) for r in cursor.fetchall()]
+            fetched = fetch_rows(cursor, sql, params) or []  # text not UTF-8 read, not raised
+            rows = [r if type(r) is tuple else tuple(r) for r in fetched]
             at = [cols.index(k) for k in PROJECTION_KEYS[table]]
             if len(at) == 1:
                 k = at[0]

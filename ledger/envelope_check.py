@@ -33,6 +33,7 @@ from typing import Any
 from ledger.envelope import RecordedEvent, validate_stream, validate_type
 from ledger.errors import PayloadError
 from ledger.jsonsafe import CanonicalMemo, JSONRefusedError, parse_canonical
+from ledger.rawtext import UndecodableText
 
 __all__ = [
     "CANONICAL_OBJECT",
@@ -67,6 +68,8 @@ _RFC3339_LINES = re.compile(f"(?:{_RFC3339}\n)*{_RFC3339}", re.ASCII)
 #: Valid streams and types remembered (runs repeat their stream, types are few).
 _REMEMBER = 4096
 _CLIP = 120
+#: The text fields but the payload (which :meth:`EnvelopeCheck._payload` checks).
+_TEXT_FIELDS = ("event_id", "stream", "type", "recorded_at", "payload_hash", "prev_hash", "hash")
 
 
 def _show(value: object) -> str:
@@ -177,7 +180,8 @@ class EnvelopeCheck:
             if set(map(type, ints)) != {int} or min(ints) < 1:
                 return False
             texts = [e.payload_hash for e in events] + [e.prev_hash for e in events]
-            texts += [e.hash for e in events]
+            texts += [e.hash for e in events] + [e.stream for e in events]
+            texts += [e.type for e in events] + [e.payload for e in events]
             ids, ats = [e.event_id for e in events], [e.recorded_at for e in events]
             if set(map(type, texts + ids + ats)) != {str}:
                 return False
@@ -253,6 +257,7 @@ class EnvelopeCheck:
             type(seq) is int and seq >= 1 and type(sseq) is int and sseq >= 1
             and type(tv) is int and tv >= 1 and type(eid) is str
             and _UUID4.fullmatch(eid) is not None
+            and ev.stream.__class__ is str and ev.type.__class__ is str
             and ("s", ev.stream) in valid and ("t", ev.type) in valid
             and type(at) is str and last is not None and at >= last
             and at[:10] == last[:10] and _RFC3339_UTC.fullmatch(at) is not None
@@ -275,6 +280,10 @@ class EnvelopeCheck:
     def _fields(self, ev: RecordedEvent) -> None:
         """Every field but the payload, one by one."""
         seq = ev.seq
+        for name in _TEXT_FIELDS:
+            value = getattr(ev, name)
+            if isinstance(value, UndecodableText):  # stored bytes the driver could not read
+                self._find(seq, name, "UTF-8 text", value.reason)
         for name in ("seq", "stream_seq", "type_version"):
             value = getattr(ev, name)
             if not _positive_int(value):
@@ -319,6 +328,10 @@ class EnvelopeCheck:
         its verdict depends on nothing else, the chain included). Runs repeat many
         payloads: the same question's cache check, prompt, answer and verdict."""
         payload = ev.payload
+        if isinstance(payload, UndecodableText):
+            self._find(ev.seq, "payload", "a JSON object in its own RFC 8785 form, UTF-8",
+                       payload.reason)  # fmt: skip
+            return None
         try:
             data = parse_canonical(payload, memo=self.canonical)
         except JSONRefusedError as e:

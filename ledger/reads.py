@@ -26,8 +26,10 @@ from ledger.errors import (
     ImmutabilityError,
     LedgerError,
     NotMigratedError,
+    ProofError,
     UnavailableError,
 )
+from ledger.rawtext import UndecodableText, fetch_rows
 from ledger.writer import Writer
 
 __all__ = [
@@ -143,18 +145,24 @@ class LedgerReads:
         as the driver gives it (``str`` for TEXT, ``int``, ``float``, ``None``), not
         converted, so that a scan (``aborist-ledger verify``, ``replay``) can report the
         row rather than fail on it or hash a conversion of it."""
-        after = ""
+        after: Any = ""
+        # The page key as stored: a hash that is not UTF-8 is bound as its own bytes (read
+        # as TEXT by SQLite), never as its replacement text, which may sort before it.
+        key = "CAST(? AS TEXT)" if self._ph == "?" else self._ph
+        sql = f"SELECT hash, bytes FROM blobs WHERE hash > {key} ORDER BY hash LIMIT {self._ph}"
         while True:
             with translate_errors(self.where), self.reader.connect() as conn:
-                rows = conn.execute(
-                    text("SELECT hash, bytes FROM blobs WHERE hash > :a ORDER BY hash LIMIT :n"),
-                    {"a": after, "n": batch_size},
-                ).all()
+                cursor = conn.connection.cursor()
+                try:
+                    rows = fetch_rows(cursor, sql, (after, batch_size)) or []
+                finally:
+                    cursor.close()
             if not rows:
                 return
             for h, data in rows:
                 yield str(h), data if stored_type(data) else bytes(data)
-            after = str(rows[-1][0])
+            last = rows[-1][0]
+            after = last.raw if isinstance(last, UndecodableText) else str(last)
 
     def read_blobs(self, blob_hashes: Sequence[str]) -> dict[str, bytes | str]:
         """The blobs of ``blob_hashes`` that exist, a few hundred per query; a missing one
@@ -169,8 +177,8 @@ class LedgerReads:
                 for i in range(0, len(wanted), _CHUNK):
                     part = wanted[i : i + _CHUNK]
                     marks = ", ".join([self._ph] * len(part))
-                    cursor.execute(f"SELECT hash, bytes FROM blobs WHERE hash IN ({marks})", part)
-                    for h, b in cursor.fetchall():
+                    sql = f"SELECT hash, bytes FROM blobs WHERE hash IN ({marks})"
+                    for h, b in fetch_rows(cursor, sql, part) or []:
                         kind = stored_type(b)
                         found[str(h)] = bytes(b) if kind is None else kind
             finally:
@@ -266,8 +274,7 @@ class LedgerReads:
             with translate_errors(self.where), self.reader.connect() as conn:
                 cursor = conn.connection.cursor()
                 try:
-                    cursor.execute(sql, (after, lte, size))
-                    rows = cursor.fetchall()
+                    rows = fetch_rows(cursor, sql, (after, lte, size)) or []
                 finally:
                     cursor.close()
             if not rows:
@@ -285,10 +292,8 @@ class LedgerReads:
                 for i in range(0, len(seqs), chunk):
                     part = list(seqs[i : i + chunk])
                     marks = ", ".join([self._ph] * len(part))
-                    cursor.execute(
-                        f"SELECT {EVENT_COLUMNS} FROM events WHERE seq IN ({marks})", part
-                    )
-                    for r in cursor.fetchall():
+                    sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE seq IN ({marks})"
+                    for r in fetch_rows(cursor, sql, part) or []:
                         ev = row_to_event(r)
                         found[ev.seq] = ev
             finally:
@@ -305,7 +310,13 @@ class LedgerReads:
         sql += " ORDER BY seq"
         with translate_errors(self.where), self.reader.connect() as conn:
             rows = conn.execute(text(sql), params).all()
-        return [bytes.fromhex(r[0]) for r in rows]
+        try:
+            return [bytes.fromhex(r[0]) for r in rows]
+        except (TypeError, ValueError):  # a raw write's hash: the chain check names it too
+            seq, bad = next((i, r[0]) for i, r in enumerate(rows, 1) if not _is_hash(r[0]))
+            raise ProofError(
+                f"the hash of event {seq} is {bad!r}, not hex: the events give no Merkle tree"
+            ) from None
 
     def snapshot(self, read: Callable[[Connection], T]) -> tuple[tuple[int, str], T]:
         """The head (as :meth:`head`) and ``read(conn)``, in one snapshot of the database
@@ -325,15 +336,27 @@ class LedgerReads:
 
     def checkpoints(self) -> list[Checkpoint]:
         with translate_errors(self.where), self.reader.connect() as conn:
-            rows = conn.execute(
-                text("SELECT tree_size, root, created_at FROM checkpoints ORDER BY tree_size")
-            ).all()
-        return [Checkpoint(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+            cursor = conn.connection.cursor()
+            try:
+                sql = "SELECT tree_size, root, created_at FROM checkpoints ORDER BY tree_size"
+                rows = fetch_rows(cursor, sql, ()) or []
+            finally:
+                cursor.close()
+        # A raw write's values as stored (SQLite keeps any type): the audits name them.
+        return [Checkpoint(stored_int(r[0]), r[1], r[2]) for r in rows]
 
     def projection_positions(self) -> dict[str, int]:
         with translate_errors(self.where), self.reader.connect() as conn:
             rows = conn.execute(text("SELECT name, position FROM projection_positions")).all()
         return {str(r[0]): int(r[1]) for r in rows}
+
+
+def _is_hash(value: object) -> bool:
+    try:
+        bytes.fromhex(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def stored_int(value: Any) -> Any:
@@ -371,6 +394,11 @@ def row_to_event(r: Any) -> RecordedEvent:
     if tuple(map(type, r)) == _ROW_TYPES:
         return RecordedEvent(*r)
     return RecordedEvent(
-        stored_int(r[0]), str(r[1]), str(r[2]), stored_int(r[3]), str(r[4]), stored_int(r[5]),
-        str(r[6]), str(r[7]), str(r[8]), str(r[9]), str(r[10]),
+        stored_int(r[0]), _text(r[1]), _text(r[2]), stored_int(r[3]), _text(r[4]),
+        stored_int(r[5]), _text(r[6]), _text(r[7]), _text(r[8]), _text(r[9]), _text(r[10]),
     )  # fmt: skip
+
+
+def _text(value: Any) -> str:
+    """A text column's value as ``str``, an :class:`UndecodableText` kept as it is."""
+    return value if isinstance(value, UndecodableText) else str(value)

@@ -20,7 +20,7 @@ from typing import Any
 
 from ledger.canonical import sha256_hex
 from ledger.chain import ChainReport, ChainVerifier
-from ledger.envelope_check import EnvelopeCheck
+from ledger.envelope_check import EnvelopeCheck, check_recorded_at
 from ledger.errors import ProofError
 from ledger.store import Ledger, stored_type
 from ledger.tlog import merkle
@@ -127,6 +127,20 @@ def check_checkpoints(ledger: Ledger, report: LedgerReport, tiles: TileCheck) ->
     tree = Tree(ledger.fetch, head) if tiles.ok and tiles.covered else None
     hashes: list[bytes] | None = None
     for cp in cps:
+        if type(cp.tree_size) is not int:  # a raw write's value (SQLite keeps any type)
+            report.checkpoint_failure = {
+                "tree_size": repr(cp.tree_size),
+                "expected": "an integer tree size",
+                "found": f"{cp.tree_size!r} ({type(cp.tree_size).__name__})",
+            }
+            return
+        if type(cp.root) is not str:
+            report.checkpoint_failure = {
+                "tree_size": cp.tree_size,
+                "expected": "a root as 64 lower-case hex digits",
+                "found": f"{cp.root!r} ({type(cp.root).__name__})",
+            }
+            return
         if cp.tree_size < 1:  # no tree has fewer than one leaf; never a slice of the events
             report.checkpoint_failure = {
                 "tree_size": cp.tree_size,
@@ -155,6 +169,14 @@ def check_checkpoints(ledger: Ledger, report: LedgerReport, tiles: TileCheck) ->
                 "tree_size": cp.tree_size,
                 "expected": cp.root,
                 "found": root,
+            }
+            return
+        why = check_recorded_at(cp.created_at)
+        if why is not None:  # when it was recorded, in the form the ledger's clock writes
+            report.checkpoint_failure = {
+                "tree_size": cp.tree_size,
+                "expected": f"created_at {why}",
+                "found": repr(cp.created_at),
             }
             return
         report.checkpoints_checked += 1

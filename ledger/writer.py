@@ -24,6 +24,8 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
+from ledger.rawtext import fetch_rows
+
 __all__ = ["Tx", "Writer"]
 
 _NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
@@ -47,10 +49,8 @@ class Tx:
 
     def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Run one statement; returns its rows (empty for statements without any)."""
-        self.cursor.execute(self._sql(sql), dict(params or {}))
-        if self.cursor.description is None:
-            return []
-        return [tuple(r) for r in self.cursor.fetchall()]
+        rows = fetch_rows(self.cursor, self._sql(sql), dict(params or {}))
+        return [] if rows is None else [tuple(r) for r in rows]
 
     def executemany(self, sql: str, params: Sequence[Mapping[str, Any]]) -> None:
         if params:

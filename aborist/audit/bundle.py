@@ -40,7 +40,7 @@ import binascii
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aborist.audit.bundle_export import BUNDLE_FORMAT, export_run
+from aborist.audit.bundle_export import BUNDLE_FORMAT, LEDGER_FORMAT, export_run
 from aborist.audit.bundle_report import BUNDLE_CHECKS, BundleReport
 from aborist.audit.checks.blobs import referenced_blobs
 from aborist.audit.checks.cache_binding import check_cache_binding
@@ -49,11 +49,12 @@ from aborist.audit.checks.evidence_link import run_evidence_link
 from aborist.audit.checks.run_end import run_end
 from aborist.audit.checks.run_events import RunEvents
 from aborist.audit.deep import reexecute_run
-from aborist.audit.findings import Divergence, clip
+from aborist.audit.findings import Divergence, clip, clip_typed
 from aborist.audit.replay import parse_checkpoint
 from aborist.errors import BundleFormatError, InputError
 from aborist.events import run_stream
 from ledger.canonical import sha256_hex
+from ledger.chain import event_hash_of
 from ledger.envelope import RecordedEvent
 from ledger.envelope_check import EnvelopeCheck
 from ledger.errors import BlobNotFoundError
@@ -77,6 +78,11 @@ _ENVELOPE_FIELDS = (
 
 
 _INT_FIELDS = ("seq", "stream_seq", "type_version")
+#: The fields of a bundle (docs/ledger-format.md, "Export bundles"); no other is read.
+_BUNDLE_FIELDS = frozenset(
+    {"format", "ledger_format", "run_id", "events", "blobs", "checkpoint", "inclusion_proofs",
+     "consistency_proofs"}
+)  # fmt: skip
 
 
 # -- verify ---------------------------------------------------------------------------------
@@ -129,11 +135,27 @@ class _Verify:
         if b.get("format") != BUNDLE_FORMAT:
             self.fail("format", None, None, BUNDLE_FORMAT, clip(b.get("format")), "format")
             return False
+        version = b.get("ledger_format")
+        if type(version) is not int or version != LEDGER_FORMAT:  # the hashes this code checks
+            self.fail("format", None, None, f"ledger_format {LEDGER_FORMAT}",
+                      clip_typed(version), "ledger_format")  # fmt: skip
+            return False
+        unknown = sorted(map(str, set(b) - _BUNDLE_FIELDS))
+        if unknown:  # nothing would check it, and a report must not seem to vouch for it
+            self.fail("format", None, None, f"only the fields {', '.join(sorted(_BUNDLE_FIELDS))}",
+                      clip(", ".join(unknown)), "unknown field")  # fmt: skip
+            return False
         try:
             self.report.run_id = str(b["run_id"])
             self.events = [
                 RecordedEvent(**{k: e[k] for k in _ENVELOPE_FIELDS}) for e in b["events"]
             ]
+            for raw in b["events"]:
+                extra = set(raw) - set(_ENVELOPE_FIELDS)
+                if extra:
+                    raise BundleFormatError(
+                        f"event {raw.get('seq')!r}: unknown field(s) {', '.join(sorted(extra))}"
+                    )
             for e in self.events:
                 for k in _ENVELOPE_FIELDS:
                     want = int if k in _INT_FIELDS else str
@@ -174,7 +196,7 @@ class _Verify:
             ph = sha256_hex(ev.payload.encode("utf-8"))
             if ph != ev.payload_hash:
                 return self.fail("events", ev.seq, ev.type, ph, ev.payload_hash, "payload_hash")
-            h = ev.expected_hash()
+            h = event_hash_of(ev)  # a header JSON cannot hold: a text no hash equals
             if h != ev.hash:
                 return self.fail("events", ev.seq, ev.type, h, ev.hash, "hash")
             if ev.stream != stream:
@@ -227,6 +249,14 @@ class _Verify:
             p = proofs.get(ev.seq)
             if p is None:
                 return self.fail("inclusion", ev.seq, ev.type, "an inclusion proof", "none")
+            at = (p.get("leaf_index"), p.get("tree_size"))
+            if tuple(map(type, at)) != (int, int) or at != (ev.seq - 1, self.size):
+                return self.fail(
+                    "inclusion", ev.seq, ev.type,
+                    f"leaf_index {ev.seq - 1} and tree_size {self.size} (the checkpoint's)",
+                    f"leaf_index {clip_typed(at[0])}, tree_size {clip_typed(at[1])}",
+                    "the proof's stated place is not the one checked",
+                )  # fmt: skip
             try:
                 path = _hex_list(p.get("proof"))
                 leaf = merkle.leaf_hash(bytes.fromhex(ev.hash))
@@ -324,7 +354,11 @@ class _Verify:
             actual = sha256_hex(data)
             if actual != h:
                 self.fail("blob", None, None, h, actual, f"blob {h} bytes hash elsewhere")
-        for ref in referenced_blobs(self.report.run_id, self.events):
+        try:
+            refs = referenced_blobs(self.report.run_id, self.events)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return  # a payload the pipeline never wrote (or no JSON at all): dag names it
+        for ref in refs:
             if ref.blob not in self.blobs:
                 self.fail(
                     "blob",
@@ -348,7 +382,7 @@ class _Verify:
             self.blob_check()
             history: Sequence[RecordedEvent] = self.events
             try:
-                check = check_run(r.run_id, self.events, None)
+                check = check_run(r.run_id, self.events, None, truncation=False)  # run_end
                 history = check.run if check.run is not None else self.events
                 for d in check.divergences:
                     r.fail(d)

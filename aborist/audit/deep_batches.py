@@ -55,7 +55,7 @@ Batch = Sequence[tuple[RunEvents, str]]  # (run, status) in the order the runs f
 
 def unreadable_run(report: ReplayReport, run: RunEvents, e: Exception) -> None:
     """A run whose payloads are not what the pipeline records: reported under ``dag``."""
-    bad = run.unreadable()
+    bad = run.unreadable({ev.type for ev in run.events})  # every payload parsed: name it
     report.runs["unreadable"] = report.runs.get("unreadable", 0) + 1
     report.diverge(
         Divergence("dag", bad.seq if bad else None, run.run_id, None,

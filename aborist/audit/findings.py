@@ -9,6 +9,7 @@ deterministic stages cannot be re-run to the same bytes by this code.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ __all__ = [
     "ReplayReport",
     "VersionSkew",
     "clip",
+    "clip_typed",
 ]
 
 #: Every kind of divergence, in the order the checks run.
@@ -40,6 +42,26 @@ def clip(value: object, width: int = _CLIP) -> str:
     s = value if isinstance(value, str) else repr(value)
     s = " ".join(s.split())
     return s if len(s) <= width else s[: width - 1] + "…"
+
+
+def clip_typed(value: object, width: int = _CLIP) -> str:
+    """:func:`clip` of a value read from JSON, its JSON type named unless it is an integer:
+    where an integer is expected, ``"2"`` (a string) is shown as ``"2" (a string)``, not
+    as ``2``, and ``true`` as ``true (a boolean)``."""
+    if type(value) is int or value is None:
+        return "null" if value is None else str(value)
+    kind = _JSON_TYPES.get(type(value), type(value).__name__)
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):  # not from JSON at all
+        text = repr(value)
+    return f"{clip(text, width)} ({kind})"
+
+
+_JSON_TYPES = {
+    str: "a string", bool: "a boolean", float: "a non-integer number", list: "an array",
+    dict: "an object",
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

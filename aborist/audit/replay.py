@@ -68,7 +68,7 @@ from aborist.audit.checks.ledger_pass import check_envelopes as _envelope
 from aborist.audit.checks.ledger_pass import ledger_wide as _ledger_wide
 from aborist.audit.checks.ledger_pass import ledger_wide_forked as _ledger_wide_forked
 from aborist.audit.checks.projections_check import ProjectionCheck, read_live
-from aborist.audit.checks.run_events import RunEvents
+from aborist.audit.checks.run_events import RunEvents, payload_problem
 from aborist.audit.checks.tiles_check import check_tiles
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
@@ -258,7 +258,9 @@ class _Replay:
         its history's events, which the later checks read."""
         bad = run.unreadable(self.parse)
         if bad is not None:
-            raise ValueError(f"the payload of seq {bad.seq} is not a JSON object")
+            raise ValueError(
+                f"the payload of seq {bad.seq} is refused: {payload_problem(bad.payload)}"
+            )
         rid = run.run_id
         check = check_run(rid, run, self.live)
         assert check.run is not None

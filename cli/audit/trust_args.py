@@ -11,7 +11,6 @@ and the state file is left as it was.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, TypeVar
 import click
 
 from ledger.errors import LedgerError, NoteError
+from ledger.jsonsafe import parse_json
 from ledger.tlog.checkpoint_note import SignedCheckpoint, open_checkpoint
 from ledger.tlog.client_state import ClientState, ConsistencyProver
 from ledger.tlog.note import Verifier, parse_verifier_key
@@ -113,9 +113,9 @@ class TrustArgs:
                     f"{checkpoint_file} is a JSON checkpoint, not a signed note: --key and "
                     "--state need a signed note (`aborist-ledger checkpoint --sign KEYFILE`)"
                 )
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as e:
+            try:  # the bounded parse every file gets: no repeated key, no NaN, bounded depth
+                data = parse_json(text, what="checkpoint file")
+            except ValueError as e:
                 raise click.BadParameter(f"{checkpoint_file}: not a checkpoint ({e})") from e
             if not isinstance(data, dict):
                 raise click.BadParameter(f"{checkpoint_file}: a checkpoint must be an object")

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ledger.errors import CheckpointError, NoteError
+from ledger.jsonsafe import parse_json
 from ledger.tlog import merkle
 from ledger.tlog.checkpoint_note import CheckpointBody, SignedCheckpoint
 
@@ -108,8 +109,8 @@ class ClientState:
         except OSError as e:
             raise StateFileError(f"cannot read state file {self.path}: {e.strerror}") from e
         try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            data = parse_json(raw.decode("utf-8"), what="state file")
+        except (UnicodeDecodeError, ValueError) as e:
             raise StateFileError(f"state file {self.path} is not JSON ({e})") from e
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise StateFileError(f"state file {self.path} is not a {STATE_FORMAT} file")

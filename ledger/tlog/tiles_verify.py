@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ledger.rawtext import UndecodableText
 from ledger.tlog import merkle
 from ledger.tlog.tiles import TILE_HEIGHT, TILE_WIDTH, Fetch, derive_tiles, tile_path
 
@@ -79,6 +80,8 @@ def _finding(level: int, index: int, found: str, position: int = 0) -> TileFindi
 
 
 def _malformed(blob: object) -> str | None:
+    if isinstance(blob, UndecodableText):  # TEXT the driver could not read (SQLite)
+        return f"stored as TEXT ({blob.reason}), not bytes"
     if not isinstance(blob, bytes | bytearray | memoryview):
         return f"stored as {type(blob).__name__}, not bytes"
     if not len(blob) or len(blob) % HASH:

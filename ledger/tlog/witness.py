@@ -40,6 +40,7 @@ from ledger.errors import (
     NoteError,
     UnverifiedNoteError,
 )
+from ledger.jsonsafe import parse_json
 from ledger.tlog import merkle
 from ledger.tlog.checkpoint_note import parse_body
 from ledger.tlog.client_state import atomic_write
@@ -162,7 +163,7 @@ class Witness:
         """(size, root, cosigned note) last cosigned for ``origin``; None if never."""
         path = self._path(origin, ".json")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = parse_json(path.read_text(encoding="utf-8"), what="witness state")
             return int(data["size"]), base64.b64decode(data["root"]), str(data["note"])
         except FileNotFoundError:
             return None

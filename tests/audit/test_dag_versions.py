@@ -224,7 +224,14 @@ def test_a_version_1_label_given_a_version_is_named(two: tuple[Built, str]) -> N
 
 
 @pytest.mark.parametrize(
-    ("value", "found"), [("1", "1"), ("3", "3"), ('"2"', "2"), ("null", "None"), ("true", "True")]
+    ("value", "found"),
+    [
+        ("1", "1"),
+        ("3", "3"),
+        ('"2"', '"2" (a string)'),
+        ("null", "null"),
+        ("true", "true (a boolean)"),
+    ],
 )
 def test_a_version_no_pipeline_writes_is_named(
     two: tuple[Built, str], value: str, found: str

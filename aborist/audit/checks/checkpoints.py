@@ -11,9 +11,12 @@ checkpoint larger than the ledger (history truncated) or without a consistency p
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
-from aborist.audit.findings import Divergence, ReplayReport
+from aborist.audit.findings import Divergence, ReplayReport, clip, clip_typed
 from aborist.errors import InputError
+from ledger.envelope_check import check_recorded_at
+from ledger.errors import ProofError
 from ledger.store import Ledger
 from ledger.tlog import merkle
 
@@ -33,6 +36,14 @@ def parse_checkpoint(data: object) -> tuple[int, str]:
     return size, root.lower()
 
 
+def is_root_hex(value: object) -> bool:
+    """Whether ``value`` is a root as the ledger records it: 64 lower-case hex digits."""
+    return type(value) is str and len(value) == 64 and all(c in _LOWER_HEX for c in value)
+
+
+_LOWER_HEX = frozenset("0123456789abcdef")
+
+
 def _is_hex(s: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in s)
 
@@ -42,16 +53,48 @@ def check_checkpoints(
 ) -> None:
     """Each recorded checkpoint of ``ledger`` and ``checkpoint`` (``(tree_size, root)``,
     kept outside the database) against the tree of the events up to ``head_seq``."""
-    recorded = [(cp.tree_size, cp.root, "recorded checkpoint") for cp in ledger.checkpoints()]
+    cps = ledger.checkpoints()
+    recorded = [(cp.tree_size, cp.root, "recorded checkpoint") for cp in cps]
     if checkpoint is not None:
         recorded.append((*checkpoint, "checkpoint file"))
     if not recorded:
         return
-    hashes = ledger.event_hashes(head_seq)
+    _check_roots(ledger, head_seq, recorded, report)
+    for cp in cps:  # when it was recorded, as the ledger writes it (the clock's form)
+        why = check_recorded_at(cp.created_at)
+        if why is not None:
+            at = cp.tree_size if type(cp.tree_size) is int else None
+            what = f"recorded checkpoint of size {clip(cp.tree_size)}"
+            found = clip_typed(cp.created_at)
+            why_at = f"{what}: created_at is not a timestamp the ledger writes"
+            report.diverge(Divergence("checkpoint", at, None, None, why, found, why_at))
+
+
+def _check_roots(
+    ledger: Ledger, head_seq: int, recorded: list[tuple[Any, Any, str]], report: ReplayReport
+) -> None:
+    """Each of ``recorded`` (size, root, what) against the tree of the events up to
+    ``head_seq``: a consistency proof from its size must lead to the head's root."""
+    try:
+        hashes = ledger.event_hashes(head_seq)
+    except ProofError as e:  # a hash that is not hex: no tree to hold any checkpoint against
+        report.diverge(Divergence("checkpoint", None, None, None, "event hashes in hex",
+                                  str(e), "no checkpoint can be checked"))  # fmt: skip
+        return
     n = len(hashes)
     root = merkle.merkle_root(hashes) if n else b""
     for size, cp_root, what in recorded:
         report.checkpoints_checked += 1
+        if type(size) is not int:  # a raw write's value (SQLite keeps any type)
+            why = f"{what} of size {clip(size)}: the tree size is not an integer"
+            want, found = "an integer size ≥ 1", clip_typed(size)
+            report.diverge(Divergence("checkpoint", None, None, None, want, found, why))
+            continue
+        if not is_root_hex(cp_root):
+            why = f"{what} of size {size}: the root is not 64 lower-case hex digits"
+            want, found = "64 lower-case hex digits", clip_typed(cp_root)
+            report.diverge(Divergence("checkpoint", size, None, None, want, found, why))
+            continue
         if size < 1:
             why = f"{what} of size {size}: no tree has fewer than one leaf"
             report.diverge(Divergence("checkpoint", size, None, None, "size ≥ 1", str(size), why))

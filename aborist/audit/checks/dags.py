@@ -31,8 +31,9 @@ from hashlib import sha256
 from typing import Any
 
 from aborist.audit.checks.projections_check import LiveRows, column
+from aborist.audit.checks.run_end import run_end
 from aborist.audit.checks.run_events import RunEvents, as_run_events
-from aborist.audit.findings import Divergence, clip
+from aborist.audit.findings import Divergence, clip, clip_typed
 from aborist.events import (
     MODES,
     AnswerLabelled,
@@ -72,8 +73,11 @@ __all__ = [
 
 TERMINAL_EVENTS = (RunCompleted.TYPE, RunFailed.TYPE)
 #: What a label's ``dag_version`` may be: what some version of the pipeline wrote.
-_VERSIONS_WRITTEN = "no dag_version (DAG version 1) or one of " + ", ".join(
-    str(v) for v in DAG_VERSIONS if v != 1
+_WRITTEN = [str(v) for v in DAG_VERSIONS if v != 1]
+_VERSIONS_WRITTEN = "no dag_version (DAG version 1) or " + (
+    f"the integer {_WRITTEN[0]}"
+    if len(_WRITTEN) == 1
+    else f"one of the integers {', '.join(_WRITTEN)}"
 )
 _ABSENT = object()
 
@@ -217,6 +221,26 @@ def history_divergence(h: RunHistory) -> Divergence | None:
                       b.rule + later)  # fmt: skip
 
 
+def truncation_divergence(run: RunEvents) -> Divergence | None:
+    """A run whose history (``run``, which keeps the grammar) stops inside a batch the
+    pipeline commits whole (:mod:`aborist.audit.checks.run_end`: a lone
+    ``qa.run_started``, a hit's ``qa.cache_checked``, a label without its completion) as
+    a ``history`` divergence at its last event, or None. The ledger commits each batch in
+    one transaction, so such a stream lost its last events: deleted at the head (the chain
+    then still holds) or cut out of a rewritten history."""
+    if not run or run[-1].type in TERMINAL_EVENTS:
+        return None
+    try:
+        end = run_end(run)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None  # a payload the pipeline never wrote: the checks that read it name it
+    if end.truncated is None:
+        return None
+    return Divergence("history", end.last_seq, run.run_id, end.last_type, end.expected,
+                      f"the stream ends at {end.last_type}",
+                      f"truncated: {end.truncated}")  # fmt: skip
+
+
 def dag_blob_text(dag: RunDag) -> str:
     """``providence_cache.run_dag_blob`` as :class:`aborist.projections.RunProjection`
     writes it: ``{root, nodes}`` from the node rows, canonical JSON."""
@@ -228,8 +252,15 @@ def dag_blob_text(dag: RunDag) -> str:
     return canonical_text({"root": dag.root, "nodes": nodes})
 
 
-def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | None) -> RunCheck:
-    """Recompute ``run_id``'s DAG from ``events`` (its stream, in order) and compare.
+def check_run(
+    run_id: str,
+    events: Sequence[RecordedEvent],
+    live: LiveRows | None,
+    *,
+    truncation: bool = True,
+) -> RunCheck:
+    """Recompute ``run_id``'s DAG from ``events`` (its stream, in order) and compare;
+    ``truncation``: :func:`truncation_divergence` too (a bundle names it under ``events``).
 
     ``events`` may be a :class:`~aborist.audit.checks.run_events.RunEvents`, whose parsed
     payloads and digests are then shared with the caller's other checks."""
@@ -238,7 +269,7 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
     run = whole.prefix(len(history.accepted))
     check = RunCheck(run_id, history.status, history=history, run=run)
     out = check.divergences
-    broke = history_divergence(history)
+    broke = history_divergence(history) or (truncation_divergence(run) if truncation else None)
     if broke is not None:
         out.append(broke)
 
@@ -268,7 +299,7 @@ def check_run(run_id: str, events: Sequence[RecordedEvent], live: LiveRows | Non
     label = run.data(labelled)
     version = recorded_version(label)
     if version is None:
-        diverge(labelled, "final_label", _VERSIONS_WRITTEN, clip(label.get("dag_version")),
+        diverge(labelled, "final_label", _VERSIONS_WRITTEN, clip_typed(label.get("dag_version")),
                 "dag_version")  # fmt: skip
         return check
     repaired = run.first(STAGE_EVENTS["repair"]) is not None
@@ -345,7 +376,7 @@ def _compare_recorded(dag: RunDag, recorded: object, diverge: Any) -> None:
 
 
 def _version_text(v: object) -> str:
-    return "no version (DAG version 1)" if v is _ABSENT else f"version {clip(v)}"
+    return "no version (DAG version 1)" if v is _ABSENT else f"version {clip_typed(v)}"
 
 
 def _compare_shape(dag: RunDag, nodes: list[Any], diverge: Any) -> bool:

@@ -17,8 +17,9 @@ from typing import Any, overload
 from ledger.envelope import RecordedEvent
 from ledger.envelope_check import CANONICAL_OBJECT
 from ledger.jsonsafe import JSONRefusedError, check_bounds, parse_canonical
+from ledger.rawtext import UndecodableText
 
-__all__ = ["RunEvents", "as_run_events", "is_json_object", "parse_payload"]
+__all__ = ["RunEvents", "as_run_events", "is_json_object", "parse_payload", "payload_problem"]
 
 
 class _Object:
@@ -59,6 +60,19 @@ def is_json_object(text: str) -> bool:
     except ValueError:
         return False
     return value is _OBJECT
+
+
+def payload_problem(text: str) -> str:
+    """Why ``text`` is not a payload the pipeline records: the bounded parse's reason (not
+    JSON, not in its own RFC 8785 form, a duplicate key, too large or too deep, not
+    UTF-8), else that it is not a JSON object."""
+    if isinstance(text, UndecodableText):
+        return f"payload is {text.reason}"
+    try:
+        value = parse_payload(text)
+    except ValueError as e:
+        return str(e)
+    return "payload is a JSON value but not an object" if type(value) is not dict else "none"
 
 
 class RunEvents(Sequence[RecordedEvent]):
