@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from collections import Counter
@@ -90,6 +91,24 @@ def wice(data: Path, policy: VerifierPolicy, limit: int | None) -> dict[str, Cou
     return dist
 
 
+_TAG = re.compile(r"\[E\d+\]")
+_QUOTES = str.maketrans("", "", "\"'“”‘’`*")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.translate(_QUOTES).lower().split())
+
+
+def _verbatim(answer: str, evidence: list[Any]) -> bool:
+    """Is every line of ``answer`` (pointer tags, quote and emphasis marks, case and spacing
+    aside, and a final full stop) a piece of the evidence's text? The split of faithful
+    answers the tables report: copied ones, which rung 1 promises to verify, and reworded
+    ones, which it does not (docs/verifier.md §13)."""
+    texts = _flat(" ".join(e["text"] if isinstance(e, dict) else str(e) for e in evidence))
+    lines = [_flat(_TAG.sub("", ln)).rstrip(".") for ln in answer.splitlines()]
+    return all(ln in texts for ln in lines if ln)
+
+
 def pairs(path: Path, policy: VerifierPolicy) -> dict[str, Counter[str]] | None:
     if not path.is_file():
         return None
@@ -101,6 +120,9 @@ def pairs(path: Path, policy: VerifierPolicy) -> dict[str, Counter[str]] | None:
             row["answer"], ev, policy, question=row.get("question"), mode=mode
         ).label
         dist.setdefault(row["kind"], Counter())[label] += 1
+        if row["kind"] == "faithful":
+            how = "verbatim" if _verbatim(row["answer"], row["evidence"]) else "reworded"
+            dist.setdefault(f"faithful: {how}", Counter())[label] += 1
         if row["kind"] == "corrupted":
             dist.setdefault("corrupted: " + str(row.get("corruption", "?")), Counter())[label] += 1
     return dist
@@ -207,6 +229,15 @@ def quality_rows(
             if kind == "faithful":
                 rows.append(
                     ("pairs", f"faithful STRICT (n={total})", pct(c["VERIFIED"], total), ">= 95 %")
+                )
+            elif kind == "faithful: verbatim":
+                rows.append(
+                    (
+                        "pairs",
+                        f"faithful copied word for word, STRICT (n={total})",
+                        pct(c["VERIFIED"], total),
+                        ">= 95 %",
+                    )
                 )
             elif kind == "corrupted":
                 rows.append(
