@@ -97,6 +97,7 @@ from typing import Any
 from aborist.clients.base import ChatClient, ChatResult, Messages
 from aborist.clients.candidates import ABBREVIATIONS, Candidate, candidates, whole_sentences
 from aborist.clients.relation import (
+    _CATEGORY,
     _FRAME_WORDS,
     _GENERIC,
     _NUMBER_WORDS,
@@ -132,7 +133,7 @@ __all__ = [
     "whole_sentences",
 ]
 
-EXTRACTIVE_VERSION = "extractive/6"
+EXTRACTIVE_VERSION = "extractive/7"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 CLOSEST_PREFIX = "Closest passages:"
@@ -169,6 +170,13 @@ def _holds_symbols(symbols: frozenset[str], s: Candidate) -> bool:
     """The operators are in the candidate, or named by the word its passage glosses them
     with (``"%" (modulo)`` … "the modulo operator")."""
     return symbols <= set(_OPERATOR.findall(f"{s.text} {' '.join(s.lines)}")) | s.glossed
+
+
+def _titles(section: frozenset[str], core: set[str]) -> bool:
+    """Whether a section heading names the question's words and nothing else, category
+    nouns and language names aside: "The Slice Type" is the section about slices,
+    "Extending Cargo with Custom Commands" is not the section about Cargo."""
+    return bool(section) and core <= section and not section - core - _CATEGORY - LANGUAGES
 
 
 def _ranked(
@@ -242,8 +250,11 @@ def _ranked(
         adjacent = len({p for _, p in hits})
         first = hits[0][0] if hits else len(tokens)
         weight = round(sum(widf[w] for w in shared), 9)
-        scored.append((-related, -covered, -adjacent, first, -weight, s.order, s))
-    scored.sort(key=lambda t: t[:6])
+        # "What is a slice?": of the sentences stating it, those in the section about X
+        # ("The Slice Type") come first
+        titled = int(bool(related) and _titles(s.section, wanted - rel.optional))
+        scored.append((-related, -titled, -covered, -adjacent, first, -weight, s.order, s))
+    scored.sort(key=lambda t: t[:7])
     if scored and scored[0][0] < 0:  # something states the relation: answer with that only
         scored = [t for t in scored if t[0] < 0]
     elif rel.kind in _CLOSED:  # nothing says how many, why, or what X stands for
