@@ -60,7 +60,9 @@ and the verb of "what happens …" and "how does X work"; the *optional* closing
 "when does X run" left out of this gate but weighed in the ranking) is ranked; a sentence
 holds the category noun of its section's heading (``The "return" statement``: the
 sentences under it are of a statement). Those in the
-question's relation come first; then by coverage; ties go to the
+question's relation come first, and of them (``extractive/7``) those under a section
+heading naming the question's words and nothing else (category nouns and languages
+aside: ``The Slice Type`` for "what is a slice"); then by coverage; ties go to the
 sentence holding more of the question's adjacent word pairs (pairs of two stopwords
 aside), then to the one where such a pair comes first, then to the one sharing more of the
 question's words (each weighted by its IDF among the evidence sentences), then to evidence
