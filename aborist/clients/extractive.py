@@ -252,8 +252,7 @@ def _ranked(
         adjacent = len({p for _, p in hits})
         first = hits[0][0] if hits else len(tokens)
         weight = round(sum(widf[w] for w in shared), 9)
-        # "What is a slice?": of the sentences stating it, those in the section about X
-        # ("The Slice Type") come first
+        # stating it in the section about X ("The Slice Type" for "What is a slice?")
         titled = int(bool(related) and _titles(s.section, wanted - rel.optional))
         scored.append((-related, -titled, -covered, -adjacent, first, -weight, s.order, s))
     scored.sort(key=lambda t: t[:7])
