@@ -86,7 +86,8 @@ class Candidate:
     lines: tuple[str, ...]  # what the answer says
     languages: frozenset[str] = frozenset()  # the languages its passage names
     glossed: frozenset[str] = frozenset()  # operators it names by their passage's gloss
-    heading: frozenset[str] = frozenset()  # the keys of the heading of its section
+    heading: frozenset[str] = frozenset()  # the category noun of its section's heading
+    section: frozenset[str] = frozenset()  # every key of its section's heading
 
 
 _HEADING = re.compile(r"^[^\W\d_][\w\s'’“”\"`,&/?—–-]{0,79}$")  # a title, not code or a lead-in
@@ -163,10 +164,13 @@ def candidates(
         keys = text_keys(scored, keywords, heading)
         said = f"{text} {' '.join(lines)}".lower()
         named = frozenset(sym for sym, word in glosses if re.search(rf"\b{word}\b", said))
-        titled = text_keys(heading, keywords) & _CATEGORY if heading else frozenset()
+        section = text_keys(heading, keywords) if heading else frozenset()
         out.append(
-            Candidate(pid, len(out), kind, text, context, keys, lines, languages, named, titled)
-        )
+            Candidate(
+                pid, len(out), kind, text, context, keys, lines, languages, named,
+                section & _CATEGORY, section,
+            )
+        )  # fmt: skip
 
     for pid, text in evidence:
         languages = passage_languages(text)

@@ -60,7 +60,9 @@ and the verb of "what happens …" and "how does X work"; the *optional* closing
 "when does X run" left out of this gate but weighed in the ranking) is ranked; a sentence
 holds the category noun of its section's heading (``The "return" statement``: the
 sentences under it are of a statement). Those in the
-question's relation come first; then by coverage; ties go to the
+question's relation come first, and of them (``extractive/7``) those under a section
+heading naming the question's words and nothing else (category nouns and languages
+aside: ``The Slice Type`` for "what is a slice"); then by coverage; ties go to the
 sentence holding more of the question's adjacent word pairs (pairs of two stopwords
 aside), then to the one where such a pair comes first, then to the one sharing more of the
 question's words (each weighted by its IDF among the evidence sentences), then to evidence
@@ -97,6 +99,7 @@ from typing import Any
 from aborist.clients.base import ChatClient, ChatResult, Messages
 from aborist.clients.candidates import ABBREVIATIONS, Candidate, candidates, whole_sentences
 from aborist.clients.relation import (
+    _CATEGORY,
     _FRAME_WORDS,
     _GENERIC,
     _NUMBER_WORDS,
@@ -132,7 +135,7 @@ __all__ = [
     "whole_sentences",
 ]
 
-EXTRACTIVE_VERSION = "extractive/6"
+EXTRACTIVE_VERSION = "extractive/7"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 CLOSEST_PREFIX = "Closest passages:"
@@ -169,6 +172,13 @@ def _holds_symbols(symbols: frozenset[str], s: Candidate) -> bool:
     """The operators are in the candidate, or named by the word its passage glosses them
     with (``"%" (modulo)`` … "the modulo operator")."""
     return symbols <= set(_OPERATOR.findall(f"{s.text} {' '.join(s.lines)}")) | s.glossed
+
+
+def _titles(section: frozenset[str], core: set[str]) -> bool:
+    """Whether a section heading names the question's words and nothing else, category
+    nouns and language names aside: "The Slice Type" is the section about slices,
+    "Extending Cargo with Custom Commands" is not the section about Cargo."""
+    return bool(section) and core <= section and not section - core - _CATEGORY - LANGUAGES
 
 
 def _ranked(
@@ -242,8 +252,10 @@ def _ranked(
         adjacent = len({p for _, p in hits})
         first = hits[0][0] if hits else len(tokens)
         weight = round(sum(widf[w] for w in shared), 9)
-        scored.append((-related, -covered, -adjacent, first, -weight, s.order, s))
-    scored.sort(key=lambda t: t[:6])
+        # stating it in the section about X ("The Slice Type" for "What is a slice?")
+        titled = int(bool(related) and _titles(s.section, wanted - rel.optional))
+        scored.append((-related, -titled, -covered, -adjacent, first, -weight, s.order, s))
+    scored.sort(key=lambda t: t[:7])
     if scored and scored[0][0] < 0:  # something states the relation: answer with that only
         scored = [t for t in scored if t[0] < 0]
     elif rel.kind in _CLOSED:  # nothing says how many, why, or what X stands for
