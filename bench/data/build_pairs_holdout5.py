@@ -128,7 +128,7 @@ PAIRS: list[Pair] = [
     Pair("h5-petty-01", PETTY, ("uttered by Nicks",), "Who actually said the phrase that became the song's title?", "Stevie Nicks", "David A. Stewart", "bare_name"),
     Pair("h5-petty-02", PETTY, ("Eagles guitarist Joe Walsh",), "Who had Nicks split up with the night before?", "Eagles guitarist Joe Walsh", "Fleetwood Mac guitarist Joe Walsh", "wrong_combination"),
     Pair("h5-petty-03", PETTY, ("He woke up at 5am",), "What time did Stewart wake up to find Nicks in his room?", "At 5am.", "At 6am.", "changed_number"),
-    Pair("h5-anthem-01", ANTHEM, ("Thomas Carr of the Carr Music Store",), "Who first published the words and the music together?", "Thomas Carr of the Carr Music Store in Baltimore", "Ferdinand Durang", "bare_name"),
+    Pair("h5-anthem-01", ANTHEM, ("Thomas Carr of the Carr Music Store",), "Who published the words and the music together?", "Thomas Carr of the Carr Music Store in Baltimore", "Ferdinand Durang", "bare_name"),
     Pair("h5-anthem-02", ANTHEM, ("Defence of Fort M'Henry",), "What was the song's original title?", "\"Defence of Fort M'Henry\"", '"Defence of Fort"', "title_fragment"),
     Pair("h5-anthem-03", ANTHEM, ("reprinted the song in November 1814",), "When did Washington Irving reprint the song?", "November 1814", "October 1814", "changed_number"),
     Pair("h5-idol-01", IDOL, ("Katy Perry was the first judge",), "Who was the first judge ABC announced for the revival?", "Katy Perry", "Lionel Richie", "bare_name"),
