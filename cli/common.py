@@ -31,6 +31,7 @@ from ledger.store import Ledger
 
 __all__ = [
     "AboristGroup",
+    "PathArg",
     "clean_errors",
     "db_option",
     "embedded_ledger",
@@ -59,6 +60,16 @@ HOME_HELP = (
 )
 
 
+class PathArg(click.Path):
+    """``click.Path`` that refuses an empty value: ``Path("")`` is ``.``, so an unset shell
+    variable (``aborist ingest "$DOCS"``) would otherwise mean the current directory."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("is empty; name a file or directory ('.' for here)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def _use_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     """Record ``--home`` for the command's settings, and read the config file now, so a
     broken one is one line before anything runs."""
@@ -72,7 +83,7 @@ def home_option(f: F) -> F:
     """``--home DIR`` on a command group: every command of the invocation uses it."""
     return click.option(
         "--home",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=PathArg(file_okay=False, path_type=Path),
         metavar="DIR",
         expose_value=False,
         callback=_use_home,
