@@ -102,6 +102,7 @@ def serve(
         timeout = timeout_s or llm_timeout(settings.llm_timeout)
         factory = client_factory(settings, model_kind, timeout)
         signing, witness = keys.load(settings.log_origin)  # a bad key stops it here
+    _check_listen(host, port)  # before the banner, which says it is serving
     auth = "token required" if token else "no token (loopback only)"
     signed = f"checkpoints signed as {signing.origin}" if signing else "checkpoints unsigned"
     witnessing = f" · witness for {len(witness.logs)} log(s)" if witness else ""
@@ -127,3 +128,22 @@ def serve(
             "aborist.server.app:app_from_environment", factory=True, host=host, port=port,
             workers=workers, log_level="warning",
         )  # fmt: skip
+
+
+def _check_listen(host: str, port: int) -> None:
+    """One error line when ``host:port`` cannot be listened on (the port taken, the
+    address not this machine's), instead of a banner saying it serves followed by
+    uvicorn's own log line and exit 3. Bound as uvicorn binds (``SO_REUSEADDR``), then
+    released for it."""
+    import socket
+
+    where = f"{host}:{port}"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as e:  # socket.gaierror is one too
+        raise click.ClickException(f"cannot listen on {where}: {e.strerror or e}") from e

@@ -88,3 +88,19 @@ def test_run_filters_still_match_in_any_case(served: Served) -> None:
     for query in ("label=verified", "label=VERIFIED", "audit_mode=strict", "status=completed"):
         r = served.client.get(f"/api/v1/runs?{query}")
         assert r.status_code == 200 and len(r.json()["runs"]) == 1, (query, r.text)
+
+
+def test_serve_on_a_port_in_use_is_one_line_before_any_banner(ledger_url: str) -> None:
+    """It printed "aborist serve: http://…" and then uvicorn's "[Errno 98] … address
+    already in use" log line, exit 3."""
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(cli, ["serve", "--port", str(port), "--db", ledger_url])
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
