@@ -253,6 +253,10 @@ def ask(path: Path, question: str, **opts: Any) -> None:
     print_result(result, opts["as_json"])
 
 
+#: The largest integer SQLite and PostgreSQL bind (a larger --limit was an OverflowError).
+_SQL_INT_MAX = 2**63 - 1
+
+
 @click.command()
 @click.option("--db", "db_url", metavar="URL", help="Ledger database URL.")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
@@ -297,8 +301,8 @@ def runs(
 
     if fmt and as_json:
         raise click.UsageError("give --json or --format, not both")
-    wanted = RunFilter(
-        limit=limit, label=label, audit_mode=audit_mode,
+    wanted = RunFilter(  # a limit past SQL's 64-bit integers means "all": as many as exist
+        limit=min(limit, _SQL_INT_MAX - 1), label=label, audit_mode=audit_mode,
         status="started" if status == "incomplete" else status, since=since, grep=grep,
     )  # fmt: skip
     with pipeline_ledger(db_url) as lg, clean_errors():

@@ -183,3 +183,11 @@ def test_delete_shard_keeps_the_shard_when_the_ledger_cannot_record_it(
     line = error_line(result)
     assert ("file is not a database" in line) or ("has no ledger schema" in line)
     assert shard.exists()
+
+
+def test_runs_with_a_limit_past_64_bits_lists_them_all(ledger_url: str) -> None:
+    """``--limit 10**20`` was an OverflowError traceback from the database driver."""
+    for args in (["runs"], ["runs", "--format", "jsonl"], ["runs", "--json"]):
+        result = run(*args, "--limit", str(10**20), "--db", ledger_url)
+        assert result.exit_code == 0, result.stderr
+        assert "Traceback" not in result.stderr
