@@ -155,6 +155,8 @@ def _convert(key: str, value: object, where: str) -> object:
     if not isinstance(value, str):
         raise ConfigError(f"{where}: {key} must be a string, not {type(value).__name__}")
     if key in _PATHS:
+        if not value.strip():  # Path("") is ".": the data would follow the current directory
+            raise ConfigError(f"{where}: {key} is empty; give a directory")
         return Path(value).expanduser()
     return value
 
@@ -178,6 +180,8 @@ def _from_file(path: Path) -> dict[str, tuple[object, str]]:
         raise ConfigError(f"cannot read the config file {path}: {e}") from e
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"the config file {path} is not valid TOML: {e}") from e
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"the config file {path} nests too deep to be a config file") from None
     out: dict[str, tuple[object, str]] = {}
     for key, value in data.items():
         if key not in KEYS:

@@ -5,10 +5,11 @@ and writing with clean messages."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,6 +32,7 @@ from ledger.store import Ledger
 
 __all__ = [
     "AboristGroup",
+    "PathArg",
     "clean_errors",
     "db_option",
     "embedded_ledger",
@@ -59,6 +61,16 @@ HOME_HELP = (
 )
 
 
+class PathArg(click.Path):
+    """``click.Path`` that refuses an empty value: ``Path("")`` is ``.``, so an unset shell
+    variable (``aborist ingest "$DOCS"``) would otherwise mean the current directory."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("is empty; name a file or directory ('.' for here)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def _use_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     """Record ``--home`` for the command's settings, and read the config file now, so a
     broken one is one line before anything runs."""
@@ -72,7 +84,7 @@ def home_option(f: F) -> F:
     """``--home DIR`` on a command group: every command of the invocation uses it."""
     return click.option(
         "--home",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=PathArg(file_okay=False, path_type=Path),
         metavar="DIR",
         expose_value=False,
         callback=_use_home,
@@ -122,6 +134,11 @@ def _error_kind(e: click.ClickException) -> str:
     return type(cause).__name__ if cause is not None else "Error"
 
 
+#: An ``OSError`` of these while a command runs is a write that could not be done (a full
+#: disk or quota, a file too large, an I/O error): one error line, not a traceback.
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
 class AboristGroup(click.Group):
     """A command group whose commands' error lines are shown escaped
     (:func:`cli.term.printable`), and, under ``--json``, also printed as one JSON object
@@ -143,14 +160,22 @@ class AboristGroup(click.Group):
         json_errors(self)  # here, so commands added after the group's module loads count
         token = _JSON_MODE.set(False)
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except OSError as e:
+                if e.errno not in WRITE_FAILURES:
+                    raise
+                # Printing to a full disk (``> /dev/full``, a quota): not a traceback.
+                where = f" {e.filename}" if e.filename else " the output"
+                raise click.ClickException(f"cannot write{where}: {e.strerror or e}") from e
         except click.ClickException as e:
             # Every error line, whoever raised it; click declares the attribute Final but
             # shows whatever it holds when the exception reaches its handler.
             e.message = printable(e.message)  # type: ignore[misc]
             if _JSON_MODE.get():
                 detail = e.format_message()
-                click.echo(json.dumps({"error": _error_kind(e), "detail": detail}))
+                with suppress(OSError):  # stdout itself may be what failed
+                    click.echo(json.dumps({"error": _error_kind(e), "detail": detail}))
             raise
         finally:
             _JSON_MODE.reset(token)

@@ -32,7 +32,7 @@ from aborist.retrieval.records import RetrievalResult
 from aborist.retrieval.retriever import DEFAULT_BUDGET_BYTES
 from aborist.retrieval.retriever import retrieve as retrieve_context
 from aborist.settings import load_settings
-from cli.common import embedded_ledger
+from cli.common import PathArg, embedded_ledger
 from cli.term import printable
 from ledger.errors import LedgerError
 
@@ -128,7 +128,7 @@ class _IngestBar:
 
 
 @click.command("ingest")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=PathArg(path_type=Path))
 @click.option("--shard", required=True, help="Shard name (letters, digits, '.', '_', '-').")
 @click.option(
     "--role",
@@ -287,16 +287,20 @@ def delete_shard_cmd(name: str, yes: bool, no_ledger: bool) -> None:
     if not yes and not click.confirm(f"delete shard {name} ({path})?", default=False):
         raise click.ClickException("not deleted")
     try:
-        if not no_ledger:
-            embedded_ledger(settings)
-        info = delete_shard(path)
-        root = info.source_root if info is not None else None
-        if not no_ledger:
+        if no_ledger:
+            info = delete_shard(path)
+            root = info.source_root if info is not None else None
+        else:
             from aborist.corpus.ingest import shard_stream
             from aborist.events import ShardDeleted
             from ledger.store import Ledger
 
+            embedded_ledger(settings)
+            # The ledger is opened (its schema read) before the file goes: a ledger that
+            # cannot record the deletion (not migrated, corrupt, unreachable) keeps it.
             with Ledger.open(settings.ledger_url()) as ledger:
+                info = delete_shard(path)
+                root = info.source_root if info is not None else None
                 ledger.append(
                     shard_stream(name), [ShardDeleted(shard=name, source_root=root).to_event()]
                 )

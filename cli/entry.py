@@ -12,6 +12,7 @@ answer and document excerpt. A file meant for others is shared deliberately.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable
@@ -30,7 +31,43 @@ def _run(load: Callable[[], Callable[[], None]]) -> None:
     except KeyboardInterrupt:
         sys.stderr.write("Aborted!\n")
         raise SystemExit(1) from None
-    main()
+    try:
+        main()
+    except OSError as e:  # what click prints before a command runs (--version, --help)
+        if e.errno not in _WRITE_FAILURES:
+            raise
+        _drop_stdout()
+        sys.stderr.write(f"Error: cannot write the output: {e.strerror or e}\n")
+        raise SystemExit(1) from None
+    finally:
+        _flush_stdout()
+
+
+#: A full disk or quota, a file too large, an I/O error (as cli.common.WRITE_FAILURES,
+#: not imported: this module imports nothing before the command loads).
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _drop_stdout() -> None:
+    """Point stdout at ``/dev/null``: its unwritten buffer then cannot fail again at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _flush_stdout() -> None:
+    """Flush what the command printed while it can still be reported: stdout on a full
+    disk (``> /dev/full``) or a closed pipe otherwise fails at the interpreter's exit, as
+    an "Exception ignored" message and exit 120. A full disk is one line and exit 1; a
+    reader that went away (``| head``) is exit 1 with nothing said, as before. Either way
+    the unwritten rest goes to ``/dev/null``, so nothing fails again at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError as e:
+        _drop_stdout()
+        if not isinstance(e, BrokenPipeError):
+            sys.stderr.write(f"Error: cannot write the output: {e.strerror or e}\n")
+        raise SystemExit(1) from None
 
 
 def aborist() -> None:

@@ -19,7 +19,7 @@ from aborist.events import (
 from aborist.pipeline.run import Governance
 from aborist.settings import Settings, load_settings
 from aborist.verify.ladder import AUDIT_MODES, LADDER
-from cli.common import clean_errors, embedded_ledger, pipeline_ledger
+from cli.common import PathArg, clean_errors, embedded_ledger, pipeline_ledger
 from cli.query_view import (
     BatchProgress,
     print_outcome,
@@ -164,7 +164,7 @@ def _run_batch_command(
 @click.option(
     "--batch",
     "batch_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help='Answer every line {"id", "question"} of this JSON Lines file instead of QUESTION.',
 )
 @click.option(
@@ -177,7 +177,7 @@ def _run_batch_command(
 @click.option(
     "-o",
     "--output",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathArg(path_type=Path, dir_okay=False),
     help="With --batch: write the answers (JSON Lines, input order) here instead of stdout.",
 )
 @click.option(
@@ -233,7 +233,7 @@ def query(
 
 
 @click.command()
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=PathArg(path_type=Path))
 @click.argument("question")
 @answer_options
 def ask(path: Path, question: str, **opts: Any) -> None:
@@ -251,6 +251,10 @@ def ask(path: Path, question: str, **opts: Any) -> None:
             use_cache=not opts["no_cache"],
         )  # fmt: skip
     print_result(result, opts["as_json"])
+
+
+#: The largest integer SQLite and PostgreSQL bind (a larger --limit was an OverflowError).
+_SQL_INT_MAX = 2**63 - 1
 
 
 @click.command()
@@ -297,8 +301,8 @@ def runs(
 
     if fmt and as_json:
         raise click.UsageError("give --json or --format, not both")
-    wanted = RunFilter(
-        limit=limit, label=label, audit_mode=audit_mode,
+    wanted = RunFilter(  # a limit past SQL's 64-bit integers means "all": as many as exist
+        limit=min(limit, _SQL_INT_MAX - 1), label=label, audit_mode=audit_mode,
         status="started" if status == "incomplete" else status, since=since, grep=grep,
     )  # fmt: skip
     with pipeline_ledger(db_url) as lg, clean_errors():

@@ -24,7 +24,7 @@ from aborist.server.config import (
     check_bind,
 )
 from aborist.settings import load_settings
-from cli.common import clean_errors, db_option, pipeline_ledger
+from cli.common import PathArg, clean_errors, db_option, pipeline_ledger
 
 __all__ = ["serve"]
 
@@ -46,17 +46,17 @@ __all__ = ["serve"]
 @click.option("--max-body", "max_body", type=click.IntRange(1024, 64 * 1024 * 1024),
               default=DEFAULT_MAX_BODY_BYTES, show_default=True, metavar="BYTES",
               help="Refuse request bodies larger than this (413).")  # fmt: skip
-@click.option("--log-key", type=click.Path(dir_okay=False, path_type=Path), envvar=LOG_KEY_ENV,
+@click.option("--log-key", type=PathArg(dir_okay=False, path_type=Path), envvar=LOG_KEY_ENV,
               metavar="KEYFILE", help="Sign GET /api/v1/checkpoint with this log key "
               f"(`aborist-ledger keygen`; default ${LOG_KEY_ENV}).")  # fmt: skip
-@click.option("--witness-key", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--witness-key", type=PathArg(dir_okay=False, path_type=Path),
               envvar=WITNESS_KEY_ENV, metavar="KEYFILE",
               help="Serve a witness at /witness/add-checkpoint, cosigning with this key "
               f"(`aborist-ledger keygen --witness`; default ${WITNESS_KEY_ENV}).")  # fmt: skip
 @click.option("--witness-log", "witness_logs", multiple=True, envvar=WITNESS_LOGS_ENV,
               metavar="VKEYFILE", help="A log the witness cosigns for: its verifier key file. "
               f"Repeatable (default ${WITNESS_LOGS_ENV}, space-separated).")  # fmt: skip
-@click.option("--witness-state-dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--witness-state-dir", type=PathArg(file_okay=False, path_type=Path),
               envvar=WITNESS_STATE_ENV, metavar="DIR",
               help="Where the witness keeps the latest checkpoint of each log "
               f"(default ${WITNESS_STATE_ENV}).")  # fmt: skip
@@ -102,6 +102,7 @@ def serve(
         timeout = timeout_s or llm_timeout(settings.llm_timeout)
         factory = client_factory(settings, model_kind, timeout)
         signing, witness = keys.load(settings.log_origin)  # a bad key stops it here
+    _check_listen(host, port)  # before the banner, which says it is serving
     auth = "token required" if token else "no token (loopback only)"
     signed = f"checkpoints signed as {signing.origin}" if signing else "checkpoints unsigned"
     witnessing = f" · witness for {len(witness.logs)} log(s)" if witness else ""
@@ -127,3 +128,22 @@ def serve(
             "aborist.server.app:app_from_environment", factory=True, host=host, port=port,
             workers=workers, log_level="warning",
         )  # fmt: skip
+
+
+def _check_listen(host: str, port: int) -> None:
+    """One error line when ``host:port`` cannot be listened on (the port taken, the
+    address not this machine's), instead of a banner saying it serves followed by
+    uvicorn's own log line and exit 3. Bound as uvicorn binds (``SO_REUSEADDR``), then
+    released for it."""
+    import socket
+
+    where = f"{host}:{port}"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as e:  # socket.gaierror is one too
+        raise click.ClickException(f"cannot listen on {where}: {e.strerror or e}") from e

@@ -18,6 +18,7 @@ from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.inspect import InspectReport, inspect_answer
 from aborist.verify.ladder import LADDER
 from aborist.verify.verify import MODES, Verdict, verify_answer
+from cli.common import PathArg
 from cli.marks import claim_mark
 from cli.term import printable
 from ledger.jsonsafe import JSONRefusedError, parse_json
@@ -25,9 +26,9 @@ from ledger.jsonsafe import JSONRefusedError, parse_json
 __all__ = ["verify", "verify_batch_line"]
 
 
-def _read_text(path: Path, what: str) -> str:
+def _read_text(path: Path, what: str, encoding: str = "utf-8") -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding=encoding)
     except FileNotFoundError as e:
         raise InputError(f"{what} file not found: {path}") from e
     except (OSError, UnicodeDecodeError) as e:
@@ -72,16 +73,18 @@ def verify_batch_line(line: str, default_mode: str) -> dict[str, Any]:
         raise InputError(f"'mode' must be one of {', '.join(MODES)}; found {mode!r}")
     try:
         line.encode("utf-8")
-        json.dumps(record, ensure_ascii=False).encode("utf-8")
+        json.dumps(record, ensure_ascii=False, allow_nan=False).encode("utf-8")
     except UnicodeEncodeError as e:
         raise InputError("contains a lone surrogate escape (not valid Unicode text)") from e
+    except ValueError as e:  # 1e999 parses as inf, which no JSON output line can hold
+        raise InputError("holds a number too large for JSON (it overflows to infinity)") from e
     evidence = build_evidence(items)
     verdict = verify_answer(answer, evidence, question=question, mode=mode)
     return _batch_output(record["id"], verdict)
 
 
 def _run_batch(path: Path, mode: str) -> None:
-    text = _read_text(path, "batch")
+    text = _read_text(path, "batch", "utf-8-sig")  # a leading byte-order mark is dropped
     bad = 0
     for line_no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -136,11 +139,11 @@ def _print_inspect(report: InspectReport) -> None:
 
 
 @click.command("verify")
-@click.option("--answer", "answer_path", type=click.Path(path_type=Path), help="Answer text file.")
+@click.option("--answer", "answer_path", type=PathArg(path_type=Path), help="Answer text file.")
 @click.option(
     "--evidence",
     "evidence_paths",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     multiple=True,
     help="Evidence file; repeat for E1, E2, … in order.",
 )
@@ -162,7 +165,7 @@ def _print_inspect(report: InspectReport) -> None:
 @click.option(
     "--batch",
     "batch_path",
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     default=None,
     help='JSON Lines: {"id","question"?,"answer","evidence":[...],"mode"?} per line.',
 )

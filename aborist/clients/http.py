@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_BACKOFF_BASE",
     "DEFAULT_MAX_ATTEMPTS",
     "DEFAULT_TIMEOUT",
+    "MAX_RESPONSE_BYTES",
     "MAX_RETRY_AFTER",
     "HTTPChatClient",
     "Reply",
@@ -61,6 +62,10 @@ def seconds_timeout(seconds: float) -> httpx.Timeout:
 
 DEFAULT_BACKOFF_BASE = 0.5
 MAX_RETRY_AFTER = 30.0
+#: Largest response body read (decoded): a chat answer is kilobytes; a server streaming
+#: without end, or a compressed bomb, would otherwise fill the memory.
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+_FRAMING = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 _DETAIL_CHARS = 160
 
@@ -263,7 +268,7 @@ class HTTPChatClient(ChatClient):
         for attempt in range(1, self.max_attempts + 1):
             retry_after: float | None = None
             try:
-                response = self._http.post(self.endpoint, json=body)
+                response = self._post(body)
             except httpx.TimeoutException as e:
                 problem = self._describe_timeout(e)
             except (httpx.NetworkError, httpx.RemoteProtocolError) as e:
@@ -285,10 +290,35 @@ class HTTPChatClient(ChatClient):
         noun = "attempt" if self.max_attempts == 1 else "attempts"
         raise self._error(f"{problem}; gave up after {self.max_attempts} {noun}")
 
+    def _post(self, body: dict[str, Any]) -> httpx.Response:
+        """POST ``body`` and read the response, bounded: at most
+        :data:`MAX_RESPONSE_BYTES`, and within the read timeout as a whole (httpx's read
+        timeout is per network read, so a body trickling in a byte at a time never hit
+        it). Past the time, :class:`httpx.ReadTimeout` (retried like any timeout)."""
+        limit = self.timeout.read
+        deadline = None if limit is None else time.monotonic() + limit
+        with self._http.stream("POST", self.endpoint, json=body) as streamed:
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in streamed.iter_bytes():
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    raise self._error(
+                        f"response body larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB"
+                    )
+                if deadline is not None and time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the body was still arriving", request=streamed.request)
+                chunks.append(chunk)
+        # The bytes are decoded already: the new response must not decode them again.
+        kept = [(k, v) for k, v in streamed.headers.multi_items() if k.lower() not in _FRAMING]
+        return httpx.Response(
+            streamed.status_code, headers=kept, content=b"".join(chunks), request=streamed.request
+        )
+
     def _result(self, response: httpx.Response, attempts: int) -> ChatResult:
         try:
             data = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the C parser's limit
             raise self._error(
                 f"response was not JSON (HTTP {response.status_code}, body starts "
                 f"{_one_line(response.text, 60)!r})"

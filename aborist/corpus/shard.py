@@ -179,9 +179,13 @@ def open_shard(path: Path) -> sqlite3.Connection:
 
 @contextlib.contextmanager
 def _reading(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to the shard at ``path``; a table or column it lacks (a
+    damaged or hand-edited file) is a :class:`CorpusError`, not a ``sqlite3`` traceback."""
     conn = open_shard(path)
     try:
         yield conn
+    except sqlite3.Error as e:
+        raise CorpusError(f"{path} is not a complete shard: {e}") from e
     finally:
         conn.close()
 
@@ -192,16 +196,19 @@ def read_shard_info(path: Path) -> ShardInfo:
         n_docs = conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
         n_chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         roles = [r[0] for r in conn.execute("SELECT DISTINCT source_role FROM documents")]
-    return ShardInfo(
-        name=meta["name"],
-        path=path,
-        documents=int(n_docs),
-        chunks=int(n_chunks),
-        source_root=meta["source_root"],
-        canonicalization_version=meta["canonicalization_version"],
-        chunking_version=meta["chunking_version"],
-        roles=tuple(sorted(roles)),
-    )
+    try:
+        return ShardInfo(
+            name=meta["name"],
+            path=path,
+            documents=int(n_docs),
+            chunks=int(n_chunks),
+            source_root=meta["source_root"],
+            canonicalization_version=meta["canonicalization_version"],
+            chunking_version=meta["chunking_version"],
+            roles=tuple(sorted(str(r) for r in roles)),
+        )
+    except KeyError as e:
+        raise CorpusError(f"{path} is not a complete shard: its meta table has no {e}") from e
 
 
 def chunk_root(path: Path) -> str:

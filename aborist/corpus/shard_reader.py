@@ -131,7 +131,7 @@ class ShardReader:
         for rowid, text in self._rows(sql, ids):
             try:
                 value = json.loads(text)
-            except ValueError as e:
+            except (ValueError, TypeError, RecursionError) as e:  # a row edited by hand
                 raise CorpusError(f"shard {self.ref.name}: chunk {rowid} has a bad locator") from e
             if not isinstance(value, dict):
                 raise CorpusError(f"shard {self.ref.name}: chunk {rowid} has a bad locator")

@@ -146,11 +146,15 @@ def _unsupported(path: Path) -> str:
 
 
 def check_paths(paths: Iterable[Path | str]) -> list[Path]:
-    """The paths as :class:`Path`; :class:`InputError` if there are none, or any is
-    missing, a symlink loop, or cannot be looked at (one message naming each)."""
-    path_list = [Path(p) for p in paths]
-    if not path_list:
+    """The paths as :class:`Path`; :class:`InputError` if there are none, any is empty
+    text, or any is missing, a symlink loop, or cannot be looked at (one message naming
+    each)."""
+    given = list(paths)
+    if not given:
         raise InputError("nothing to ingest: give at least one file or directory")
+    if any(not str(p).strip() for p in given):  # Path("") is "." (an unset shell variable)
+        raise InputError("an empty path was given; name a file or directory ('.' for here)")
+    path_list = [Path(p) for p in given]
     problems: dict[str, list[str]] = {}
     for p in path_list:
         try:

@@ -21,7 +21,6 @@ earlier ones), so an answers file lines up with its questions file.
 
 from __future__ import annotations
 
-import json
 import multiprocessing as mp
 import time
 import uuid
@@ -39,6 +38,7 @@ from aborist.events import RunFailed, run_stream
 from aborist.pipeline.query import ShardSource
 from aborist.pipeline.run import Governance, execute_run
 from ledger.errors import LedgerError
+from ledger.jsonsafe import JSONRefusedError, parse_json
 from ledger.store import Ledger
 
 __all__ = [
@@ -76,6 +76,13 @@ class LineProblem:
         return f"line {self.line_no}: {self.message}; skipped"
 
 
+def _not_json(reason: str) -> str:
+    """``not JSON (why)`` from a :func:`parse_json` refusal of "the line"."""
+    if reason.startswith("the line is not valid JSON"):
+        return "not JSON" + reason.removeprefix("the line is not valid JSON")
+    return "not JSON: " + reason.removeprefix("the line ")
+
+
 def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LineProblem]]:
     """Items from JSON lines ``{"id": "...", "question": "..."}``; blank lines are ignored,
     and a malformed line (bad JSON, no question, an id that is not a string, a repeated
@@ -87,10 +94,10 @@ def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LinePro
     for line_no, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            problems.append(LineProblem(line_no, f"not JSON ({e})"))
+        try:  # bounded: a line nested 100,000 deep is a problem, not a RecursionError
+            obj = parse_json(line, what="the line")
+        except JSONRefusedError as e:
+            problems.append(LineProblem(line_no, _not_json(e.reason)))
             continue
         if not isinstance(obj, dict):
             problems.append(LineProblem(line_no, "expected a JSON object with a question"))
@@ -124,8 +131,10 @@ def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LinePro
 
 
 def read_questions(path: Path) -> tuple[list[BatchItem], list[LineProblem]]:
+    """The questions of a JSON Lines file (UTF-8; a leading byte-order mark, as some
+    editors write, is dropped)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read questions file {path}: {e}") from e
     return parse_questions(text.splitlines())

@@ -57,10 +57,11 @@ from aborist.retrieval.records import RetrievalResult
 from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.policy import DEFAULT_POLICY, VerifierPolicy, policy_hash
 from ledger.canonical import canonical_json, sha256_hex
-from ledger.errors import LedgerError
+from ledger.errors import LedgerError, PayloadError
 from ledger.store import Ledger
 
 __all__ = [
+    "MAX_ANSWER_CHARS",
     "CorpusSource",
     "Governance",
     "RunResult",
@@ -69,6 +70,10 @@ __all__ = [
 ]
 
 _RUN_ID = re.compile(r"[0-9a-z_-]{8,64}")
+#: The longest model answer a run takes (the verify API's limit too). An answer is a few
+#: thousand characters; one of millions (a server echoing its input, a runaway
+#: generation) would make stage payloads past the ledger's 8 MiB and the run incomplete.
+MAX_ANSWER_CHARS = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +251,9 @@ def execute_run(
         return _stages(question, source, rec, client, gov, verifier_policy, use_cache,
                        repair_stage, json_hash(started.model_profile),
                        allow_unrecorded_shards)  # fmt: skip
+    except PayloadError as e:  # an event refused as given (nothing of it written): say so
+        rec.record(RunFailed(stage=rec.stage, error_type=type(e).__name__, message=str(e)))
+        raise
     except LedgerError:
         raise  # the ledger itself failed: nothing more can be recorded
     except Exception as e:  # an interrupt is not an Exception: the run reads as incomplete
@@ -381,6 +389,11 @@ def _answer_stages(
     raw = reply.text
     if "\x00" in raw:  # no database text column can hold it; refuse it as model output
         raise ModelError(f"the model's answer ({reply.model}) contains a NUL character")
+    if len(raw) > MAX_ANSWER_CHARS:
+        raise ModelError(
+            f"the model's answer ({reply.model}) is {len(raw):,} characters long; "
+            f"at most {MAX_ANSWER_CHARS:,} are verified"
+        )
     raw_bytes = raw.encode("utf-8")
     raw_hash = sha256_hex(raw_bytes)
     rec.record(

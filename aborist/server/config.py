@@ -35,6 +35,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8420
 #: A request body larger than this is refused with 413 before it is read in full.
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+#: A request body still arriving after this many seconds is refused with 408.
+DEFAULT_BODY_TIMEOUT_S = 30.0
 #: The environment variable holding the API token (never logged, never recorded).
 TOKEN_ENV = "ABORIST_API_TOKEN"
 #: The key files of ``aborist serve``'s transparency-log side (docs/serve.md, "Checkpoints
@@ -95,6 +97,9 @@ class ServerConfig:
     client_factory: Callable[[], ChatClient] = field(default=_extractive)
     token: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    #: Seconds a request body may take to arrive in full (408 after): a client that
+    #: sends its headers and then a byte now and then would otherwise hold a worker.
+    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S
     #: Where replay jobs are shared between worker processes (None: in memory).
     replay_jobs_dir: Path | None = None
     #: Host headers accepted when no token is configured (a DNS-rebinding page sends its

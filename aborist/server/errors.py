@@ -6,6 +6,7 @@ the status the kind of failure deserves, and never a traceback (docs/serve.md, "
 401    no or a wrong bearer token (in :mod:`aborist.server.security`)
 404    no such run, no checkpoint yet, no such shard or route
 409    a concurrent append moved the stream first (:class:`ledger.errors.ConcurrencyError`)
+408    the request body did not arrive in full within the body timeout (30 s)
 413    the request body is larger than the limit
 422    the body does not match the schema (pydantic)
 502    the model call failed; ``run_id`` names the run that recorded the failure
@@ -41,7 +42,7 @@ log = logging.getLogger("aborist.server")
 
 _NAMES = {
     400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-    405: "method_not_allowed", 409: "conflict", 413: "too_large", 422: "invalid",
+    405: "method_not_allowed", 408: "timeout", 409: "conflict", 413: "too_large", 422: "invalid",
     502: "model_failed", 503: "unavailable", 500: "internal",
 }  # fmt: skip
 

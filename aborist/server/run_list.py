@@ -16,6 +16,7 @@ from typing import Any
 from aborist.errors import InputError
 from aborist.projections import RunFilter as RowsFilter
 from aborist.projections import select_runs
+from aborist.verify.ladder import AUDIT_MODES
 from ledger.store import Ledger
 
 __all__ = ["RUN_COLUMNS", "RunFilter", "list_runs"]
@@ -27,6 +28,13 @@ RUN_COLUMNS = (
 )  # fmt: skip
 _SINCE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?Z?)?")
 MAX_LIMIT = 500
+#: The values each filter can match (any case for the first two); anything else is a 400,
+#: not an empty page that reads as "no such runs".
+_CHOICES = {
+    "label": ("VERIFIED", "SUPPORTED", "PARTIAL", "UNSUPPORTED"),
+    "audit_mode": AUDIT_MODES,
+    "status": ("started", "completed", "cached", "failed"),
+}
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,10 @@ def list_runs(ledger: Ledger, f: RunFilter) -> tuple[list[dict[str, Any]], str |
     """One page of runs and the cursor of the next page (None on the last)."""
     if not 1 <= f.limit <= MAX_LIMIT:
         raise InputError(f"limit must be between 1 and {MAX_LIMIT}; found {f.limit}")
+    for name, value in (("label", f.label), ("audit_mode", f.audit_mode), ("status", f.status)):
+        known = _CHOICES[name]
+        if value and (value if name == "status" else value.upper()) not in known:
+            raise InputError(f"{name} must be one of {', '.join(known)}; found {value!r}")
     if f.since and not _valid_since(f.since):
         raise InputError(
             f"since must be an RFC 3339 UTC date or time such as 2026-12-01 or "

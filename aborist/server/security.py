@@ -9,6 +9,7 @@ log line or the ledger.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -91,19 +92,31 @@ class Guard:
             await refusal(send)
             return
         limit = self.config.max_body_bytes
+        deadline = asyncio.get_running_loop().time() + self.config.body_timeout_s
         seen = 0
         too_large = False
+        too_slow = False
+        body_done = False
         started = False
 
         async def limited_receive() -> Message:
-            # Past the limit the app is told the client went away (whatever it makes of
-            # that is dropped below) and the client gets 413.
-            nonlocal seen, too_large
-            if too_large:
+            # Past the limit, or past the deadline with the body still arriving, the app
+            # is told the client went away (whatever it makes of that is dropped below)
+            # and the client gets 413 or 408.
+            nonlocal seen, too_large, too_slow, body_done
+            if too_large or too_slow:
                 return {"type": "http.disconnect"}
-            message = await receive()
+            if body_done:  # later receives wait for a disconnect: no deadline on those
+                return await receive()
+            left = deadline - asyncio.get_running_loop().time()
+            try:
+                message = await asyncio.wait_for(receive(), timeout=max(left, 0.0))
+            except TimeoutError:
+                too_slow = True
+                return {"type": "http.disconnect"}
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
+                body_done = not message.get("more_body", False)
                 if seen > limit:
                     too_large = True
                     return {"type": "http.disconnect"}
@@ -111,7 +124,7 @@ class Guard:
 
         async def secured_send(message: Message) -> None:
             nonlocal started
-            if too_large:
+            if too_large or too_slow:
                 return
             if message["type"] == "http.response.start":
                 started = True
@@ -123,10 +136,14 @@ class Guard:
         try:
             await self.app(scope, limited_receive, secured_send)
         except Exception:
-            if not too_large:
+            if not (too_large or too_slow):
                 raise
         if too_large and not started:
             await _error(413, "too_large", f"the request body exceeds {limit} bytes", path)(send)
+        elif too_slow and not started:
+            seconds = f"{self.config.body_timeout_s:g}"
+            await _error(408, "timeout", f"the request body did not arrive within {seconds} s",
+                         path)(send)  # fmt: skip
 
     def _refuse(
         self, scope: Scope, path: str, headers: dict[str, str]
