@@ -21,10 +21,12 @@ question?
   sentence the span's test reached (the subject the span's sentence refers back to), or
   in a sentence that names the span itself.
 
-The span loses when some rival's score is at least ``margin`` times the span's and holds
-at least two of the question's terms more than… no: at least two terms and more weight
-than the span by ``margin`` (a stated ratio), so that a near tie never takes a rung away.
-Only ever takes a rung away; it cannot vouch for anything. Pure.
+The span loses when a rival's context holds at least two of the question's terms and two
+of its relation terms (words of no name or code-like token of the question), every term
+the span's context holds, more relation terms than it, and scores more than ``margin``
+times the span's score: the two hops of a question (each sentence holding terms the other
+lacks) never compete, and a near tie never takes a rung away. Only ever takes a rung
+away; it cannot vouch for anything. Pure.
 """
 
 from __future__ import annotations
@@ -154,6 +156,60 @@ def _beside_asked(candidate: str, clause: str, question: str) -> bool:
 _ITEMS = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
 
 
+def _linked(
+    span_toks: Sequence[str], question: str, own: Sequence[Sentence], cited: Sequence[Sentence]
+) -> list[Sentence]:
+    """The cited sentences read with the span's own: the subject chain it stands in
+    (:func:`_chain`), a sentence naming a capitalized word of the span's sentence (the
+    bridge of a two-hop question), or the span, or half the span's words."""
+    span_form = _form(span_toks)
+    span_stems = {stem(t) for t in span_toks if t not in STOPWORDS}
+    links = _names(" ".join(s.text for s in own)) - _stems(question) - span_stems
+    chain = _chain(cited, own)
+    return [
+        s
+        for i, s in enumerate(cited)
+        if i in chain
+        or links & s.stems
+        or span_form in _form(s.toks)
+        or 2 * len(span_stems & s.stems) >= len(span_stems) > 0
+    ]
+
+
+def _contexts(
+    span_toks: Sequence[str],
+    question: str,
+    own: Sequence[Sentence],
+    reached: Sequence[Sentence],
+    cited: Sequence[Sentence],
+) -> tuple[frozenset[str], list[tuple[str, frozenset[str]]]]:
+    """The stems of the span's context, and ``(clause, context stems)`` for every clause
+    that may offer a rival: the other clauses of the span's sentence, and every clause of
+    a cited sentence not read with it. A clause's context adds its sentence's first
+    clause."""
+    span_form = _form(span_toks)
+    linked = _linked(span_toks, question, own, cited)
+    mine: set[str] = set()
+    for s in (*reached, *linked):
+        mine |= s.stems
+    rivals: list[tuple[str, frozenset[str]]] = []
+    for s in own:
+        pieces = clause_pieces(s.text)
+        head = _stems(pieces[0]) if pieces else frozenset()
+        for c in pieces:
+            if span_form in _form(tokens(c)):
+                mine |= _stems(c) | head
+            else:
+                rivals.append((c, _stems(c) | head))
+    skip = {id(s) for s in (*own, *reached, *linked)}
+    for s in cited:
+        if id(s) not in skip:
+            pieces = clause_pieces(s.text)
+            head = _stems(pieces[0]) if pieces else frozenset()
+            rivals.extend((c, _stems(c) | head) for c in pieces)
+    return frozenset(mine), rivals
+
+
 def competing_candidate(
     span: str,
     question: str,
@@ -171,7 +227,6 @@ def competing_candidate(
     span_toks = tokens(span)
     if not kind or len(anchors) < 2 or not own or _form(span_toks) in _form(tokens(question)):
         return ""  # a span the question names is one of its alternatives
-    span_form, span_words = _form(span_toks), set(span_toks) - STOPWORDS
     weights = term_weights(anchors, cited)
     relation = _relation(question, anchors)
 
@@ -179,41 +234,8 @@ def competing_candidate(
         got = frozenset(a for a in weights if a in stems)
         return sum(weights[a] for a in got), got
 
-    near = " ".join(_form(s.toks) for s in own)
-    asked = _stems(question)
-    links = _names(" ".join(s.text for s in own)) - asked - {stem(t) for t in span_words}
-    chain = _chain(cited, own)
-    # a sentence naming what the span's sentence names leads to it (a two-hop question);
-    # one that goes on about the same subject is read with it
-    span_stems = {stem(t) for t in span_words}
-    linked = [
-        s
-        for i, s in enumerate(cited)
-        if i in chain
-        or links & s.stems
-        or span_form in _form(s.toks)
-        or 2 * len(span_stems & s.stems) >= len(span_stems) > 0  # it names the span's words
-    ]
-    mine: set[str] = set()
-    for s in (*reached, *linked):
-        mine |= s.stems
-    rivals: list[tuple[str, frozenset[str]]] = []  # (clause, context stems)
-    for s in own:
-        pieces = clause_pieces(s.text)
-        head = _stems(pieces[0]) if pieces else frozenset()
-        for c in pieces:
-            if span_form in _form(tokens(c)):
-                mine |= _stems(c) | head
-            else:
-                rivals.append((c, _stems(c) | head))
-    own_ids = {id(s) for s in (*own, *reached, *linked)}
-    for s in cited:
-        if id(s) in own_ids:
-            continue
-        pieces = clause_pieces(s.text)
-        head = _stems(pieces[0]) if pieces else frozenset()
-        rivals.extend((c, _stems(c) | head) for c in pieces)
-    have, held = score(frozenset(mine))
+    mine, rivals = _contexts(span_toks, question, own, reached, cited)
+    have, held = score(mine)
     for clause, stems in rivals:
         got, terms = score(stems)
         # a rival competes for the same slot: it holds every term the span's context does,
@@ -226,13 +248,27 @@ def competing_candidate(
             or got <= have * margin
         ):
             continue
-        for text, ftoks in _candidates(kind, clause, question):
-            if (
-                set(ftoks) & span_words
-                or _form(ftoks) in near
-                or {stem(t) for t in ftoks} <= asked
-                or _beside_asked(text, clause, question)
-            ):
-                continue
-            return f"{' '.join(ftoks)!r} (score {got:.2f} vs {have:.2f})"
+        found = _rival_filler(kind, span_toks, clause, question, own)
+        if found:
+            return f"{found!r} (score {got:.2f} vs {have:.2f})"
+    return ""
+
+
+def _rival_filler(
+    kind: str, span_toks: Sequence[str], clause: str, question: str, own: Sequence[Sentence]
+) -> str:
+    """The first candidate of ``clause`` that is a rival of the span (see the module
+    text), or ``""``."""
+    words = set(span_toks) - STOPWORDS
+    near = " ".join(_form(s.toks) for s in own)
+    asked = _stems(question)
+    for text, ftoks in _candidates(kind, clause, question):
+        if (
+            set(ftoks) & words
+            or _form(ftoks) in near
+            or {stem(t) for t in ftoks} <= asked
+            or _beside_asked(text, clause, question)
+        ):
+            continue
+        return " ".join(ftoks)
     return ""
