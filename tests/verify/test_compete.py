@@ -10,6 +10,7 @@ from aborist.verify.evidence import build_evidence
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.rules.compete import clause_pieces, competing_candidate, term_weights
 from aborist.verify.rules.locality import build_sentence, stem
+from aborist.verify.rules.titles import stops_inside_heading
 from aborist.verify.verify import verify_answer
 
 EVIDENCE = (
@@ -85,3 +86,36 @@ def test_a_rarer_term_never_weighs_less(sentences: list[str]) -> None:
         for b in w:
             if df[a] < df[b]:
                 assert w[a] > w[b]
+
+
+PEP = (
+    "**PEP 492** - Coroutines with async and await syntax The proposal that made "
+    "coroutines a proper standalone concept in Python."
+)
+
+
+def _title_label(answer: str, on: bool, ev: object = PEP) -> str:
+    v = verify_answer(
+        answer,
+        build_evidence([ev]),
+        VerifierPolicy(answer_title_units=on),
+        question="What is the title of PEP 492?",
+    )
+    return f"{v.audit_mode} {v.label}"
+
+
+def test_a_quote_that_stops_inside_a_numbered_heading_is_a_fragment() -> None:
+    assert _title_label('"Coroutines with async"', on=False) == "STRICT VERIFIED"
+    assert _title_label('"Coroutines with async"', on=True) == "UNGROUNDED UNSUPPORTED"
+    assert _title_label('"await syntax"', on=True) == "UNGROUNDED UNSUPPORTED"
+
+
+def test_the_whole_heading_title_is_no_fragment() -> None:
+    assert _title_label('"Coroutines with async and await syntax"', on=True) == "STRICT VERIFIED"
+
+
+def test_a_whole_quotation_inside_an_object_title_is_no_fragment() -> None:
+    ev = {"text": 'The "nonlocal" statement rebinds names.', "title": 'The "nonlocal" statement'}
+    assert stops_inside_heading("nonlocal", build_evidence([ev])) == ""
+    assert stops_inside_heading('"nonlocal" statement', build_evidence([ev])) == ""
+    assert stops_inside_heading("statement", build_evidence([ev])) == 'The "nonlocal" statement'
