@@ -80,6 +80,9 @@ class VerifierPolicy(BaseModel):
     answer_rival_same_stem: bool = True
     answer_definite_reference: bool = True
     answer_role_clauses: bool = True
+    answer_competition: bool = True
+    answer_competition_margin: float = Field(default=1.5, ge=1.0)
+    answer_title_units: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

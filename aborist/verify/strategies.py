@@ -27,6 +27,7 @@ from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.rules.cutoff import cut_reason
 from aborist.verify.rules.polar import is_polar_question, particle_agrees, split_particle
+from aborist.verify.rules.titles import stops_inside_heading
 from aborist.verify.rules.warrant import proper_nouns
 from aborist.verify.support import (
     Located,
@@ -159,6 +160,14 @@ def _quote_checks(
             q, [ev for ev in evidence if ev.evidence_id in found], text
         ):
             reasons.append(f"QUOTE_FRAGMENT: {q!r} is only part of a longer title or name")
+        elif (
+            policy.answer_title_units
+            and len(tokens(q)) <= _TITLE_MAX_TOKENS
+            and (
+                unit := stops_inside_heading(q, [ev for ev in evidence if ev.evidence_id in found])
+            )
+        ):
+            reasons.append(f"QUOTE_FRAGMENT: {q!r} stops inside the heading {unit!r} (§19.20)")
         elif len(tokens(q)) >= policy.paraphrase_min_tokens:
             located = verbatim_passages(q, evidence, policy)
             if located and not any(loc.polarity_ok for loc in located):

@@ -26,6 +26,7 @@ from aborist.verify.evidence import EvidenceObject
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.rules.bindings import bound_support
 from aborist.verify.rules.compare import claim_comparison, compare_alternatives
+from aborist.verify.rules.compete import competing_candidate
 from aborist.verify.rules.coref import support_context
 from aborist.verify.rules.cutoff import cuts_list, has_symbol_words, symbols_agree, unit_pattern
 from aborist.verify.rules.frames import (
@@ -392,6 +393,20 @@ def _rivals(
         named = outside_list(question, text, [s.text for s in sents[loc.first : loc.last + 1]])
         if named:
             found = f"list: the question names {named} of a list the span is not in (§19.17)"
+    if not found and policy.answer_competition and not offered:
+        cited = [s for ev in evidence for s in ev.passage.sentences] or list(sents)
+        near = [sents[i] for i in mine if not loc.first <= i <= loc.last]
+        won = competing_candidate(
+            text,
+            question,
+            anchors,
+            sents[loc.first : loc.last + 1],
+            near,
+            cited,
+            policy.answer_competition_margin,
+        )
+        if won:
+            found = f"competition: the evidence answers it better with {won} (§19.20)"
     return found
 
 

@@ -44,7 +44,7 @@ from aborist.verify.rules.rival import (
     _ITEM_BREAK,
     _LIST_BREAK,
     _form,
-    _kind_fillers,
+    kind_fillers,
     span_kind,
 )
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
@@ -276,7 +276,7 @@ def same_frame(
         got = anchors & s.stems
         if len(got) <= len(have) or not frame <= got:
             continue
-        for f in _kind_fillers(kind, s.text, question):
+        for f in kind_fillers(kind, s.text, question):
             ftoks = tokens(f)
             if not ftoks or _form(f) in near or own & set(ftoks):
                 continue

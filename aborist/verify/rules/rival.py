@@ -53,9 +53,11 @@ from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
 __all__ = [
     "asked_phrases",
+    "kind_fillers",
     "list_siblings",
     "name_initials",
     "other_member",
+    "relation_terms",
     "rival_clause",
     "span_kind",
 ]
@@ -130,7 +132,7 @@ def _fillers(kind: str, text: str, question: str, agent_of: frozenset[str]) -> l
     agent phrases of that relation ("cleaned up by *the operating system*"); and the
     phrases that answer what the question asks for by its own words (:func:`asked_phrases`)."""
     agents = agent_phrases(text, agent_of) if agent_of else []
-    return agents + asked_phrases(question, text) + _kind_fillers(kind, text, question)
+    return agents + asked_phrases(question, text) + kind_fillers(kind, text, question)
 
 
 #: A name a clause gives something ("known as *the defender*,").
@@ -181,7 +183,10 @@ def _gap_words(qt: Sequence[str]) -> tuple[str, str] | tuple[()]:
     return () if word in STOPWORDS else (word, qt[-1])
 
 
-def _kind_fillers(kind: str, text: str, question: str) -> list[str]:
+def kind_fillers(kind: str, text: str, question: str) -> list[str]:
+    """The candidates of ``kind`` (:func:`span_kind`) ``text`` offers that the question
+    does not name: numbers and dates, code-like tokens, capitalized names (not a
+    sentence's first word)."""
     q = canonicalize(question)
     if kind == "number":
         asked = value_keys(tokens(q))
@@ -238,7 +243,7 @@ def _numbers(toks: Sequence[str]) -> frozenset[str]:
     return frozenset(k for k in value_keys(toks) if k.startswith("n:"))
 
 
-def _relation_terms(question: str, anchors: frozenset[str]) -> frozenset[str]:
+def relation_terms(question: str, anchors: frozenset[str]) -> frozenset[str]:
     """The anchors that name the relation rather than a thing: not part of a name or a
     code-like token of the question (those are the subject or the alternatives)."""
     things = {stem(t) for m in _CODE.finditer(question) for t in tokens(m.group())}
@@ -376,7 +381,7 @@ def rival_clause(
     span_toks = tokens(span)
     span_form = _form(span)
     strong = max(2, math.ceil(0.75 * len(anchors)))
-    relation = _relation_terms(canonicalize(question), anchors)
+    relation = relation_terms(canonicalize(question), anchors)
 
     abbreviations = name_initials(question) if initials else []
     agent_first = agents and bool(agent_of)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
-__all__ = ["is_title_like", "whole_title"]
+__all__ = ["heading_titles", "is_title_like", "stops_inside_heading", "whole_title"]
 
 
 _TITLE_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
@@ -118,3 +118,55 @@ def _evidence_quote(text: str, start: int, end: int) -> str:
     opened = text.rfind('"', 0, start)
     rest = text[opened + 1 : start] + " " + text[end:close]
     return "longer" if _TITLE_WORD.search(rest) else "whole"
+
+
+#: A numbered heading's title ("**PEP 492** - Coroutines with async and await syntax The
+#: proposal …"): after a capitalized word, a number and a dash, up to a sentence's end, a
+#: line's end, or a capitalized word that opens the next sentence ("The", "This" …).
+_NUMBERED = re.compile(
+    r"(?<![\w.])[A-Z][A-Za-z]*\s+\d[\d.]*\**\s+[-–—]\s+"
+    r"(.+?)(?=\s+(?:The|A|An|This|These|It|Its|See|In|For|Also)\s|[.!?:;](?:\s|$)|\n|$)"
+)
+
+
+def heading_titles(ev: EvidenceObject) -> list[str]:
+    """The whole heading units of an evidence object (§19.20): its own title, the title
+    of every numbered heading ("PEP 492 - Coroutines with async and await syntax"), and
+    every line of at most twelve tokens with no final full stop."""
+    out = [ev.title] if ev.title.strip() else []
+    text = canonicalize(ev.text).replace("*", "")
+    out += [m.group(1) for m in _NUMBERED.finditer(text)]
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.endswith((".", "!", "?")) and len(tokens(line)) <= 12:
+            out.append(line)
+    return out
+
+
+def stops_inside_heading(quote: str, evidence: Sequence[EvidenceObject]) -> str:
+    """The heading unit the quotation is only a piece of (it stops where the heading goes
+    on, or starts inside it), or ``""``: a quotation that is a whole heading title, or that
+    the evidence also writes outside every heading unit, is not a fragment of one."""
+    toks = tokens(quote)
+    if not toks:
+        return ""
+    want = " " + " ".join(toks) + " "
+    piece = ""
+    for ev in evidence:
+        units = heading_titles(ev)
+        forms = [" " + " ".join(tokens(u)) + " " for u in units]
+        bare = [re.sub(r"^ (?:the|an?) ", " ", f) for f in forms]  # "The "nonlocal" statement"
+        quoted = re.findall(r'"([^"]+)"', canonicalize(ev.title + "\n" + ev.text))
+        if (
+            want in forms
+            or want in bare
+            or any(want == " " + " ".join(tokens(x)) + " " for x in quoted)
+        ):
+            return ""  # a whole heading title, or a whole quotation
+        rest = canonicalize(ev.text).replace("*", "")
+        for u in sorted(units, key=len, reverse=True):
+            rest = rest.replace(u, " ")
+        if want in " " + " ".join(tokens(rest)) + " ":
+            return ""  # also written where no heading holds it
+        piece = piece or next((u for u, f in zip(units, forms, strict=True) if want in f), "")
+    return piece
