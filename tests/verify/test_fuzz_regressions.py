@@ -5,9 +5,12 @@ result and runs under the same generous hang guard (no timing assertion)."""
 
 from __future__ import annotations
 
+import pytest
+
 from aborist.clients.candidates import whole_sentences
 from aborist.clients.extractive import _frame_keys, extract
 from aborist.clients.relation import _QUALIFIER, question_relation
+from aborist.errors import InputError
 from aborist.verify.evidence import build_evidence
 from aborist.verify.rules.rival import _CODE, _relation_terms
 from aborist.verify.text.sentences import split_sentences
@@ -80,3 +83,11 @@ def test_hostile_question_and_evidence_end_to_end() -> None:
         answer = extract(question, (("E1", evidence[0]),), "quote")
         verdict = verify_answer(answer, build_evidence(evidence), question=question)
     assert verdict.label in {"VERIFIED", "SUPPORTED", "PARTIAL", "UNSUPPORTED"}
+
+
+@pytest.mark.parametrize("bad", ["\udc80", "\ud800", "a\udfffb"])
+def test_lone_surrogate_in_evidence_is_an_input_error(bad: str) -> None:
+    # it has no UTF-8 bytes, so no sha256 content address: refused as input (as the batch
+    # reader and `aborist verify` refuse it), not a UnicodeEncodeError from deep inside
+    with pytest.raises(InputError, match="lone surrogate"):
+        build_evidence(["The Museum opened. " + bad])
