@@ -37,7 +37,7 @@ ABBREVIATIONS = frozenset(
     }
 )  # fmt: skip
 _BOUNDARY = re.compile(r"[.!?][\"'’”)\]]*(?=\s+[\"'“‘(\[`*_]*[A-Z0-9])")
-_LAST_WORD = re.compile(r"([^\s(\[\"'“‘]+)$")
+_WORD_OPENERS = "([\"'“‘"
 _INITIAL = re.compile(r"^(?:[A-Z]\.)*[A-Z]$")
 _PAIRS = (("“", "”"), ("(", ")"), ("[", "]"))
 
@@ -48,10 +48,17 @@ def _balanced(text: str) -> bool:
 
 def _ends_sentence(head: str) -> bool:
     """Whether the full stop that closes ``head`` ends a sentence (not an abbreviation)."""
-    m = _LAST_WORD.search(head[:-1]) if head.endswith(".") else None
-    if m is None:
+    if not head.endswith("."):
         return True
-    word = m.group(1)
+    # the last word, read from the right (a search for it scanned the whole head, which
+    # grows over every skipped full stop: quadratic on "A. B. C. …")
+    end = len(head) - 1
+    start = end
+    while start > 0 and not head[start - 1].isspace() and head[start - 1] not in _WORD_OPENERS:
+        start -= 1
+    if start == end:
+        return True
+    word = head[start:end]
     return word.lower() not in ABBREVIATIONS and not _INITIAL.match(word)
 
 

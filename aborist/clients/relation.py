@@ -71,7 +71,9 @@ _WHEN = re.compile(
 _COUNT = re.compile(r"^how\s+(?:many|much|long|big|large|old|often)\s+(?P<x>.+)$", re.I)
 #: "… in Python", "… in a Rust program": which corpus is asked, not part of the anchor
 _QUALIFIER = re.compile(
-    r"(?i)\s+in\s+(?:an?\s+)?(?:" + "|".join(sorted(LANGUAGES)) + r")(?:\s+(?:programs?|code))?$"
+    r"(?i)(?<!\s)\s+in\s+(?:an?\s+)?(?:"
+    + "|".join(sorted(LANGUAGES))
+    + r")(?:\s+(?:programs?|code))?$"
 )
 _GENERIC = re.compile(r"<[A-Z][\w, ]*>")  # a type's generic parameters
 #: "the A in Arc<T>": the letter is what stands for something

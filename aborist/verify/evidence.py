@@ -99,7 +99,14 @@ class EvidenceObject:
     )
 
     def __post_init__(self) -> None:
-        digest, canon, toks, form, token_set, passage = _derived(self.text)
+        try:
+            digest, canon, toks, form, token_set, passage = _derived(self.text)
+        except UnicodeEncodeError as e:  # no UTF-8 bytes, so no content address
+            code = ord(self.text[e.start])
+            raise InputError(
+                f"evidence {self.pointer_id}: holds a lone surrogate (U+{code:04X} at"
+                f" {e.start}), not valid Unicode text"
+            ) from None
         if self.evidence_hash and self.evidence_hash != digest:
             raise InputError(
                 f"evidence {self.pointer_id}: evidence_hash {self.evidence_hash[:12]}… "

@@ -65,7 +65,10 @@ __all__ = [
 #: The value keys that name a member of a series: ordinals and counts of times.
 _SERIES_KINDS = ("o:", "x:")
 
+#: (The look-behinds skip a start one to three characters into a token a letter starts:
+#: the match from that letter covers it, and trying each start made long tokens quadratic.)
 _CODE = re.compile(
+    r"(?<![A-Za-z_])(?<![A-Za-z_][\w.:])(?<![A-Za-z_][\w.:]{2})"
     r"[A-Za-z_][\w.:]*(?:\(\)|<[^<>\s]*>)|\b\w*_\w+\b|--[\w-]+|\"[^\"\s]+\"|\b[A-Za-z]+\d+\b"
 )
 #: A capitalized word, with the number that names it if one follows ("PEP 448").

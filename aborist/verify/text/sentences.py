@@ -28,7 +28,6 @@ _END = re.compile(r"(?<!\.\.)[.!?][\"')\]]*(\s*)(?=[\"'(\[]?[A-Z0-9])")
 _ITEM = re.compile(r"^[ \t]*[-*•+][ \t]")
 _INLINE_ITEM = re.compile(r"[ \t][-*•+][ \t](?=[A-Z])")
 _HEADING = re.compile(r"^[ \t]*#{1,6}\s")
-_LAST_WORD = re.compile(r"(\S+)$")
 
 
 def _blocks(text: str) -> list[str]:
@@ -63,6 +62,15 @@ def _glued_break(word: str, canon: str, m: re.Match[str]) -> bool:
     return (tail.isalpha() and tail.islower()) or tail.isdigit() or core != word
 
 
+def _last_word(head: str) -> str:
+    """The run of non-space characters ``head`` ends with ("" after a space). Read from the
+    right: a search for the last non-space run scans the whole head, and the head grows over every
+    boundary that is skipped ("A. B. C. …"), which made splitting quadratic."""
+    if not head or head[-1].isspace():
+        return ""
+    return head.rsplit(maxsplit=1)[-1]
+
+
 def split_sentences(text: str) -> list[str]:
     """Cut ``text`` into sentences (canonical form); rules in the module docstring."""
     if "\n" not in text and _END.search(text) is None and not _ITEM.match(text):
@@ -75,13 +83,13 @@ def split_sentences(text: str) -> list[str]:
             continue
         start = 0
         for m in _END.finditer(canon):
-            before = _LAST_WORD.search(canon[start : m.start()])
-            word = before.group(1).lower().lstrip("(\"'[") if before else ""
+            before = _last_word(canon[start : m.start()])
+            word = before.lower().lstrip("(\"'[")
             if len(word) == 1 and word.isalpha():
                 continue
             if word in _ABBREV:
                 continue
-            if not m.group(1) and not _glued_break(before.group(1) if before else "", canon, m):
+            if not m.group(1) and not _glued_break(before, canon, m):
                 continue  # "U.S.A", "Node.Js", "3.5": no space, so only after a word
             out.append(canon[start : m.end()].strip())
             start = m.end()
