@@ -12,7 +12,7 @@ from aborist.clients.extractive import _frame_keys, extract
 from aborist.clients.relation import _QUALIFIER, question_relation
 from aborist.errors import InputError
 from aborist.verify.evidence import build_evidence
-from aborist.verify.rules.rival import _CODE, _relation_terms
+from aborist.verify.rules.rival import _CODE, relation_terms
 from aborist.verify.text.sentences import split_sentences
 from aborist.verify.verify import verify_answer
 from tests.verify.test_fuzz_robustness import hang_guard
@@ -63,7 +63,7 @@ def test_language_qualifier_after_a_long_whitespace_run() -> None:
 def test_code_tokens_in_a_long_token_question() -> None:
     with hang_guard():
         assert _CODE.findall("a" * N + " " + "x.y" * (N // 3) + " " + "a::" * (N // 3)) == []
-        assert _relation_terms("Which " + "a" * N + "?", frozenset({"which"})) == {"which"}
+        assert relation_terms("Which " + "a" * N + "?", frozenset({"which"})) == {"which"}
     # a start inside a token a letter begins is covered by the match from that letter (the
     # look-behinds only skip such starts: the matches are the ones the pattern always had)
     assert _CODE.findall("Vec::new() ::new() 9abc() x.9abc() a::b::<c<d>> __init__") == [

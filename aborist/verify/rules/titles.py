@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from aborist.verify.evidence import EvidenceObject
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
@@ -143,6 +144,47 @@ def heading_titles(ev: EvidenceObject) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class _HeadingView:
+    """What :func:`stops_inside_heading` reads of one evidence object, derived once per
+    object: its heading units with their token forms (and those forms without a leading
+    article), the token forms of its quotations, and the token form of its text with every
+    heading unit taken out."""
+
+    units: tuple[str, ...]
+    forms: tuple[str, ...]
+    bare: frozenset[str]
+    quoted: frozenset[str]
+    rest: str
+
+
+def _form(text: str) -> str:
+    return " " + " ".join(tokens(text)) + " "
+
+
+def _view(ev: EvidenceObject) -> _HeadingView:
+    """The object's :class:`_HeadingView`, kept on the (frozen, immutable) object after its
+    first use: a pure function of its title and text."""
+    view = ev.__dict__.get("_heading_view")
+    if view is None:
+        units = heading_titles(ev)
+        forms = tuple(_form(u) for u in units)
+        rest = canonicalize(ev.text).replace("*", "")
+        for u in sorted(units, key=len, reverse=True):
+            rest = rest.replace(u, " ")
+        view = _HeadingView(
+            units=tuple(units),
+            forms=forms,
+            bare=frozenset(re.sub(r"^ (?:the|an?) ", " ", f) for f in forms),
+            quoted=frozenset(
+                _form(x) for x in re.findall(r'"([^"]+)"', canonicalize(ev.title + "\n" + ev.text))
+            ),
+            rest=_form(rest),
+        )
+        object.__setattr__(ev, "_heading_view", view)
+    return view
+
+
 def stops_inside_heading(quote: str, evidence: Sequence[EvidenceObject]) -> str:
     """The heading unit the quotation is only a piece of (it stops where the heading goes
     on, or starts inside it), or ``""``: a quotation that is a whole heading title, or that
@@ -153,20 +195,12 @@ def stops_inside_heading(quote: str, evidence: Sequence[EvidenceObject]) -> str:
     want = " " + " ".join(toks) + " "
     piece = ""
     for ev in evidence:
-        units = heading_titles(ev)
-        forms = [" " + " ".join(tokens(u)) + " " for u in units]
-        bare = [re.sub(r"^ (?:the|an?) ", " ", f) for f in forms]  # "The "nonlocal" statement"
-        quoted = re.findall(r'"([^"]+)"', canonicalize(ev.title + "\n" + ev.text))
-        if (
-            want in forms
-            or want in bare
-            or any(want == " " + " ".join(tokens(x)) + " " for x in quoted)
-        ):
-            return ""  # a whole heading title, or a whole quotation
-        rest = canonicalize(ev.text).replace("*", "")
-        for u in sorted(units, key=len, reverse=True):
-            rest = rest.replace(u, " ")
-        if want in " " + " ".join(tokens(rest)) + " ":
+        view = _view(ev)
+        if want in view.forms or want in view.bare or want in view.quoted:
+            return ""  # a whole heading title ("The "nonlocal" statement"), or a whole quotation
+        if want in view.rest:
             return ""  # also written where no heading holds it
-        piece = piece or next((u for u, f in zip(units, forms, strict=True) if want in f), "")
+        piece = piece or next(
+            (u for u, f in zip(view.units, view.forms, strict=True) if want in f), ""
+        )
     return piece
