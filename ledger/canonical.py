@@ -190,14 +190,32 @@ def canonical_json(value: Any) -> bytes:
         normalized, fast = _walk(value, "$")
     else:
         if not flags:
-            return _dumps(value).encode("utf-8")
+            return _utf8(_dumps(value))
         normalized, fast = (value, False) if flags & _SLOW else (_normalize(value), True)
     if fast:
-        return _dumps(normalized).encode("utf-8")
+        return _utf8(_dumps(normalized))
     try:
         return rfc8785.dumps(value)
+    except UnicodeEncodeError as e:
+        raise _surrogate(e) from e
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as e:  # pragma: no cover
         raise PayloadError(f"payload cannot be canonicalized: {e}") from e
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise _surrogate(e) from e
+
+
+def _surrogate(e: UnicodeEncodeError) -> PayloadError:
+    """A string holding a lone surrogate (``"\\ud800"`` from a JSON escape) is no Unicode
+    text: it has no UTF-8 bytes, so no canonical form and no hash."""
+    return PayloadError(
+        f"payload holds a lone surrogate (U+{ord(e.object[e.start]):04X}), which is not "
+        "Unicode text and has no UTF-8 form"
+    )
 
 
 def canonical_text(value: Any) -> str:

@@ -85,6 +85,8 @@ def hostile() -> Iterator[str]:
                 self._send(body, ("Content-Encoding", "gzip"))
             elif mode == "deep":
                 self._send(b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+            elif mode == "surrogate":  # json.dumps escapes it: "\\ud800"
+                self._send(_answer("The Silverrun River is \ud800 long. [E1]"))
             elif mode == "long":
                 self._send(_answer("The Silverrun River is long. [E1]\n" * 10_000))
             else:
@@ -191,5 +193,23 @@ def test_an_event_the_ledger_refuses_fails_the_run_instead_of_leaving_it_incompl
     rid = _only_run(pipeline_ledger)
     failed = pipeline_ledger.read_stream(run_stream(rid))[-1]
     assert failed.type == "qa.run_failed" and failed.data["error_type"] == "PayloadError"
+    assert load_run(pipeline_ledger, rid).status == "failed"
+    assert verify_ledger(pipeline_ledger).ok
+
+
+def test_a_model_answer_with_a_lone_surrogate_fails_the_run_cleanly(
+    pipeline_ledger: Ledger, corpus: Any, hostile: str
+) -> None:
+    """A JSON reply may escape a lone surrogate ("\\ud800"): such a string is no Unicode
+    text and has no UTF-8 bytes, so it can be neither hashed nor stored. The run ends
+    failed at the model stage with a ModelError naming it, not a codec traceback, and the
+    ledger verifies."""
+    with pytest.raises(ModelError, match="lone surrogate"):
+        query(MESSAGES[0]["content"], ledger=pipeline_ledger,
+              client=_client(hostile, "surrogate"), shards_dir=corpus.shards_dir)  # fmt: skip
+    rid = _only_run(pipeline_ledger)
+    failed = pipeline_ledger.read_stream(run_stream(rid))[-1]
+    assert failed.type == "qa.run_failed"
+    assert (failed.data["stage"], failed.data["error_type"]) == ("model", "ModelError")
     assert load_run(pipeline_ledger, rid).status == "failed"
     assert verify_ledger(pipeline_ledger).ok

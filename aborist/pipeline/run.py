@@ -394,7 +394,13 @@ def _answer_stages(
             f"the model's answer ({reply.model}) is {len(raw):,} characters long; "
             f"at most {MAX_ANSWER_CHARS:,} are verified"
         )
-    raw_bytes = raw.encode("utf-8")
+    try:
+        raw_bytes = raw.encode("utf-8")
+    except UnicodeEncodeError as e:  # a JSON "\ud800" escape: no Unicode text, no bytes
+        raise ModelError(
+            f"the model's answer ({reply.model}) holds a lone surrogate "
+            f"(U+{ord(raw[e.start]):04X}), which is not Unicode text"
+        ) from None
     raw_hash = sha256_hex(raw_bytes)
     rec.record(
         ModelAnswered(

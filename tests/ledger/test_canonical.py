@@ -55,3 +55,13 @@ def test_known_bytes(value: object, expected: bytes) -> None:
 def test_rejects_what_json_cannot_hold(bad: object) -> None:
     with pytest.raises(PayloadError):
         canonical_json(bad)
+
+
+@pytest.mark.parametrize(
+    "value", [{"a": "\ud800"}, {"a": ["ok", "x\udfff"]}, {"k\ud800": 1}, {"f": 0.1, "s": "\ud801"}]
+)
+def test_a_lone_surrogate_is_a_payload_error_not_a_codec_error(value: object) -> None:
+    from ledger.errors import PayloadError
+
+    with pytest.raises(PayloadError, match="lone surrogate"):
+        canonical_json(value)
