@@ -70,15 +70,16 @@ class VerifierPolicy(BaseModel):
     answer_initials: bool = True
     answer_agents: bool = True
     answer_lists: bool = True
-    answer_whole_sentences: bool = True
-    answer_restated_question: bool = True
+    answer_whole_sentences: bool = False
+    answer_whole_min_tokens: int = Field(default=4, ge=1)
+    answer_restated_question: bool = False
     answer_demonstrative_bridge: bool = True
     question_relation_verbs: bool = True
     answer_fronted_subject: bool = True
     answer_entity_pronoun: bool = True
-    answer_first_hop: bool = True
-    answer_rival_same_stem: bool = True
-    answer_definite_reference: bool = True
+    answer_first_hop: bool = False
+    answer_rival_same_stem: bool = False
+    answer_definite_reference: bool = False
     answer_role_clauses: bool = True
     answer_competition: bool = True
     answer_competition_margin: float = Field(default=1.5, ge=1.0)

@@ -328,12 +328,6 @@ def _is_clause(text: str, toks: Sequence[str]) -> bool:
     )
 
 
-#: The fewest tokens a whole evidence sentence needs to state a claim of its own (§19.18):
-#: three words or fewer ("Class-private names.") are a label or a heading, not a statement,
-#: and answer the question only as any bare span does.
-_WHOLE_MIN_TOKENS = 4
-
-
 def _own_statement(
     text: str,
     toks: Sequence[str],
@@ -344,7 +338,9 @@ def _own_statement(
     """Why a short unit states a relation of its own (§19.18), or ``""``."""
     if policy.answer_whole_sentences and any(
         loc.first == loc.last
-        and whole_sentence(text, toks, loc.evidence.passage.sentences[loc.first], _WHOLE_MIN_TOKENS)
+        and whole_sentence(
+            text, toks, loc.evidence.passage.sentences[loc.first], policy.answer_whole_min_tokens
+        )
         for loc in located
     ):
         return "a whole sentence of the evidence: it states that sentence's claim"

@@ -121,8 +121,71 @@ FILM = "The film stars Ada Holm and Tor Lie. He also voiced the fox in the Fores
 def test_each_rule_recovers_its_answer_and_only_with_its_switch(
     switch: str, evidence: str, question: str, answer: str
 ) -> None:
-    assert label(answer, [evidence], question) == "VERIFIED"
+    assert label(answer, [evidence], question, **{switch: True}) == "VERIFIED"
     assert label(answer, [evidence], question, **{switch: False}) == "PARTIAL"
+    assert label(answer, [evidence], question) == (
+        "PARTIAL" if switch in OFF_BY_DEFAULT else "VERIFIED"
+    )
+
+
+#: the §19.18 rules that are off by default: each vouches, when on, for a wrong answer
+#: that the other checks would have refused (the cases below)
+OFF_BY_DEFAULT = frozenset(
+    [
+        "answer_whole_sentences",
+        "answer_restated_question",
+        "answer_first_hop",
+        "answer_rival_same_stem",
+        "answer_definite_reference",
+    ]
+)
+
+# (switch, evidence, question, wrong answer): vouched for with the switch on, refused by
+# the default policy — why the switch is off
+WRONG_WHEN_ON = [
+    (
+        "answer_restated_question",
+        "The variable total holds the value 7. After the loop, count holds the value 3.",
+        "After the loop finishes, what value does count hold?",
+        "total holds the value 7",
+    ),
+    (
+        "answer_whole_sentences",
+        "Tokyo hosted in 1964. Paris hosted in 1924 and 2024.",
+        "Which city hosted the 2024 Olympics?",
+        "Tokyo hosted in 1964.",
+    ),
+    (
+        "answer_first_hop",
+        "The Lund Commission was set up in 1920 in Oslo by its chairman Per Lund. Per Olav "
+        "Lund (1870 - 1990) was an engineer.",
+        "What year did the chairman of the Lund Commission in Oslo die?",
+        "1870",
+    ),
+    (
+        "answer_rival_same_stem",
+        "Jon Dahl is an Icelandic sailor who lives in Norway. Jon Dahl was born in Reykjavik, "
+        "Iceland.",
+        "In what country does the sailor Jon Dahl live?",
+        "Iceland",
+    ),
+    (
+        "answer_definite_reference",
+        "The Institute of Coastal Studies is a research body in Tromsø. Unlike the Institute, "
+        "the Nordic Marine Centre is directed by Dr. Eva Moe.",
+        "Dr. Eva Moe is the director of what organisation?",
+        "Institute of Coastal Studies",
+    ),
+]
+
+
+@pytest.mark.parametrize(("switch", "evidence", "question", "answer"), WRONG_WHEN_ON)
+def test_a_switch_that_is_off_would_vouch_for_a_wrong_answer(
+    switch: str, evidence: str, question: str, answer: str
+) -> None:
+    assert switch in OFF_BY_DEFAULT
+    assert label(answer, [evidence], question, **{switch: True}) in {"VERIFIED", "SUPPORTED"}
+    assert label(answer, [evidence], question) not in {"VERIFIED", "SUPPORTED"}
 
 
 @pytest.mark.parametrize(
@@ -266,5 +329,7 @@ def test_a_label_of_three_words_is_not_a_statement_of_its_own() -> None:
         "shown to every caller."
     )
     q = "What's the informal name for *__ field names?"
-    assert label("Private field names.", [ev], q) == "PARTIAL"
-    assert label("Open names.", [ev], q) == "VERIFIED"
+    on = {"answer_whole_sentences": True}
+    assert label("Private field names.", [ev], q, **on) == "PARTIAL"
+    assert label("Private field names.", [ev], q, **on, answer_whole_min_tokens=3) == "VERIFIED"
+    assert label("Open names.", [ev], q, **on) == "VERIFIED"

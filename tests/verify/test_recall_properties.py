@@ -12,7 +12,15 @@ from aborist.verify.evidence import build_evidence
 from aborist.verify.policy import VerifierPolicy
 from aborist.verify.verify import verify_answer
 
-ON = VerifierPolicy()
+#: every §19.18 rule on, the five that are off by default included (they vouch for wrong
+#: answers a review built: docs/verifier.md §19.18, "Why five of them are off")
+ON = VerifierPolicy(
+    answer_whole_sentences=True,
+    answer_restated_question=True,
+    answer_first_hop=True,
+    answer_rival_same_stem=True,
+    answer_definite_reference=True,
+)
 #: the switches whose rules only ever return "answers" earlier or read a rival as agreeing
 LOOSENING = VerifierPolicy(
     answer_whole_sentences=False,

@@ -232,7 +232,7 @@ def competing_candidate(
 
     def score(stems: frozenset[str]) -> tuple[float, frozenset[str]]:
         got = frozenset(a for a in weights if a in stems)
-        return sum(weights[a] for a in got), got
+        return sum(weights[a] for a in sorted(got)), got  # a fixed order: the same float every run
 
     mine, rivals = _contexts(span_toks, question, own, reached, cited)
     have, held = score(mine)

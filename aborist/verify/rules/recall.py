@@ -4,7 +4,10 @@ The bare-span rules (§19.5, §19.9, §19.14) hold a unit of at most ``bare_span
 tokens to its sentence, because a name or a phrase restates no relation of its own. Some
 short units do state one, and some sentences say what their neighbour says; each helper
 here names one such case and only ever lets a unit keep the grade its verbatim occurrence
-earned — none of them finds support where there is none:
+earned — none of them finds support where there is none (the word-for-word match and its
+polarity are checked first). Five of them answer before the anchor, role and rival checks
+run, or take a sentence out of the rivals, and are off by default (docs/verifier.md §19.18
+says which, and shows the wrong answers they would vouch for):
 
 * :func:`whole_sentence` — the unit is a *whole sentence* of the evidence (every token of
   it, ending as that sentence ends: a full stop for a full stop, none for a list item):
