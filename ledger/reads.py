@@ -138,18 +138,23 @@ class LedgerReads:
     def iter_blobs(
         self, *, batch_size: int = 500
     ) -> Iterator[tuple[str, bytes | str | int | float | None]]:
-        """Every blob as (stored hash, bytes), in hash order.
+        """Every blob as (stored hash, bytes): in rowid order on SQLite, hash order on
+        PostgreSQL.
 
         The column is BLOB / ``bytea``, but SQLite keeps whatever type an UPDATE writes
         (``CAST(bytes AS TEXT)``, once the triggers are dropped): such a value comes back
         as the driver gives it (``str`` for TEXT, ``int``, ``float``, ``None``), not
         converted, so that a scan (``aborist-ledger verify``, ``replay``) can report the
         row rather than fail on it or hash a conversion of it."""
-        after: Any = ""
-        # The page key as stored: a hash that is not UTF-8 is bound as its own bytes (read
-        # as TEXT by SQLite), never as its replacement text, which may sort before it.
-        key = "CAST(? AS TEXT)" if self._ph == "?" else self._ph
-        sql = f"SELECT hash, bytes FROM blobs WHERE hash > {key} ORDER BY hash LIMIT {self._ph}"
+        if self._ph == "?":
+            # SQLite pages by rowid: a hash column keeps whatever type an UPDATE wrote, and a
+            # BLOB sorts after every TEXT, so paging by ``hash >`` would return a BLOB-typed
+            # row on every page, forever. The rowid is an integer whatever the row holds.
+            sql = "SELECT rowid, hash, bytes FROM blobs WHERE rowid > ? ORDER BY rowid LIMIT ?"
+            after: Any = -(2**63)
+        else:
+            sql = "SELECT hash, hash, bytes FROM blobs WHERE hash > %s ORDER BY hash LIMIT %s"
+            after = ""
         while True:
             with translate_errors(self.where), self.reader.connect() as conn:
                 cursor = conn.connection.cursor()
@@ -159,10 +164,9 @@ class LedgerReads:
                     cursor.close()
             if not rows:
                 return
-            for h, data in rows:
+            for _, h, data in rows:
                 yield str(h), data if stored_type(data) else bytes(data)
-            last = rows[-1][0]
-            after = last.raw if isinstance(last, UndecodableText) else str(last)
+            after = rows[-1][0]
 
     def read_blobs(self, blob_hashes: Sequence[str]) -> dict[str, bytes | str]:
         """The blobs of ``blob_hashes`` that exist, a few hundred per query; a missing one

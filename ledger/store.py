@@ -28,12 +28,14 @@ from ledger.engine import describe_url, ledger_engine, parse_url, sqlite_path
 from ledger.envelope import GENESIS_HASH, NewEvent, RecordedEvent, event_hash, validate_stream
 from ledger.envelope_check import check_event_id, check_recorded_at
 from ledger.errors import (
+    CheckpointError,
     ConcurrencyError,
     FoldError,
     NotMigratedError,
     PayloadError,
 )
 from ledger.migrate import HEAD_REVISION, stored_revisions
+from ledger.rawtext import UndecodableText
 from ledger.reads import (
     EVENT_COLUMNS,
     Checkpoint,
@@ -316,7 +318,17 @@ class Ledger(LedgerReads):
             {"n": tree_size},
         )
         if rows:
-            return Checkpoint(int(rows[0][0]), str(rows[0][1]), str(rows[0][2]))
+            stored = rows[0][1]
+            if isinstance(stored, UndecodableText) or str(stored) != root:
+                # never hand on (to print, sign or export) a recorded root the log does not
+                # give: the checkpoints table was edited
+                shown = "text that is not UTF-8" if isinstance(stored, UndecodableText) else stored
+                raise CheckpointError(
+                    f"the recorded checkpoint of size {tree_size} has root {shown!s}, but the "
+                    f"events give {root}: the checkpoints table was edited (see "
+                    "`aborist-ledger verify`)"
+                )
+            return Checkpoint(int(rows[0][0]), str(stored), str(rows[0][2]))
         cp = Checkpoint(tree_size, root, self._clock())
         tx.execute(
             "INSERT INTO checkpoints (tree_size, root, created_at) VALUES (:n, :r, :c)",

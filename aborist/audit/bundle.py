@@ -44,6 +44,7 @@ from aborist.audit.bundle_export import BUNDLE_FORMAT, LEDGER_FORMAT, export_run
 from aborist.audit.bundle_report import BUNDLE_CHECKS, BundleReport
 from aborist.audit.checks.blobs import referenced_blobs
 from aborist.audit.checks.cache_binding import check_cache_binding
+from aborist.audit.checks.checkpoints import is_root_hex
 from aborist.audit.checks.dags import check_run
 from aborist.audit.checks.evidence_link import run_evidence_link
 from aborist.audit.checks.run_end import run_end
@@ -56,7 +57,7 @@ from aborist.events import run_stream
 from ledger.canonical import sha256_hex
 from ledger.chain import event_hash_of
 from ledger.envelope import RecordedEvent
-from ledger.envelope_check import EnvelopeCheck
+from ledger.envelope_check import EnvelopeCheck, check_recorded_at
 from ledger.errors import BlobNotFoundError
 from ledger.tlog import merkle
 
@@ -99,6 +100,50 @@ class _BundleBlobs:
         if data is None:
             raise BlobNotFoundError(f"no blob with hash {blob_hash} in the bundle")
         return data
+
+
+#: The fields of a bundle's nested objects as ``export_run`` writes them: a field no check
+#: reads is refused, here as at the top and in an event, so a report never seems to vouch
+#: for it ("witnessed_by", "verified": true).
+_CHECKPOINT_FIELDS = frozenset({"tree_size", "root", "created_at"})
+_INCLUSION_FIELDS = frozenset({"seq", "leaf_index", "tree_size", "proof"})
+_CONSISTENCY_FIELDS = frozenset({"size1", "root1", "size2", "root2", "proof"})
+
+
+def _closed_parts(b: Mapping[str, Any]) -> None:
+    """:class:`BundleFormatError` unless the checkpoint, the inclusion proofs and the
+    consistency proofs hold only the fields the checks read, the checkpoint's root is written
+    as the ledger writes it (64 lower-case hex digits) and its ``created_at`` as the ledger
+    writes timestamps, and no event has two inclusion proofs (only one would be checked)."""
+    cp = b["checkpoint"]
+    if not isinstance(cp, Mapping):
+        raise BundleFormatError("checkpoint is a JSON object")
+    parts: list[tuple[str, object, frozenset[str]]] = [("checkpoint", cp, _CHECKPOINT_FIELDS)]
+    parts += [("inclusion proof", p, _INCLUSION_FIELDS) for p in b["inclusion_proofs"]]
+    parts += [
+        ("consistency proof", p, _CONSISTENCY_FIELDS) for p in b.get("consistency_proofs", [])
+    ]
+    for what, part, fields in parts:
+        if not isinstance(part, Mapping):
+            raise BundleFormatError(f"a {what} is a JSON object")
+        extra = sorted(map(str, set(part) - fields))
+        if extra:
+            raise BundleFormatError(f"{what}: unknown field(s) {clip(', '.join(extra))}")
+    if not is_root_hex(cp.get("root")):
+        raise BundleFormatError(
+            f"checkpoint root {clip_typed(cp.get('root'))} is not 64 lower-case hex digits"
+        )
+    if "created_at" in cp and check_recorded_at(cp["created_at"]) is not None:
+        raise BundleFormatError(
+            f"checkpoint created_at {clip_typed(cp['created_at'])} is not a timestamp "
+            "the ledger writes"
+        )
+    seen: set[object] = set()
+    for p in b["inclusion_proofs"]:
+        seq = p.get("seq")
+        if seq in seen:
+            raise BundleFormatError(f"two inclusion proofs for seq {clip_typed(seq)}")
+        seen.add(seq)
 
 
 def _hex_list(value: object) -> list[bytes]:
@@ -173,6 +218,7 @@ class _Verify:
                 raise BundleFormatError("inclusion_proofs is a list")
             if not isinstance(b.get("consistency_proofs", []), list):
                 raise BundleFormatError("consistency_proofs is a list")
+            _closed_parts(b)
         except (KeyError, TypeError, ValueError, AttributeError, binascii.Error, InputError) as e:
             self.fail(
                 "format",

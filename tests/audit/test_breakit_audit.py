@@ -236,7 +236,7 @@ def test_event_hash_not_hex_is_a_finding_not_a_crash(built: Built, value: str) -
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-@pytest.mark.parametrize("where", ["checkpoint", "blob", "projection"])
+@pytest.mark.parametrize("where", ["checkpoint", "blob", "blob_typed", "projection"])
 def test_other_rows_not_utf8_are_findings(built: Built, where: str) -> None:
     """Text that is not UTF-8 outside ``events`` (SQLite): a recorded checkpoint's
     ``created_at``, a blob's address, a projection row. Each is a finding of its check;
@@ -250,6 +250,10 @@ def test_other_rows_not_utf8_are_findings(built: Built, where: str) -> None:
                        f"WHERE tree_size = {cp.tree_size}", "checkpoint"),
         "blob": ("INSERT INTO blobs (hash, size, bytes) VALUES (CAST(X'FFFE' AS TEXT), 1, X'00')",
                  "blob"),
+        # an address stored as a BLOB sorts after every TEXT: paged by address, the scan
+        # met it on every page and never ended (the scan now pages by rowid)
+        "blob_typed": ("INSERT INTO blobs (hash, size, bytes) VALUES (X'6162', 1, X'00')",
+                       "blob"),
         "projection": (f"UPDATE runs SET question = CAST(X'FF' AS TEXT) "
                        f"WHERE run_id = '{built.quote}'", "projection"),
     }[where]  # fmt: skip
@@ -276,3 +280,25 @@ def test_checkpoint_file_with_a_repeated_key_is_refused(built: Built, tmp_path: 
         result = CliRunner().invoke(cli, [*command, "--checkpoint", str(path)])
         assert result.exit_code == 2, result.output
         assert "duplicate key 'tree_size'" in result.output
+
+
+@pytest.mark.parametrize("forged", ["'ab' || substr(root, 3)", "CAST(X'FF' || root AS TEXT)"])
+def test_a_forged_recorded_root_is_never_printed_or_signed(
+    built: Built, tmp_path: Path, forged: str
+) -> None:
+    """`aborist-ledger checkpoint` at a size already recorded returned the stored row as it
+    was: a forged root was printed with exit 0, and `--sign` signed it. It now compares the
+    row with the root the events give and refuses, one line, exit 1."""
+    if "X'FF'" in forged and not _sqlite(built):
+        pytest.skip("PostgreSQL's TEXT cannot hold bytes that are not UTF-8 (shown above)")
+    lg = built.ledger
+    cp = checkpoint(lg)
+    tamper(lg, f"UPDATE checkpoints SET root = {forged} WHERE tree_size = {cp.tree_size}")
+    key = tmp_path / "log.key"
+    made = CliRunner().invoke(cli, ["keygen", "example.com/breakit", "--out", str(key)])
+    assert made.exit_code == 0, made.output
+    for extra in ([], ["--sign", str(key)]):
+        result = CliRunner().invoke(cli, ["checkpoint", "--db", built.url, *extra])
+        assert result.exit_code == 1, result.output
+        assert "the checkpoints table was edited" in result.output, result.output
+        assert "Traceback" not in result.output

@@ -55,6 +55,14 @@ def _not_json(b: dict[str, Any]) -> None:
     e["payload"] = e["payload"][:-2] + "!" + e["payload"][-1]
 
 
+def _twice(b: dict[str, Any]) -> None:
+    b["inclusion_proofs"].append(dict(b["inclusion_proofs"][0], proof=[]))
+
+
+def _upper_root(b: dict[str, Any]) -> None:
+    b["checkpoint"]["root"] = b["checkpoint"]["root"].upper()
+
+
 EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
     "ledger_format_text": (_set(("ledger_format",), "1"), "format", "ledger_format"),
     "ledger_format_2": (_set(("ledger_format",), 2), "format", "ledger_format"),
@@ -64,6 +72,17 @@ EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
     "proof_tree_size": (_set(("inclusion_proofs", 1, "tree_size"), 1), "inclusion", "stated place"),
     "payload_not_json": (_not_json, "events", "payload_hash"),
     "seq_beyond_ijson": (_set(("events", 0, "seq"), 2**64), "events", "hash"),
+    # the nested objects are closed too: a field no check reads, a proof given twice for
+    # one seq (only one would be checked), a root or a timestamp not as the ledger writes it
+    "checkpoint_field": (_set(("checkpoint", "witnessed_by"), "3 witnesses"), "format", "shape"),
+    "proof_field": (_set(("inclusion_proofs", 0, "verified"), True), "format", "shape"),
+    "proof_twice": (_twice, "format", "shape"),
+    "created_at_text": (
+        _set(("checkpoint", "created_at"), "1999-01-01 (notarised)"),
+        "format",
+        "shape",
+    ),
+    "root_upper": (_upper_root, "format", "shape"),
 }
 
 
