@@ -17,10 +17,12 @@ def cli() -> None:
     Every answer is checked against the passages it cites. Its audit mode: STRICT means
     every claim was found word for word in the evidence; HYBRID means some claims were
     verified but not all of them word for word; UNGROUNDED means no claim could be
-    verified. The label on the four-rung ladder: 1 VERIFIED (every claim is verbatim in
-    the evidence), 2 SUPPORTED (every claim has support, some of it not verbatim), 3
-    PARTIAL (some claims have no support), 4 UNSUPPORTED (nothing in the answer is
-    supported).
+    verified. The label on the four-rung ladder says what was checked, lexically: 1
+    VERIFIED (every claim occurs word for word in one sentence of the evidence, with its
+    polarity), 2 SUPPORTED (every claim's words, polarity and numbers were found together
+    in one sentence, not all word for word), 3 PARTIAL (some claim's were not), 4
+    UNSUPPORTED (no claim's were). Words found together are not proof that the sentence
+    means what the claim says.
 
     Data (the ledger and the shards) lives in one per-user directory unless --home,
     $ABORIST_HOME or a project's .aborist/ says otherwise; `aborist config` shows where.

@@ -22,6 +22,7 @@ need (:attr:`ledger.store.Projection.revision`), and :func:`stored_revisions` re
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ __all__ = [
     "HEAD_REVISION",
     "alembic_head",
     "current_revisions",
+    "known_ledger_revisions",
     "script_location",
     "stored_revisions",
     "upgrade",
@@ -74,6 +76,13 @@ def alembic_head(version_locations: Sequence[Path] = (), branch: str = BRANCH) -
     head = script.get_revision(f"{branch}@head")
     assert head is not None
     return head.revision
+
+
+@cache
+def known_ledger_revisions() -> frozenset[str]:
+    """The ledger branch's revisions this code has a script for (its ``versions/`` file
+    names, which are the revision ids), read once."""
+    return frozenset(p.stem for p in (script_location() / "versions").glob("[0-9]*.py"))
 
 
 def stored_revisions(connection: Connection) -> frozenset[str]:

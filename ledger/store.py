@@ -34,7 +34,7 @@ from ledger.errors import (
     NotMigratedError,
     PayloadError,
 )
-from ledger.migrate import HEAD_REVISION, stored_revisions
+from ledger.migrate import HEAD_REVISION, known_ledger_revisions, stored_revisions
 from ledger.rawtext import UndecodableText
 from ledger.reads import (
     EVENT_COLUMNS,
@@ -173,9 +173,18 @@ class Ledger(LedgerReads):
             r for p in self.projections if (r := getattr(p, "revision", None)) is not None
         }
         if not needed <= found:
+            # a revision this code has no script for may come from a newer version, which
+            # `migrate` cannot take back: say so rather than only "run migrate"
+            unknown = sorted(found - needed - known_ledger_revisions())
+            newer = (
+                f" (if {', '.join(unknown)} comes from a newer aborist, use that version: "
+                "migrate does not downgrade)"
+                if unknown
+                else ""
+            )
             raise NotMigratedError(
                 f"{self.where} is at schema revision {', '.join(sorted(found))}, expected "
-                f"{', '.join(sorted(needed))}; run `aborist-ledger migrate`"
+                f"{', '.join(sorted(needed))}; run `aborist-ledger migrate`{newer}"
             )
 
     # -- append -------------------------------------------------------------------------

@@ -94,7 +94,22 @@ def test_an_older_revision_is_refused(ledger_url: str) -> None:
             conn.execute(text("INSERT INTO alembic_version VALUES ('0001_ledger')"))
     finally:
         engine.dispose()
-    with pytest.raises(NotMigratedError, match=f"0001_ledger, expected {HEAD_REVISION}"):
+    with pytest.raises(NotMigratedError, match=f"0001_ledger, expected {HEAD_REVISION}") as e:
+        Ledger.open(ledger_url)
+    assert "newer" not in str(e.value)
+
+
+def test_a_revision_from_a_newer_version_is_named_as_such(ledger_url: str) -> None:
+    """ "Run migrate" alone misleads for a database a newer aborist migrated: migrate does
+    not downgrade. An older revision (above) is told only to migrate."""
+    engine = ledger_engine(ledger_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("DELETE FROM alembic_version"))
+            conn.execute(text("INSERT INTO alembic_version VALUES ('0099_from_the_future')"))
+    finally:
+        engine.dispose()
+    with pytest.raises(NotMigratedError, match="0099_from_the_future comes from a newer aborist"):
         Ledger.open(ledger_url)
 
 
