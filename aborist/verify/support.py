@@ -63,8 +63,8 @@ from aborist.verify.rules.roles import other_alternative, role_conflict
 from aborist.verify.rules.swaps import REARRANGED
 from aborist.verify.rules.titles import is_title_like, whole_title
 from aborist.verify.text.quantity import signs_agree
+from aborist.verify.text.sentences import COPULAS, continues
 from aborist.verify.text.sentences import PRONOUNS as _PRONOUNS
-from aborist.verify.text.sentences import continues
 from aborist.verify.text.textcanon import STOPWORDS, match_form, tokens
 
 __all__ = [
@@ -531,14 +531,13 @@ def _back_of(sents: Sequence[Sentence], k: int) -> int:
     return k if sents[k - 1].toks[0] in _PRONOUNS else k - 1
 
 
-_COPULA = frozenset(["is", "was", "are", "were"])
 _ARTICLES = frozenset(["a", "an", "the"])
 
 
 def _complement(toks: Sequence[str], sentence: Sequence[str]) -> bool:
     """Is the span the complement of its sentence's first copula ("Peggy Seeger (born
     1935) is an *American* folksinger")? Then it is said of the sentence's subject."""
-    k = next((i for i, t in enumerate(sentence) if t in _COPULA), -1)
+    k = next((i for i, t in enumerate(sentence) if t in COPULAS), -1)
     if k < 0:
         return False
     at = k + 1 + (k + 1 < len(sentence) and sentence[k + 1] in _ARTICLES)

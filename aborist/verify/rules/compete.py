@@ -39,7 +39,7 @@ from aborist.verify.rules.locality import Sentence, stem
 from aborist.verify.rules.rival import kind_fillers, relation_terms, span_kind
 from aborist.verify.text.anchors import value_keys
 from aborist.verify.text.sentences import continues
-from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, match_form, tokens
 
 __all__ = ["clause_pieces", "competing_candidate", "term_weights"]
 
@@ -79,10 +79,6 @@ def _names(text: str) -> frozenset[str]:
     """Stems of the capitalized words of ``text`` that are not stopwords."""
     words = (t for m in _CAP.finditer(canonicalize(text)) for t in tokens(m.group()))
     return frozenset(stem(t) for t in words if t not in STOPWORDS)
-
-
-def _form(toks: Sequence[str]) -> str:
-    return " " + " ".join(toks) + " "
 
 
 def _chain(cited: Sequence[Sentence], own: Sequence[Sentence]) -> set[int]:
@@ -162,7 +158,7 @@ def _linked(
     """The cited sentences read with the span's own: the subject chain it stands in
     (:func:`_chain`), a sentence naming a capitalized word of the span's sentence (the
     bridge of a two-hop question), or the span, or half the span's words."""
-    span_form = _form(span_toks)
+    span_form = match_form(span_toks)
     span_stems = {stem(t) for t in span_toks if t not in STOPWORDS}
     links = _names(" ".join(s.text for s in own)) - _stems(question) - span_stems
     chain = _chain(cited, own)
@@ -171,7 +167,7 @@ def _linked(
         for i, s in enumerate(cited)
         if i in chain
         or links & s.stems
-        or span_form in _form(s.toks)
+        or span_form in match_form(s.toks)
         or 2 * len(span_stems & s.stems) >= len(span_stems) > 0
     ]
 
@@ -187,7 +183,7 @@ def _contexts(
     that may offer a rival: the other clauses of the span's sentence, and every clause of
     a cited sentence not read with it. A clause's context adds its sentence's first
     clause."""
-    span_form = _form(span_toks)
+    span_form = match_form(span_toks)
     linked = _linked(span_toks, question, own, cited)
     mine: set[str] = set()
     for s in (*reached, *linked):
@@ -197,7 +193,7 @@ def _contexts(
         pieces = clause_pieces(s.text)
         head = _stems(pieces[0]) if pieces else frozenset()
         for c in pieces:
-            if span_form in _form(tokens(c)):
+            if span_form in match_form(tokens(c)):
                 mine |= _stems(c) | head
             else:
                 rivals.append((c, _stems(c) | head))
@@ -225,7 +221,12 @@ def competing_candidate(
     followed, ``cited`` every sentence of every cited object."""
     kind = span_kind(span)
     span_toks = tokens(span)
-    if not kind or len(anchors) < 2 or not own or _form(span_toks) in _form(tokens(question)):
+    if (
+        not kind
+        or len(anchors) < 2
+        or not own
+        or match_form(span_toks) in match_form(tokens(question))
+    ):
         return ""  # a span the question names is one of its alternatives
     weights = term_weights(anchors, cited)
     relation = _relation(question, anchors)
@@ -260,12 +261,12 @@ def _rival_filler(
     """The first candidate of ``clause`` that is a rival of the span (see the module
     text), or ``""``."""
     words = set(span_toks) - STOPWORDS
-    near = " ".join(_form(s.toks) for s in own)
+    near = " ".join(match_form(s.toks) for s in own)
     asked = _stems(question)
     for text, ftoks in _candidates(kind, clause, question):
         if (
             set(ftoks) & words
-            or _form(ftoks) in near
+            or match_form(ftoks) in near
             or {stem(t) for t in ftoks} <= asked
             or _beside_asked(text, clause, question)
         ):

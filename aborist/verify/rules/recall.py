@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from aborist.verify.rules.locality import stem
-from aborist.verify.text.sentences import PRONOUNS, continues
+from aborist.verify.text.sentences import COPULAS, PRONOUNS, continues
 from aborist.verify.text.textcanon import STOPWORDS, tokens
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,7 +61,6 @@ __all__ = [
 #: Demonstrative subjects that stand for the statement before them.
 DEMONSTRATIVES = frozenset(["this", "that", "these", "those"])
 #: The copulas after which a demonstrative is the subject ("This is …", "That was …").
-_DEMONSTRATIVE_VERBS = frozenset(["is", "was", "are", "were"])
 _SENTENCE_END = (".", "!", "?")
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -121,7 +120,7 @@ def demonstrative_back(sentences: Sequence[Sentence], k: int) -> int:
     if k <= 0 or k >= len(sentences):
         return k
     head = sentences[k].toks
-    if len(head) < 3 or head[0] not in DEMONSTRATIVES or head[1] not in _DEMONSTRATIVE_VERBS:
+    if len(head) < 3 or head[0] not in DEMONSTRATIVES or head[1] not in COPULAS:
         return k
     if sentences[k - 1].text.rstrip().endswith("?"):
         return k

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aborist.verify.evidence import EvidenceObject
-from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, match_form, tokens
 
 __all__ = ["heading_titles", "is_title_like", "stops_inside_heading", "whole_title"]
 
@@ -158,17 +158,13 @@ class _HeadingView:
     rest: str
 
 
-def _form(text: str) -> str:
-    return " " + " ".join(tokens(text)) + " "
-
-
 def _view(ev: EvidenceObject) -> _HeadingView:
     """The object's :class:`_HeadingView`, kept on the (frozen, immutable) object after its
     first use: a pure function of its title and text."""
     view = ev.__dict__.get("_heading_view")
     if view is None:
         units = heading_titles(ev)
-        forms = tuple(_form(u) for u in units)
+        forms = tuple(match_form(tokens(u)) for u in units)
         rest = canonicalize(ev.text).replace("*", "")
         for u in sorted(units, key=len, reverse=True):
             rest = rest.replace(u, " ")
@@ -177,9 +173,10 @@ def _view(ev: EvidenceObject) -> _HeadingView:
             forms=forms,
             bare=frozenset(re.sub(r"^ (?:the|an?) ", " ", f) for f in forms),
             quoted=frozenset(
-                _form(x) for x in re.findall(r'"([^"]+)"', canonicalize(ev.title + "\n" + ev.text))
+                match_form(tokens(x))
+                for x in re.findall(r'"([^"]+)"', canonicalize(ev.title + "\n" + ev.text))
             ),
-            rest=_form(rest),
+            rest=match_form(tokens(rest)),
         )
         object.__setattr__(ev, "_heading_view", view)
     return view
@@ -192,7 +189,7 @@ def stops_inside_heading(quote: str, evidence: Sequence[EvidenceObject]) -> str:
     toks = tokens(quote)
     if not toks:
         return ""
-    want = " " + " ".join(toks) + " "
+    want = match_form(toks)
     piece = ""
     for ev in evidence:
         view = _view(ev)

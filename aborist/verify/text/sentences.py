@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
-__all__ = ["PRONOUNS", "claim_parts", "continues", "relative_clause", "split_sentences"]
+__all__ = ["COPULAS", "PRONOUNS", "claim_parts", "continues", "relative_clause", "split_sentences"]
 
 _ABBREV = frozenset(
     """
@@ -172,7 +172,9 @@ def claim_parts(text: str) -> list[str]:
 
 #: A sentence that opens with one of these continues the subject of the one before.
 PRONOUNS = frozenset(["he", "she", "it", "they", "his", "her", "its", "their"])
-_COPULA = frozenset(["is", "was", "are", "were"])
+#: The copulas a subject-continuing sentence opens with ("This *is* …"); one list for the
+#: verifier (§19.12, §19.18).
+COPULAS = frozenset(["is", "was", "are", "were"])
 
 
 def continues(before: Sequence[str], sentence: Sequence[str]) -> bool:
@@ -185,7 +187,7 @@ def continues(before: Sequence[str], sentence: Sequence[str]) -> bool:
         return True
     if sentence[0] != "the" or len(sentence) < 2:
         return False
-    k = next((i for i, t in enumerate(before) if t in _COPULA), -1)
+    k = next((i for i, t in enumerate(before) if t in COPULAS), -1)
     if k < 0:
         return False
     kind: list[str] = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 __all__ = [
@@ -198,6 +199,6 @@ def content_tokens(toks: list[str]) -> list[str]:
     return [t for t in toks if t not in STOPWORDS]
 
 
-def match_form(toks: list[str]) -> str:
+def match_form(toks: Sequence[str]) -> str:
     """Space-padded token sequence, so ``match_form(a) in match_form(b)`` is a token match."""
     return " " + " ".join(toks) + " " if toks else " "
