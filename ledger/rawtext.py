@@ -14,6 +14,7 @@ PostgreSQL refuses invalid UTF-8 in a UTF8 database, so there the error cannot a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,14 +55,19 @@ def is_undecodable_error(e: BaseException) -> bool:
     return type(e).__module__ == "sqlite3" and "Could not decode to UTF-8" in str(e)
 
 
+_READS = re.compile(r"\s*(?:SELECT|WITH)\b", re.IGNORECASE)
+
+
 def fetch_rows(cursor: Any, sql: str, params: Sequence[Any] | dict[str, Any]) -> list[Any] | None:
     """``cursor.execute(sql, params)`` and its rows (None for a statement without any);
-    a TEXT value that is not UTF-8 comes back as an :class:`UndecodableText`."""
+    a TEXT value that is not UTF-8 comes back as an :class:`UndecodableText`. Only a read is
+    run again to get it: a statement that writes may have taken effect before its returned
+    row failed to decode, and running it twice would write twice."""
     try:
         cursor.execute(sql, params)
         return None if cursor.description is None else cursor.fetchall()
     except Exception as e:
-        if not is_undecodable_error(e):
+        if not is_undecodable_error(e) or not _READS.match(sql):
             raise
     conn = cursor.connection
     factory = conn.text_factory
