@@ -39,3 +39,29 @@ def test_the_kept_view_answers_as_a_fresh_object_does(quote: list[str]) -> None:
     first = stops_inside_heading(q, [kept])
     (fresh,) = build_evidence([TEXT])
     assert stops_inside_heading(q, [kept]) == first == stops_inside_heading(q, [fresh])
+
+
+#: A paper's title with characters canonicalization rewrites (a U+2010 hyphen, a curly
+#: apostrophe, emphasis marks), longer than a short heading line: the title is taken out
+#: of the text in the same canonical form, so a quotation of only its first words is
+#: still a piece of it.
+PAPER = (
+    "Species\u2010specific *clinical* features of the virus\u2019s infection among "
+    "otherwise healthy adolescents and adults"
+)
+
+
+def test_a_title_with_rewritten_characters_is_still_a_heading() -> None:
+    from aborist.verify.policy import DEFAULT_POLICY
+    from aborist.verify.verify import verify_answer
+
+    (ev,) = build_evidence([{"pointer_id": "E1", "title": PAPER, "text": PAPER}])
+    piece = "Species-specific clinical features of the virus's infection"
+    assert stops_inside_heading(piece, [ev])
+    rest = " among otherwise healthy adolescents and adults"
+    assert stops_inside_heading(piece + rest, [ev]) == ""
+    q = "What is the title of the paper?"
+    cut = verify_answer(f'"{piece}"', [ev], DEFAULT_POLICY, question=q, mode="quote")
+    assert cut.label != "VERIFIED"
+    whole = verify_answer(f'"{piece}{rest}"', [ev], DEFAULT_POLICY, question=q, mode="quote")
+    assert whole.label == "VERIFIED"

@@ -134,7 +134,8 @@ def heading_titles(ev: EvidenceObject) -> list[str]:
     """The whole heading units of an evidence object (§19.20): its own title, the title
     of every numbered heading ("PEP 492 - Coroutines with async and await syntax"), and
     every line of at most twelve tokens with no final full stop."""
-    out = [ev.title] if ev.title.strip() else []
+    title = canonicalize(ev.title).replace("*", "").strip()
+    out = [title] if title else []  # canonical like the text it is taken out of
     text = canonicalize(ev.text).replace("*", "")
     out += [m.group(1) for m in _NUMBERED.finditer(text)]
     for line in text.splitlines():
