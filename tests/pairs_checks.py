@@ -91,6 +91,15 @@ SETS = (
             "pairs_holdout4.jsonl",
         ),
     ),
+    HoldoutSet(
+        "holdout6", "build_pairs_holdout6",
+        ("rust-book", "python-reference", "covidqa", "clapnq"), 120,
+        every_corruption=True, both_modes=True, faithful_claims=True,
+        earlier_optional=(
+            "pairs.jsonl", "pairs_holdout.jsonl", "pairs_holdout2.jsonl", "pairs_holdout3.jsonl",
+            "pairs_holdout4.jsonl", "pairs_holdout5.jsonl",
+        ),
+    ),
 )  # fmt: skip
 
 
