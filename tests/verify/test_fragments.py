@@ -3,6 +3,7 @@ its rival, a verbatim piece that stops inside a list (docs/verifier.md §19.15).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,24 @@ def test_a_title_inside_a_longer_evidence_quotation_is_a_fragment() -> None:
     assert whole_title("Handling Potential Failure with Result", ev)
     assert "QUOTE_FRAGMENT" in codes("“Handling Potential Failure”", [CHAPTER])
     assert verify_answer("“Handling Potential Failure with Result”", ev).label == "VERIFIED"
+
+
+ANTHEM = "It was originally called `` Defence of Fort M'Henry '' in 1814."
+
+
+@pytest.mark.parametrize("cut", ["Defence of Fort", "Fort M'Henry"])
+def test_a_word_with_an_inner_apostrophe_is_one_word_beside_a_title(cut: str) -> None:
+    # "M'Henry" is one capitalized word, not the stopword "m" and "Henry"
+    ev = build_evidence([ANTHEM])
+    assert whole_title("Defence of Fort M'Henry", ev)
+    assert not whole_title(cut, ev)
+
+
+def test_a_title_cut_before_a_word_with_an_apostrophe_is_not_verified() -> None:
+    ev = build_evidence([ANTHEM])
+    q = "What was it originally called in 1814?"
+    assert verify_answer('"Defence of Fort M\'Henry"', ev, question=q).label == "VERIFIED"
+    assert verify_answer('"Defence of Fort"', ev, question=q).label != "VERIFIED"
 
 
 def test_a_subtitle_cut_off_inside_the_quotation_is_a_fragment() -> None:

@@ -15,7 +15,9 @@ from aborist.verify.text.textcanon import STOPWORDS, canonicalize, match_form, t
 __all__ = ["heading_titles", "is_title_like", "stops_inside_heading", "whole_title"]
 
 
-_TITLE_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+#: A word of a title, an inner apostrophe kept ("M'Henry", "O'Brien": not "M" and "Henry").
+_WORD = r"[^\W_]+(?:'[^\W_]+)*"
+_TITLE_WORD = re.compile(_WORD)
 
 
 def is_title_like(quote: str) -> bool:
@@ -71,10 +73,10 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
             if marked == "whole":
                 return True  # ... or exactly this one
             before = re.search(
-                r"(?:([^\W_]+) )?([^\W_]+)(?:[ -]|: )[\"']?$",
+                rf"(?:({_WORD}) )?({_WORD})(?:[ -]|: )[\"']?$",
                 text[max(0, m.start() - 60) : m.start()],
             )
-            after = re.match(r"[\"']?[ -]([^\W_]+)(?: ([^\W_]+))?", text[m.end() : m.end() + 60])
+            after = re.match(rf"[\"']?[ -]({_WORD})(?: ({_WORD}))?", text[m.end() : m.end() + 60])
             multi = title and len(toks) > 1
             joined_before = before is not None and (
                 (
