@@ -35,7 +35,10 @@ variable, the TOML config file (`$ABORIST_CONFIG`, else `~/.config/aborist/confi
 the default. The file's keys are `home`, `db_url`, `shard_dir`, `llm_base_url`,
 `llm_model`, `llm_api_key`, `llm_timeout`, `shards` (a list: the shards `aborist query`
 searches when no `--shard` is given) and `log_origin`; an unknown key or bad value is one
-error line. `aborist config` shows every value and where it came from.
+error line, and so is a file `$ABORIST_CONFIG` names that does not exist, and any config
+file that cannot be read (a directory, no permission, not UTF-8) or is not valid TOML:
+only the default file may be missing. `aborist config` shows every value and where it
+came from.
 
 ```toml
 db_url = "postgresql+psycopg://aborist@db.internal/aborist"
