@@ -62,8 +62,9 @@ def answer_options(f: F) -> F:
             "--llm-timeout",
             type=click.FloatRange(min=0, min_open=True, max=86_400),
             metavar="SECONDS",
-            help="Wait at most this long for each model answer, per attempt "
-            "(ABORIST_LLM_TIMEOUT; default 120).",
+            help="Wait at most this long for each model answer, per attempt: connecting, "
+            "sending and the whole response, however slowly it arrives (ABORIST_LLM_TIMEOUT; "
+            "default 120; at most 3 attempts).",
         ),
         click.option("--no-cache", is_flag=True, help="Neither read nor write the answer cache."),
         click.option("--repair", is_flag=True, help="Repair unverified quotes mechanically."),

@@ -40,6 +40,14 @@ file that cannot be read (a directory, no permission, not UTF-8) or is not valid
 only the default file may be missing. `aborist config` shows every value and where it
 came from.
 
+**Model timeout.** `--llm-timeout SECONDS` (`$ABORIST_LLM_TIMEOUT`, `llm_timeout`; default
+120) is a deadline on each attempt's whole exchange with the model server: connecting,
+sending the request, and the response's headers and body together, however slowly they
+arrive (each network read also waits at most that long; connecting at most 5 s). A timed
+out attempt is retried like a 5xx, at most 3 attempts with 0.5 s and 1 s between them, so
+a server that answers a byte at a time forever ends the run (`qa.run_failed` at stage
+`model`, one error line, exit 1) after about three times the timeout.
+
 ```toml
 db_url = "postgresql+psycopg://aborist@db.internal/aborist"
 llm_base_url = "http://127.0.0.1:8000/v1"

@@ -15,7 +15,7 @@ import pytest
 
 from aborist.server import ServerConfig, create_app
 from tests.server.conftest import Client
-from tests.test_cli_query import (  # noqa: F401 (fixtures)
+from tests.test_cli_query import (  # noqa: F401 (the fixtures behind "home")
     bare_home,
     built,
     fails_cleanly,
@@ -39,7 +39,7 @@ REFUSED = [
 ]
 #: Words left once the syntax is text: each finds the river document.
 SEARCHED = [
-    'NEAR(Silverrun',
+    "NEAR(Silverrun",
     "Silverrun*",
     '"Silverrun',
     'Silverrun" OR',
@@ -55,9 +55,10 @@ def _error_line(result_stderr: str) -> str:
     return lines[0]
 
 
+@pytest.mark.usefixtures("home")
 @pytest.mark.parametrize(("question", "needle"), REFUSED)
 def test_retrieve_refuses_a_question_with_nothing_to_search_for_as_query_does(
-    home: Path, question: str, needle: str
+    question: str, needle: str
 ) -> None:
     retrieved = fails_cleanly(invoke("retrieve", question), needle)
     queried = fails_cleanly(invoke("query", question), needle)
@@ -66,10 +67,9 @@ def test_retrieve_refuses_a_question_with_nothing_to_search_for_as_query_does(
     assert json.loads(as_json.stdout) == {"error": "InputError", "detail": retrieved[7:]}
 
 
+@pytest.mark.usefixtures("home")
 @pytest.mark.parametrize("question", SEARCHED)
-def test_retrieve_and_query_search_the_words_left_of_fts5_syntax(
-    home: Path, question: str
-) -> None:
+def test_retrieve_and_query_search_the_words_left_of_fts5_syntax(question: str) -> None:
     data = json.loads(ok(invoke("retrieve", "--json", "--", question)).stdout)
     assert data["mode"] in ("AND", "OR")
     assert "silverrun" in data["units"]
@@ -78,15 +78,17 @@ def test_retrieve_and_query_search_the_words_left_of_fts5_syntax(
     assert answered["evidence"] and answered["evidence"][0]["title"] == "Rivers of Eldoria"
 
 
-def test_a_word_no_document_holds_is_an_empty_result_not_an_error(home: Path) -> None:
+@pytest.mark.usefixtures("home")
+def test_a_word_no_document_holds_is_an_empty_result_not_an_error() -> None:
     """``NEAR(`` is the word "near": searched, found nowhere, dropped, nothing selected."""
     data = json.loads(ok(invoke("retrieve", "NEAR(", "--json")).stdout)
     assert data["units"] == ["near"] and data["selected"] == []
     assert [r["rule"] for r in data["rewrites"]] == ["unmatched"]
 
 
+@pytest.mark.usefixtures("home")
 def test_batch_fails_each_question_with_nothing_to_search_for_and_answers_the_rest(
-    home: Path, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     lines = [{"id": f"bad{i}", "question": q} for i, (q, _) in enumerate(REFUSED)]
     lines.append({"id": "good", "question": 'NEAR(Silverrun" length'})
@@ -103,10 +105,11 @@ def test_batch_fails_each_question_with_nothing_to_search_for_and_answers_the_re
 
 
 @pytest.fixture
-def api(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Client:
+def api(request: pytest.FixtureRequest, tmp_path: Path) -> Client:
     """The serve app over the same home (its ledger records both shards)."""
     import os
 
+    request.getfixturevalue("home")
     url = f"sqlite:///{tmp_path / 'home' / 'ledger.db'}"
     config = ServerConfig(ledger_url=url, shards_dir=Path(os.environ["ABORIST_SHARD_DIR"]))
     return Client(create_app(config))
