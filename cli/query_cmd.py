@@ -132,7 +132,7 @@ def _run_batch_command(
     try:
         sink = output.open("w", encoding="utf-8") if output is not None else sys.stdout
     except OSError as e:
-        raise click.ClickException(f"cannot write {output}: {e}") from e
+        raise click.ClickException(f"cannot write {output}: {e.strerror or e}") from e
 
     def emit(line: dict[str, Any]) -> None:
         if "error" in line and line["error_type"] != "NotAttempted":  # those: in the summary

@@ -191,3 +191,14 @@ def test_runs_with_a_limit_past_64_bits_lists_them_all(ledger_url: str) -> None:
         result = run(*args, "--limit", str(10**20), "--db", ledger_url)
         assert result.exit_code == 0, result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_a_batch_output_file_that_cannot_be_created_is_one_plain_line(
+    home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "q.jsonl").write_text('{"question": "Why do bees dance?"}\n', encoding="utf-8")
+    result = run("query", "--batch", "q.jsonl", "-o", "nodir/answers.jsonl")
+    assert result.exit_code == 1
+    assert error_line(result) == (
+        "Error: cannot write nodir/answers.jsonl: No such file or directory"
+    )  # not "[Errno 2] No such file or directory: 'nodir/answers.jsonl'"

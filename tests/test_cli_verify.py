@@ -298,12 +298,3 @@ def test_batch_records_past_the_limits_of_serve_are_malformed_lines(
     assert "line 2: 'evidence' has 201 items; at most 200" in result.stderr
     assert "line 3: evidence 1 is 200,001 characters long" in result.stderr
     assert "3 malformed line(s)" in result.stderr
-
-
-def test_a_batch_file_may_start_with_a_byte_order_mark(cli: click.Group, tmp_path: Path) -> None:
-    batch = tmp_path / "bom.jsonl"
-    record = {"id": "a", "answer": "Delhi", "evidence": ["The head office is in Delhi."]}
-    batch.write_bytes(b"\xef\xbb\xbf" + json.dumps(record).encode() + b"\n")
-    result = CliRunner().invoke(cli, ["verify", "--batch", str(batch)])
-    assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["label"] == "VERIFIED"
