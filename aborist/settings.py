@@ -10,7 +10,8 @@ Where data lives (``home``): ``--home`` / ``ABORIST_HOME``; else a project-local
 (platformdirs: ``$XDG_DATA_HOME/aborist``, by default ``~/.local/share/aborist`` on
 Linux). So every command finds the same ledger and shards wherever it is run from. The
 home holds the SQLite ledger (``ledger.db``) and the shards (``shards/``); it is created
-0700 (:func:`prepare_home`).
+0700 (:func:`prepare_home`). A home or shard directory that exists but is not a
+directory is a :class:`ConfigError` naming where it was set.
 
 The config file is ``$ABORIST_CONFIG``, else ``config.toml`` in the per-user config
 directory (``$XDG_CONFIG_HOME/aborist``, by default ``~/.config/aborist``). Only the
@@ -244,7 +245,25 @@ def resolve_settings(
                 origins[key] = origin
     for key in KEYS:
         origins.setdefault(key, "default")
+    _check_directories(values, origins)
     return Resolved(Settings(**values), origins, cfg)
+
+
+_DIRECTORY_NAMES = {"home": "data home", "shard_dir": "shard directory"}
+
+
+def _check_directories(values: Mapping[str, Any], origins: Mapping[str, str]) -> None:
+    """A home or shard directory that exists but is not a directory (a file) is a
+    :class:`ConfigError` naming where it was set: every command would otherwise fail on
+    it later with a misleading line ("no ledger at FILE/ledger.db; run migrate"), or
+    list no shards and exit 0."""
+    for key, what in _DIRECTORY_NAMES.items():
+        path = values.get(key)
+        if isinstance(path, Path) and path.exists() and not path.is_dir():
+            kind, _, name = origins[key].partition(" (")
+            name = name.removesuffix(")")
+            where = f"the config file {name}" if kind == "config file" else name
+            raise ConfigError(f"{where} names {path} as the {what}, but it is not a directory")
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -37,7 +37,9 @@ the default. The file's keys are `home`, `db_url`, `shard_dir`, `llm_base_url`,
 searches when no `--shard` is given) and `log_origin`; an unknown key or bad value is one
 error line, and so is a file `$ABORIST_CONFIG` names that does not exist, and any config
 file that cannot be read (a directory, no permission, not UTF-8) or is not valid TOML:
-only the default file may be missing. `aborist config` shows every value and where it
+only the default file may be missing. A home or shard directory (`--home`,
+`$ABORIST_HOME`, `$ABORIST_SHARD_DIR`, the file's `home` or `shard_dir`) that names a
+file is one error line too, naming where it was set. `aborist config` shows every value and where it
 came from.
 
 **Model timeout.** `--llm-timeout SECONDS` (`$ABORIST_LLM_TIMEOUT`, `llm_timeout`; default

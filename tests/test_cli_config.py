@@ -173,3 +173,35 @@ def test_a_config_file_that_cannot_be_read_is_one_line(
     line = _config_error(cli, ["shards"])
     assert str(target) in line
     assert ("cannot read the config file" in line) or ("not valid TOML" in line), line
+
+
+@pytest.mark.parametrize(
+    ("variable", "what"), [("ABORIST_HOME", "data home"), ("ABORIST_SHARD_DIR", "shard directory")]
+)
+def test_a_home_or_shard_directory_that_is_a_file_is_one_line(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str, what: str
+) -> None:
+    """`shards` said "no shards in FILE/shards" and exited 0; `runs` said to migrate a
+    ledger under a file; `--home FILE` was already a usage error."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a directory\n", encoding="utf-8")
+    monkeypatch.setenv(variable, str(a_file))
+    for group, args in ((cli, ["shards"]), (cli, ["runs"]), (ledger_cli, ["verify"])):
+        line = _config_error(group, args)
+        assert line == f"Error: {variable} names {a_file} as the {what}, but it is not a directory"
+    assert a_file.read_text(encoding="utf-8") == "not a directory\n"
+
+
+def test_a_config_file_home_that_is_a_file_names_the_config_file(
+    clean: Path, tmp_path: Path
+) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.touch()
+    clean.write_text(f'home = "{a_file}"\n', encoding="utf-8")
+    line = _config_error(cli, ["config"])
+    assert line == (
+        f"Error: the config file {clean} names {a_file} as the data home, but it is not a directory"
+    )
+    other = tmp_path / "elsewhere"  # a flag wins over the file, and only the winner counts
+    result = invoke("--home", str(other), "config", "--json")
+    assert result.exit_code == 0, result.output
