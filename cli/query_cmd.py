@@ -12,10 +12,12 @@ import click
 
 from aborist.clients.base import ChatClient
 from aborist.clients.select import MODEL_KINDS, llm_timeout, select_client
+from aborist.errors import InputError
 from aborist.events import (
     MODES,
     AnswerLabelled,
 )
+from aborist.pipeline.question import check_question
 from aborist.pipeline.run import Governance
 from aborist.settings import Settings, load_settings
 from aborist.verify.ladder import AUDIT_MODES, LADDER
@@ -233,6 +235,21 @@ def query(
     print_result(result, opts["as_json"])
 
 
+def _check_path_text(path: Path) -> None:
+    """A run records the document's absolute path as text: a name that is not UTF-8
+    (Python carries its bytes as lone surrogates) has no such form, and the ledger refused
+    the run's first event with "payload holds a lone surrogate"."""
+    where = str(path.absolute())
+    try:
+        where.encode("utf-8")
+    except UnicodeEncodeError as e:
+        byte = ord(where[e.start]) - 0xDC00
+        raise InputError(
+            f"the path {where!r} is not valid UTF-8 text (byte 0x{byte:02X}): a run records "
+            "the document's path; rename it, or `aborist ingest` it and `aborist query`"
+        ) from None
+
+
 @click.command()
 @click.argument("path", type=PathArg(path_type=Path))
 @click.argument("question")
@@ -244,6 +261,9 @@ def ask(path: Path, question: str, **opts: Any) -> None:
     """
     from aborist.pipeline.ask import ask as run_ask
 
+    with clean_errors():  # refused before the document's ingest is recorded
+        question = check_question(question)
+        _check_path_text(path)
     settings = load_settings(db_url=opts["db_url"])
     client = _client(settings, opts)
     with client, pipeline_ledger(opts["db_url"], create=True) as lg, clean_errors():
