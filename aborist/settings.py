@@ -10,10 +10,13 @@ Where data lives (``home``): ``--home`` / ``ABORIST_HOME``; else a project-local
 (platformdirs: ``$XDG_DATA_HOME/aborist``, by default ``~/.local/share/aborist`` on
 Linux). So every command finds the same ledger and shards wherever it is run from. The
 home holds the SQLite ledger (``ledger.db``) and the shards (``shards/``); it is created
-0700 (:func:`prepare_home`).
+0700 (:func:`prepare_home`). A home or shard directory that exists but is not a
+directory is a :class:`ConfigError` naming where it was set.
 
 The config file is ``$ABORIST_CONFIG``, else ``config.toml`` in the per-user config
-directory (``$XDG_CONFIG_HOME/aborist``, by default ``~/.config/aborist``). Its keys are
+directory (``$XDG_CONFIG_HOME/aborist``, by default ``~/.config/aborist``). Only the
+default one may be missing: a file ``$ABORIST_CONFIG`` names must exist, and any config
+file must be readable UTF-8 TOML (else :class:`ConfigError`). Its keys are
 the settings' names (:data:`KEYS`): ``home``, ``db_url`` (e.g. PostgreSQL), ``shard_dir``,
 ``llm_base_url``, ``llm_model``, ``llm_api_key``, ``llm_timeout`` (seconds; checked where
 it is used, :func:`aborist.clients.select.llm_timeout`), ``shards`` (the default shards of
@@ -171,13 +174,23 @@ def _from_env(env: Mapping[str, str]) -> dict[str, tuple[object, str]]:
     return out
 
 
-def _from_file(path: Path) -> dict[str, tuple[object, str]]:
+def _from_file(path: Path, *, explicit: bool = False) -> dict[str, tuple[object, str]]:
+    """The config file's settings. A missing file at the default location is no config;
+    a missing file named by ``$ABORIST_CONFIG`` (``explicit``) is a :class:`ConfigError`,
+    as is one that cannot be read or is not valid TOML, wherever it is."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if explicit:
+            raise ConfigError(
+                f"{CONFIG_ENV} names the config file {path}, which does not exist; "
+                f"create it or unset {CONFIG_ENV}"
+            ) from None
         return {}
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read the config file {path}: {e}") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"cannot read the config file {path}: not UTF-8 text ({e})") from e
+    except OSError as e:
+        raise ConfigError(f"cannot read the config file {path}: {e.strerror or e}") from e
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"the config file {path} is not valid TOML: {e}") from e
     except RecursionError:  # tomllib parses nested arrays and tables recursively
@@ -222,7 +235,7 @@ def resolve_settings(
     project = find_project_home(cwd)
     if project is not None:
         layers.append({"home": (project, f"project ({project})")})
-    layers.append(_from_file(cfg))
+    layers.append(_from_file(cfg, explicit=bool(env.get(CONFIG_ENV))))
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
     for layer in layers:
@@ -232,7 +245,25 @@ def resolve_settings(
                 origins[key] = origin
     for key in KEYS:
         origins.setdefault(key, "default")
+    _check_directories(values, origins)
     return Resolved(Settings(**values), origins, cfg)
+
+
+_DIRECTORY_NAMES = {"home": "data home", "shard_dir": "shard directory"}
+
+
+def _check_directories(values: Mapping[str, Any], origins: Mapping[str, str]) -> None:
+    """A home or shard directory that exists but is not a directory (a file) is a
+    :class:`ConfigError` naming where it was set: every command would otherwise fail on
+    it later with a misleading line ("no ledger at FILE/ledger.db; run migrate"), or
+    list no shards and exit 0."""
+    for key, what in _DIRECTORY_NAMES.items():
+        path = values.get(key)
+        if isinstance(path, Path) and path.exists() and not path.is_dir():
+            kind, _, name = origins[key].partition(" (")
+            name = name.removesuffix(")")
+            where = f"the config file {name}" if kind == "config file" else name
+            raise ConfigError(f"{where} names {path} as the {what}, but it is not a directory")
 
 
 def load_settings(**overrides: object) -> Settings:

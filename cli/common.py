@@ -31,6 +31,7 @@ from ledger.jsonsafe import MAX_FILE_BYTES, JSONRefusedError, parse_json
 from ledger.store import Ledger
 
 __all__ = [
+    "SQL_INT_MAX",
     "AboristGroup",
     "PathArg",
     "clean_errors",
@@ -42,10 +43,22 @@ __all__ = [
     "json_option",
     "pipeline_ledger",
     "read_json_object",
+    "seq_range",
     "write_text",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: The largest integer SQLite and PostgreSQL bind: a larger seq, size or limit reached the
+#: driver and was an OverflowError traceback ("Python int too large to convert to SQLite
+#: INTEGER").
+SQL_INT_MAX = 2**63 - 1
+
+
+def seq_range(min: int = 0) -> click.IntRange:
+    """An integer option or argument that is bound into SQL: ``min`` up to :data:`SQL_INT_MAX`."""
+    return click.IntRange(min=min, max=SQL_INT_MAX)
+
 
 DB_HELP = "Ledger database URL (default: $ABORIST_DB_URL, else SQLite in the data home)."
 

@@ -36,8 +36,9 @@ def config(as_json: bool) -> None:
 
     Values come from the first of: a flag (--home), an ABORIST_* environment variable,
     for the home a project's .aborist/ directory found from the current directory
-    upwards, the TOML config file ($ABORIST_CONFIG, else ~/.config/aborist/config.toml,
-    keys named as below), the default. The API key is never printed.
+    upwards, the TOML config file ($ABORIST_CONFIG, which must exist, else
+    ~/.config/aborist/config.toml if present; keys named as below), the default. The API
+    key is never printed.
 
     Example: aborist config
     """

@@ -365,11 +365,16 @@ def retrieve(
 
     Prints the FTS5 query, AND or OR mode, injected synonyms, and for each candidate its
     BM25 score, accept path, rerank score and whether it made the context budget.
+    A question `aborist query` refuses (only punctuation or only common words, too long,
+    not valid text) is refused here too, with the same line.
 
     Example: aborist retrieve "What is ownership?" --shard rust-book
     """
+    from aborist.pipeline.question import check_question
+
     settings = load_settings()
     try:
+        question = check_question(question)
         result = retrieve_context(
             question, list(shards), shards_dir=settings.shards_path(), budget_bytes=budget
         )

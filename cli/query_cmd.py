@@ -12,10 +12,12 @@ import click
 
 from aborist.clients.base import ChatClient
 from aborist.clients.select import MODEL_KINDS, llm_timeout, select_client
+from aborist.errors import InputError
 from aborist.events import (
     MODES,
     AnswerLabelled,
 )
+from aborist.pipeline.question import check_question
 from aborist.pipeline.run import Governance
 from aborist.settings import Settings, load_settings
 from aborist.verify.ladder import AUDIT_MODES, LADDER
@@ -62,8 +64,9 @@ def answer_options(f: F) -> F:
             "--llm-timeout",
             type=click.FloatRange(min=0, min_open=True, max=86_400),
             metavar="SECONDS",
-            help="Wait at most this long for each model answer, per attempt "
-            "(ABORIST_LLM_TIMEOUT; default 120).",
+            help="Wait at most this long for each model answer, per attempt: connecting, "
+            "sending and the whole response, however slowly it arrives (ABORIST_LLM_TIMEOUT; "
+            "default 120; at most 3 attempts).",
         ),
         click.option("--no-cache", is_flag=True, help="Neither read nor write the answer cache."),
         click.option("--repair", is_flag=True, help="Repair unverified quotes mechanically."),
@@ -131,7 +134,7 @@ def _run_batch_command(
     try:
         sink = output.open("w", encoding="utf-8") if output is not None else sys.stdout
     except OSError as e:
-        raise click.ClickException(f"cannot write {output}: {e}") from e
+        raise click.ClickException(f"cannot write {output}: {e.strerror or e}") from e
 
     def emit(line: dict[str, Any]) -> None:
         if "error" in line and line["error_type"] != "NotAttempted":  # those: in the summary
@@ -232,6 +235,21 @@ def query(
     print_result(result, opts["as_json"])
 
 
+def _check_path_text(path: Path) -> None:
+    """A run records the document's absolute path as text: a name that is not UTF-8
+    (Python carries its bytes as lone surrogates) has no such form, and the ledger refused
+    the run's first event with "payload holds a lone surrogate"."""
+    where = str(path.absolute())
+    try:
+        where.encode("utf-8")
+    except UnicodeEncodeError as e:
+        byte = ord(where[e.start]) - 0xDC00
+        raise InputError(
+            f"the path {where!r} is not valid UTF-8 text (byte 0x{byte:02X}): a run records "
+            "the document's path; rename it, or `aborist ingest` it and `aborist query`"
+        ) from None
+
+
 @click.command()
 @click.argument("path", type=PathArg(path_type=Path))
 @click.argument("question")
@@ -243,6 +261,9 @@ def ask(path: Path, question: str, **opts: Any) -> None:
     """
     from aborist.pipeline.ask import ask as run_ask
 
+    with clean_errors():  # refused before the document's ingest is recorded
+        question = check_question(question)
+        _check_path_text(path)
     settings = load_settings(db_url=opts["db_url"])
     client = _client(settings, opts)
     with client, pipeline_ledger(opts["db_url"], create=True) as lg, clean_errors():

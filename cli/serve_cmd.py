@@ -42,7 +42,9 @@ __all__ = ["serve"]
               help="Answerer (default: openai when ABORIST_LLM_BASE_URL is set, else "
                    "extractive).")  # fmt: skip
 @click.option("--llm-timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True, max=86_400),
-              metavar="SECONDS", help="Wait at most this long for each model answer.")  # fmt: skip
+              metavar="SECONDS", help="Wait at most this long for each model answer, "
+              "per attempt, the whole response included (ABORIST_LLM_TIMEOUT; default "
+              "120).")  # fmt: skip
 @click.option("--max-body", "max_body", type=click.IntRange(1024, 64 * 1024 * 1024),
               default=DEFAULT_MAX_BODY_BYTES, show_default=True, metavar="BYTES",
               help="Refuse request bodies larger than this (413).")  # fmt: skip

@@ -23,16 +23,54 @@ from cli.marks import claim_mark
 from cli.term import printable
 from ledger.jsonsafe import JSONRefusedError, parse_json
 
-__all__ = ["verify", "verify_batch_line"]
+__all__ = ["MAX_EVIDENCE_ITEMS", "MAX_TEXT_CHARS", "verify", "verify_batch_line"]
+
+#: The longest answer, and the longest evidence text, verified: what ``aborist serve``'s
+#: ``POST /api/v1/verify`` accepts and the pipeline verifies of a model's answer
+#: (tests/test_cli_verify.py holds the three equal). The verifier's time grows faster than
+#: the text (a megabyte of short sentences as one evidence took 40 s); a file past this is
+#: refused at once instead of holding the terminal for minutes or hours.
+MAX_TEXT_CHARS = 200_000
+#: At most this many evidence objects per answer (as ``POST /api/v1/verify``).
+MAX_EVIDENCE_ITEMS = 200
 
 
-def _read_text(path: Path, what: str, encoding: str = "utf-8") -> str:
+_SPLIT = " (split it into several, or ingest it and use `aborist query`)"
+
+
+def _too_long(what: str, n: str, hint: str = "") -> InputError:
+    return InputError(
+        f"{what} is {n} characters long; at most {MAX_TEXT_CHARS:,} are verified{hint}"
+    )
+
+
+def _read_text(path: Path, what: str, limit: int | None = MAX_TEXT_CHARS) -> str:
+    """The file's text (UTF-8), at most ``limit`` characters, read no further than that."""
     try:
-        return path.read_text(encoding=encoding)
+        with path.open(encoding="utf-8") as f:
+            text = f.read() if limit is None else f.read(limit + 1)
     except FileNotFoundError as e:
         raise InputError(f"{what} file not found: {path}") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read {what} file {path}: {e}") from e
+    except UnicodeDecodeError as e:
+        raise InputError(f"cannot read {what} file {path}: not UTF-8 text ({e})") from e
+    except OSError as e:
+        raise InputError(f"cannot read {what} file {path}: {e.strerror or e}") from e
+    if limit is not None and len(text) > limit:
+        hint = _SPLIT if what == "evidence" else ""
+        raise _too_long(f"the {what} file {path}", f"more than {limit:,}", hint)
+    return text
+
+
+def _check_sizes(answer: str, items: list[Any]) -> None:
+    """The bounds of ``POST /api/v1/verify`` on one batch record."""
+    if len(answer) > MAX_TEXT_CHARS:
+        raise _too_long("'answer'", f"{len(answer):,}")
+    if len(items) > MAX_EVIDENCE_ITEMS:
+        raise InputError(f"'evidence' has {len(items)} items; at most {MAX_EVIDENCE_ITEMS}")
+    for n, item in enumerate(items, start=1):
+        text = item.get("text") if isinstance(item, dict) else item
+        if isinstance(text, str) and len(text) > MAX_TEXT_CHARS:
+            raise _too_long(f"evidence {n}", f"{len(text):,}", _SPLIT)
 
 
 def _batch_output(record_id: Any, verdict: Verdict) -> dict[str, Any]:
@@ -71,6 +109,7 @@ def verify_batch_line(line: str, default_mode: str) -> dict[str, Any]:
     mode = record.get("mode", default_mode)
     if mode not in MODES:
         raise InputError(f"'mode' must be one of {', '.join(MODES)}; found {mode!r}")
+    _check_sizes(answer, items)
     try:
         line.encode("utf-8")
         json.dumps(record, ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -84,7 +123,7 @@ def verify_batch_line(line: str, default_mode: str) -> dict[str, Any]:
 
 
 def _run_batch(path: Path, mode: str) -> None:
-    text = _read_text(path, "batch", "utf-8-sig")  # a leading byte-order mark is dropped
+    text = _read_text(path, "batch", limit=None).removeprefix("\ufeff")  # an editor's BOM
     bad = 0
     for line_no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -186,7 +225,9 @@ def verify(
     sentence also shares a term with the question); 2, every claim's words, polarity and
     numbers were found together in one sentence (or each clause in one); 3, some claim's
     were not; 4, no claim's were (a claim whose words are there with the other polarity is
-    rung 4 too). The rules are in docs/verifier.md.
+    rung 4 too). The rules are in docs/verifier.md. An answer or evidence text longer than
+    200,000 characters, or more than 200 evidence objects, is refused (as `aborist serve`
+    refuses them).
 
     Example: aborist verify --answer answer.txt --evidence policy.txt --question "Who?"
 
@@ -202,6 +243,9 @@ def verify(
             raise InputError(
                 "give --answer FILE and at least one --evidence FILE (or --batch FILE)"
             )
+        if len(evidence_paths) > MAX_EVIDENCE_ITEMS:
+            raise InputError(f"at most {MAX_EVIDENCE_ITEMS} --evidence files; found "
+                             f"{len(evidence_paths)}")  # fmt: skip
         answer = _read_text(answer_path, "answer")
         items = [
             {"text": _read_text(p, "evidence"), "source_uri": str(p), "title": p.name}

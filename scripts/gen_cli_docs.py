@@ -35,7 +35,20 @@ variable, the TOML config file (`$ABORIST_CONFIG`, else `~/.config/aborist/confi
 the default. The file's keys are `home`, `db_url`, `shard_dir`, `llm_base_url`,
 `llm_model`, `llm_api_key`, `llm_timeout`, `shards` (a list: the shards `aborist query`
 searches when no `--shard` is given) and `log_origin`; an unknown key or bad value is one
-error line. `aborist config` shows every value and where it came from.
+error line, and so is a file `$ABORIST_CONFIG` names that does not exist, and any config
+file that cannot be read (a directory, no permission, not UTF-8) or is not valid TOML:
+only the default file may be missing. A home or shard directory (`--home`,
+`$ABORIST_HOME`, `$ABORIST_SHARD_DIR`, the file's `home` or `shard_dir`) that names a
+file is one error line too, naming where it was set. `aborist config` shows every value and where it
+came from.
+
+**Model timeout.** `--llm-timeout SECONDS` (`$ABORIST_LLM_TIMEOUT`, `llm_timeout`; default
+120) is a deadline on each attempt's whole exchange with the model server: connecting,
+sending the request, and the response's headers and body together, however slowly they
+arrive (each network read also waits at most that long; connecting at most 5 s). A timed
+out attempt is retried like a 5xx, at most 3 attempts with 0.5 s and 1 s between them, so
+a server that answers a byte at a time forever ends the run (`qa.run_failed` at stage
+`model`, one error line, exit 1) after about three times the timeout.
 
 ```toml
 db_url = "postgresql+psycopg://aborist@db.internal/aborist"

@@ -46,7 +46,10 @@ def _private_home(
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache"))
-    monkeypatch.setenv("ABORIST_CONFIG", str(base / "config" / "aborist" / "config.toml"))
+    config = base / "config" / "aborist" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.touch()  # a config file named by ABORIST_CONFIG must exist (empty: no settings)
+    monkeypatch.setenv("ABORIST_CONFIG", str(config))
     use_flags()
 
 

@@ -191,3 +191,50 @@ def test_runs_with_a_limit_past_64_bits_lists_them_all(ledger_url: str) -> None:
         result = run(*args, "--limit", str(10**20), "--db", ledger_url)
         assert result.exit_code == 0, result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_a_batch_output_file_that_cannot_be_created_is_one_plain_line(
+    home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "q.jsonl").write_text('{"question": "Why do bees dance?"}\n', encoding="utf-8")
+    result = run("query", "--batch", "q.jsonl", "-o", "nodir/answers.jsonl")
+    assert result.exit_code == 1
+    assert error_line(result) == (
+        "Error: cannot write nodir/answers.jsonl: No such file or directory"
+    )  # not "[Errno 2] No such file or directory: 'nodir/answers.jsonl'"
+
+
+def test_ask_refuses_a_question_with_nothing_to_search_for_before_recording_anything(
+    home: Path, tmp_path: Path
+) -> None:
+    """It ingested the document and recorded corpus.shard_ingested first, then refused."""
+    doc = tmp_path / "bees.md"
+    doc.write_text("# Bees\n\nBees dance to show where the flowers are.\n", encoding="utf-8")
+    result = run("ask", str(doc), '"')
+    assert result.exit_code == 1
+    assert error_line(result) == (
+        "Error: the question '\"' has no words to search for, only punctuation"
+    )
+    assert not (home / "ledger.db").exists()
+
+
+def test_ask_refuses_a_document_path_that_is_not_utf8(home: Path, tmp_path: Path) -> None:
+    """The run records the document's path as text; the ledger refused its first event
+    with "payload holds a lone surrogate (U+DCFF)"."""
+    import os
+
+    name = os.fsdecode(b"bees\xff.md")  # as Python gives such a name from argv
+    doc = tmp_path / name
+    try:
+        doc.write_text("# Bees\n\nBees dance to show where the flowers are.\n", encoding="utf-8")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system refuses a name that is not UTF-8")
+    result = run("ask", str(doc), "Why do bees dance?")
+    assert result.exit_code == 1
+    line = error_line(result)
+    assert line.startswith(f"Error: the path {str(doc)!r} is not valid UTF-8 text (byte 0xFF)")
+    assert not (home / "ledger.db").exists()
+    ingested = run("ingest", str(doc), "--shard", "bees")  # what the line suggests works
+    assert ingested.exit_code == 0, ingested.stderr
+    answered = run("query", "Why do bees dance?", "--shard", "bees")
+    assert answered.exit_code == 0 and "to show where the flowers are" in answered.stdout

@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -27,6 +28,7 @@ def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
                  "ABORIST_LLM_MODEL", "ABORIST_LLM_API_KEY", "ABORIST_SHARDS"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     cfg = tmp_path / "config.toml"
+    cfg.touch()  # a file ABORIST_CONFIG names must exist
     monkeypatch.setenv("ABORIST_CONFIG", str(cfg))
     monkeypatch.chdir(tmp_path)
     return cfg
@@ -117,3 +119,89 @@ def test_a_broken_config_file_is_one_line_before_anything_runs(clean: Path) -> N
         assert result.exit_code == 1 and "Traceback" not in result.output
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and "is not valid TOML" in lines[0] and str(clean) in lines[0]
+
+
+def _config_error(group: click.Group, args: list[str]) -> str:
+    result = CliRunner().invoke(group, args)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    return lines[0]
+
+
+def test_a_config_file_named_by_aborist_config_that_is_missing_is_an_error(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It used to be ignored in silence: every setting fell back to its default, so a
+    typo in the path sent the answers to the wrong ledger."""
+    missing = tmp_path / "nonexistent.toml"
+    monkeypatch.setenv("ABORIST_CONFIG", str(missing))
+    for group, args in ((cli, ["shards"]), (cli, ["config"]), (ledger_cli, ["verify"])):
+        line = _config_error(group, args)
+        assert f"ABORIST_CONFIG names the config file {missing}, which does not exist" in line
+    assert not (Path(os.environ["XDG_DATA_HOME"]) / "aborist").exists()  # nothing created
+
+
+def test_the_default_config_file_may_be_missing(
+    clean: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ABORIST_CONFIG")  # the default: $XDG_CONFIG_HOME/aborist/config.toml
+    default = Path(os.environ["XDG_CONFIG_HOME"]) / "aborist" / "config.toml"
+    default.unlink(missing_ok=True)
+    out = json.loads(invoke("config", "--json").stdout)
+    assert out["config_file"] == {"path": str(default), "exists": False}
+
+
+@pytest.mark.parametrize("kind", ["directory", "unreadable", "not utf-8", "binary"])
+def test_a_config_file_that_cannot_be_read_is_one_line(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    target = tmp_path / "cfg.toml"
+    if kind == "directory":
+        target.mkdir()
+    elif kind == "unreadable":
+        target.write_text('llm_model = "m"\n', encoding="utf-8")
+        target.chmod(0)
+        if os.access(target, os.R_OK):  # root reads anything
+            pytest.skip("running as root: a mode-0 file is still readable")
+    elif kind == "not utf-8":
+        target.write_bytes(b'llm_model = "caf\xe9"\n')
+    else:
+        target.write_bytes(bytes(range(256)))
+    monkeypatch.setenv("ABORIST_CONFIG", str(target))
+    line = _config_error(cli, ["shards"])
+    assert str(target) in line
+    assert ("cannot read the config file" in line) or ("not valid TOML" in line), line
+
+
+@pytest.mark.parametrize(
+    ("variable", "what"), [("ABORIST_HOME", "data home"), ("ABORIST_SHARD_DIR", "shard directory")]
+)
+def test_a_home_or_shard_directory_that_is_a_file_is_one_line(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str, what: str
+) -> None:
+    """`shards` said "no shards in FILE/shards" and exited 0; `runs` said to migrate a
+    ledger under a file; `--home FILE` was already a usage error."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a directory\n", encoding="utf-8")
+    monkeypatch.setenv(variable, str(a_file))
+    for group, args in ((cli, ["shards"]), (cli, ["runs"]), (ledger_cli, ["verify"])):
+        line = _config_error(group, args)
+        assert line == f"Error: {variable} names {a_file} as the {what}, but it is not a directory"
+    assert a_file.read_text(encoding="utf-8") == "not a directory\n"
+
+
+def test_a_config_file_home_that_is_a_file_names_the_config_file(
+    clean: Path, tmp_path: Path
+) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.touch()
+    clean.write_text(f'home = "{a_file}"\n', encoding="utf-8")
+    line = _config_error(cli, ["config"])
+    assert line == (
+        f"Error: the config file {clean} names {a_file} as the data home, but it is not a directory"
+    )
+    other = tmp_path / "elsewhere"  # a flag wins over the file, and only the winner counts
+    result = invoke("--home", str(other), "config", "--json")
+    assert result.exit_code == 0, result.output

@@ -161,3 +161,33 @@ def test_rebuild_refuses_a_ledger_that_fails_verification(url: str) -> None:
     code, out, err = run("rebuild", "--db", url, "--force", "--json")
     assert code == 0 and json.loads(out)["verified"] is False
     assert "warning: rebuilding from a ledger that fails verification" in err
+
+
+BIG = str(2**63)  # one past the largest integer SQLite and PostgreSQL bind
+MAX = str(2**63 - 1)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["events", "--since", BIG],
+        ["events", "--limit", BIG],
+        ["prove", "2", "--size", BIG],
+        ["prove", BIG],
+        ["prove", "--consistency", "1", BIG],
+        ["replay", "--since", BIG],
+    ],
+)
+def test_a_seq_past_what_sql_binds_is_a_usage_error(url: str, args: list[str]) -> None:
+    """``--since 10**23`` reached the driver: an OverflowError traceback ("Python int too
+    large to convert to SQLite INTEGER")."""
+    got, _, err = run(*args, "--db", url, ok=None)
+    assert got == 2 and f"{BIG} is not in the range" in err and f"x<={MAX}" in err
+
+
+def test_the_largest_seq_sql_binds_is_an_answer(url: str) -> None:
+    run("checkpoint", "--db", url)
+    _, out, err = run("events", "--since", MAX, "--limit", MAX, "--db", url)
+    assert out == "" and err == "no events\n"
+    code, _, err = run("prove", "2", "--size", MAX, "--db", url, ok=None)
+    assert code == 1 and err == f"Error: the ledger has 5 events, fewer than {MAX}\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from cli.verify_cmd import verify
 
@@ -206,3 +206,95 @@ def test_batch_line_with_lone_surrogate_is_malformed(cli: click.Group, tmp_path:
     result = CliRunner().invoke(cli, ["verify", "--batch", str(batch)])
     assert result.exit_code == 1
     assert "line 1: contains a lone surrogate" in result.stderr
+
+
+def _one_error_line(result: Result) -> str:
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit) and "Traceback" not in result.output
+    [line] = result.stderr.strip().splitlines()
+    return line
+
+
+def test_the_size_limits_are_those_of_serve_and_the_pipeline() -> None:
+    from aborist.pipeline.run import MAX_ANSWER_CHARS
+    from aborist.server import models
+    from cli.verify_cmd import MAX_EVIDENCE_ITEMS, MAX_TEXT_CHARS
+
+    assert MAX_TEXT_CHARS == MAX_ANSWER_CHARS == models.MAX_ANSWER_CHARS
+    evidence = models.VerifyRequest.model_fields["evidence"].metadata
+    assert any(getattr(m, "max_length", None) == MAX_EVIDENCE_ITEMS for m in evidence)
+
+
+@pytest.mark.parametrize("which", ["answer", "evidence"])
+def test_a_file_past_the_size_limit_is_refused_before_verifying(
+    cli: click.Group, files: dict[str, Path], tmp_path: Path, which: str
+) -> None:
+    """A megabyte of short sentences as evidence took 40 s to verify, and the time grows
+    faster than the text: a 15 MB file held the terminal for far longer."""
+    from cli.verify_cmd import MAX_TEXT_CHARS
+
+    big = tmp_path / "big.txt"
+    big.write_text("Annual leave is approved. " * (MAX_TEXT_CHARS // 26 + 1), encoding="utf-8")
+    answer, evidence = (big, files["ev1"]) if which == "answer" else (files["good"], big)
+    line = _one_error_line(
+        CliRunner().invoke(cli, ["verify", "--answer", str(answer), "--evidence", str(evidence)])
+    )
+    assert line.startswith(f"Error: the {which} file {big} is more than 200,000 characters long")
+
+
+def test_a_file_at_the_size_limit_is_verified(
+    cli: click.Group, files: dict[str, Path], tmp_path: Path
+) -> None:
+    from cli.verify_cmd import MAX_TEXT_CHARS
+
+    text = files["ev1"].read_text(encoding="utf-8")
+    at_limit = tmp_path / "limit.txt"
+    at_limit.write_text(text + " " * (MAX_TEXT_CHARS - len(text)), encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["verify", "--answer", str(files["good"]), "--evidence", str(at_limit)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("VERIFIED")
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ("directory", "cannot read answer file {path}: Is a directory"),
+        ("binary", "cannot read answer file {path}: not UTF-8 text"),
+    ],
+)
+def test_an_answer_file_that_is_not_text_is_one_plain_line(
+    cli: click.Group, files: dict[str, Path], tmp_path: Path, where: str, message: str
+) -> None:
+    path = tmp_path / where
+    if where == "directory":
+        path.mkdir()
+    else:
+        path.write_bytes(b"\xff\xfe\x00binary\xc3")
+    line = _one_error_line(
+        CliRunner().invoke(cli, ["verify", "--answer", str(path), "--evidence", str(files["ev1"])])
+    )
+    assert line.startswith("Error: " + message.format(path=path)), line
+    assert "[Errno" not in line
+
+
+def test_batch_records_past_the_limits_of_serve_are_malformed_lines(
+    cli: click.Group, tmp_path: Path
+) -> None:
+    ok = {"id": "ok", "answer": "Delhi", "evidence": ["The head office is in Delhi."]}
+    records = [
+        {"id": "long", "answer": "Delhi. " * 30_000, "evidence": ["Delhi."]},
+        {"id": "many", "answer": "Delhi", "evidence": ["Delhi."] * 201},
+        {"id": "wide", "answer": "Delhi", "evidence": [{"text": "D" * 200_001}]},
+        ok,
+    ]
+    batch = tmp_path / "in.jsonl"
+    batch.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify", "--batch", str(batch)])
+    assert result.exit_code == 1
+    assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == ["ok"]
+    assert "line 1: 'answer' is 210,000 characters long; at most 200,000" in result.stderr
+    assert "line 2: 'evidence' has 201 items; at most 200" in result.stderr
+    assert "line 3: evidence 1 is 200,001 characters long" in result.stderr
+    assert "3 malformed line(s)" in result.stderr

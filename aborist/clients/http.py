@@ -28,6 +28,8 @@ from typing import Any
 import httpx
 
 from aborist.clients.base import ChatClient, ChatResult, Messages
+from aborist.clients.deadline import bound_client
+from aborist.clients.deadline import deadline as bounded
 from aborist.errors import ModelError
 
 __all__ = [
@@ -49,8 +51,10 @@ DEFAULT_MAX_ATTEMPTS = 3
 
 def seconds_timeout(seconds: float) -> httpx.Timeout:
     """A timeout of ``seconds`` for the model's answer (``ABORIST_LLM_TIMEOUT``,
-    ``--llm-timeout``): the read timeout, per attempt; connecting, sending and waiting
-    for a pooled connection keep their (shorter) defaults unless ``seconds`` is shorter."""
+    ``--llm-timeout``): the read timeout, and the deadline of each attempt as a whole
+    (connect, send, headers and body together; :meth:`HTTPChatClient._post`);
+    connecting, sending and waiting for a pooled connection keep their (shorter)
+    defaults unless ``seconds`` is shorter."""
     d = DEFAULT_TIMEOUT
     return httpx.Timeout(
         connect=min(d.connect or seconds, seconds),
@@ -178,6 +182,7 @@ class HTTPChatClient(ChatClient):
             headers=headers,
             verify=_shared_ssl_context() if transport is None else True,
         )
+        bound_client(self._http)  # one deadline for each whole exchange (_post)
 
     # --- what subclasses provide ---------------------------------------------------------
 
@@ -292,11 +297,18 @@ class HTTPChatClient(ChatClient):
 
     def _post(self, body: dict[str, Any]) -> httpx.Response:
         """POST ``body`` and read the response, bounded: at most
-        :data:`MAX_RESPONSE_BYTES`, and within the read timeout as a whole (httpx's read
-        timeout is per network read, so a body trickling in a byte at a time never hit
-        it). Past the time, :class:`httpx.ReadTimeout` (retried like any timeout)."""
+        :data:`MAX_RESPONSE_BYTES`, and the whole exchange (connecting, sending, the
+        headers, the body) within the read timeout (httpx's timeouts are per network
+        operation, so headers or a body trickling in a byte at a time never hit them;
+        :mod:`aborist.clients.deadline`). Past the time, :class:`httpx.ReadTimeout`
+        (retried like any timeout)."""
         limit = self.timeout.read
-        deadline = None if limit is None else time.monotonic() + limit
+        with bounded(limit):
+            return self._post_within(body, None if limit is None else time.monotonic() + limit)
+
+    def _post_within(self, body: dict[str, Any], deadline: float | None) -> httpx.Response:
+        """:meth:`_post` inside its deadline; the body's chunks are also checked against
+        the clock here, for a transport the deadline backend does not reach (tests')."""
         with self._http.stream("POST", self.endpoint, json=body) as streamed:
             chunks: list[bytes] = []
             size = 0

@@ -23,6 +23,7 @@ from cli.common import (
     emit_json,
     home_option,
     json_option,
+    seq_range,
 )
 from cli.term import printable
 from ledger.engine import ledger_engine, parse_url, sqlite_path
@@ -97,8 +98,8 @@ def migrate(db_url: str | None) -> None:
 @cli.command()
 @db_option
 @click.option("--stream", help="Only events of this stream.")
-@click.option("--since", type=click.IntRange(min=0), default=0, help="Only events after this seq.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N events.")
+@click.option("--since", type=seq_range(min=0), default=0, help="Only events after this seq.")
+@click.option("--limit", type=seq_range(min=1), default=None, help="At most N events.")
 @click.option("--type", "types", multiple=True, help="Only events of this type (repeatable).")
 @json_option
 def events(
@@ -233,12 +234,12 @@ def checkpoint(db_url: str | None, key_file: Path | None, as_json: bool) -> None
 
 @cli.command()
 @db_option
-@click.argument("seq", type=click.IntRange(min=1), required=False)
-@click.option("--size", type=click.IntRange(min=1), help="Tree size (default: latest checkpoint).")
+@click.argument("seq", type=seq_range(min=1), required=False)
+@click.option("--size", type=seq_range(min=1), help="Tree size (default: latest checkpoint).")
 @click.option(
     "--consistency",
     nargs=2,
-    type=click.IntRange(min=1),
+    type=seq_range(min=1),
     metavar="SIZE1 SIZE2",
     help="Print a consistency proof between two tree sizes instead.",
 )

@@ -17,7 +17,7 @@ import click
 from aborist.audit import ReplayReport
 from aborist.audit import replay as run_replay
 from cli.audit.trust_args import TrustArgs, ledger_prover, trust_options
-from cli.common import clean_errors, pipeline_ledger
+from cli.common import clean_errors, pipeline_ledger, seq_range
 from cli.term import printable
 
 __all__ = ["replay"]
@@ -93,7 +93,7 @@ def _print_text(report: ReplayReport) -> None:
               help="Ledger database URL (default: $ABORIST_DB_URL, else SQLite under "
                    "$ABORIST_HOME).")  # fmt: skip
 @click.option("--run", "run_id", metavar="RUN_ID", help="Only this run's DAG and stages.")
-@click.option("--since", type=click.IntRange(min=0), default=0, metavar="SEQ",
+@click.option("--since", type=seq_range(min=0), default=0, metavar="SEQ",
               help="Only events after SEQ (chained from the hash of event SEQ).")  # fmt: skip
 @click.option("--deep", is_flag=True,
               help="Re-execute parse, verify, repair, render and label from the recorded "

@@ -20,7 +20,7 @@ import click
 
 from cli.audit.tlog_cmd import read_signer
 from cli.audit.trust_args import read_keys
-from cli.common import clean_errors, db_option
+from cli.common import clean_errors, db_option, seq_range
 from ledger.errors import LedgerError
 from ledger.tlog.note import ALG_COSIGNATURE_V1, ALG_ED25519, Verifier
 from ledger.tlog.witness import Witness, add_cosignatures, build_request, request_cosignature
@@ -150,7 +150,7 @@ def serve(key_file: Path, logs: tuple[str, ...], state_dir: Path, host: str, por
 @click.argument(
     "note_file", metavar="NOTE", type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
-@click.option("--old", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--old", type=seq_range(min=0), default=0, show_default=True,
               help="The size the witness holds (its 409 reply says it).")  # fmt: skip
 @db_option
 def request(note_file: Path, old: int, db_url: str | None) -> None:
