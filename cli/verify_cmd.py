@@ -122,10 +122,29 @@ def verify_batch_line(line: str, default_mode: str) -> dict[str, Any]:
     return _batch_output(record["id"], verdict)
 
 
+def _read_lines(path: Path) -> tuple[list[str], set[int]]:
+    """The batch file's lines (JSON Lines: split at ``\n`` only, each decoded on its own),
+    and the numbers of the lines that are not UTF-8."""
+    from aborist.pipeline.batch import jsonl_lines
+
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as e:
+        raise InputError(f"batch file not found: {path}") from e
+    except OSError as e:
+        raise InputError(f"cannot read batch file {path}: {e.strerror or e}") from e
+    lines, undecodable = jsonl_lines(data)
+    return lines, set(undecodable)
+
+
 def _run_batch(path: Path, mode: str) -> None:
-    text = _read_text(path, "batch", limit=None).removeprefix("\ufeff")  # an editor's BOM
+    lines, undecodable = _read_lines(path)
     bad = 0
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    for line_no, line in enumerate(lines, start=1):
+        if line_no in undecodable:
+            bad += 1
+            click.echo(f"line {line_no}: not UTF-8 text", err=True)
+            continue
         if not line.strip():
             continue
         try:

@@ -47,6 +47,7 @@ __all__ = [
     "BatchSummary",
     "ClientSpec",
     "LineProblem",
+    "jsonl_lines",
     "parse_questions",
     "read_questions",
     "run_batch",
@@ -131,13 +132,33 @@ def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LinePro
 
 
 def read_questions(path: Path) -> tuple[list[BatchItem], list[LineProblem]]:
-    """The questions of a JSON Lines file (UTF-8; a leading byte-order mark, as some
-    editors write, is dropped)."""
+    """The questions of a JSON Lines file: lines end at ``\n`` (a ``\r`` before it is
+    dropped), each line UTF-8 on its own (a leading byte-order mark, as some editors
+    write, is dropped). A line that is not UTF-8 is a :class:`LineProblem`, as any other
+    malformed line is; the others are read."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read questions file {path}: {e}") from e
-    return parse_questions(text.splitlines())
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read questions file {path}: {e.strerror or e}") from e
+    lines, undecodable = jsonl_lines(data)
+    items, problems = parse_questions(lines)
+    bad = [LineProblem(n, "not UTF-8 text") for n in undecodable]
+    return items, sorted([*problems, *bad], key=lambda p: p.line_no)
+
+
+def jsonl_lines(data: bytes) -> tuple[list[str], list[int]]:
+    """The lines of JSON Lines bytes as text, and the (1-based) numbers of those that are
+    not UTF-8, which stand as empty lines so the numbers of the others are kept. Only
+    ``\n`` ends a line: a U+2028 inside a JSON string is text, not a line break."""
+    out: list[str] = []
+    bad: list[int] = []
+    for n, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1):
+        try:
+            out.append(raw.removesuffix(b"\r").decode("utf-8"))
+        except UnicodeDecodeError:
+            out.append("")
+            bad.append(n)
+    return out, bad
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,22 +232,27 @@ class _Answerer:
                 run_id=item.run_id,
             )  # fmt: skip
         except Exception as e:  # reported per question; execute_run recorded what it could
+            recorded, stage = self._recorded(item.run_id)
             return {
-                "id": item.id, "question": item.question, "run_id": item.run_id,
+                "id": item.id, "question": item.question,
+                "run_id": item.run_id if recorded else None,  # no event: no run to show
                 "error": f"{type(e).__name__}: {e}", "error_type": type(e).__name__,
                 "ledger_error": isinstance(e, LedgerError),
-                "failed_stage": self._failed_stage(item.run_id),
+                "failed_stage": stage,
             }  # fmt: skip
         return {"id": item.id, **result.to_json()}
 
-    def _failed_stage(self, run_id: str) -> str | None:
+    def _recorded(self, run_id: str) -> tuple[bool, str | None]:
+        """Whether the run has any event (a question refused before it started has none),
+        and the stage its ``qa.run_failed`` names. A ledger that cannot be read: the run
+        is named (it may exist), with no stage."""
         try:
             events = self.ledger.read_stream(run_stream(run_id))
         except LedgerError:
-            return None
+            return True, None
         if events and events[-1].type == RunFailed.TYPE:
-            return str(events[-1].data["stage"])
-        return None
+            return True, str(events[-1].data["stage"])
+        return bool(events), None
 
     def close(self) -> None:
         self.source.close()
