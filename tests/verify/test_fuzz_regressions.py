@@ -91,3 +91,17 @@ def test_lone_surrogate_in_evidence_is_an_input_error(bad: str) -> None:
     # reader and `aborist verify` refuse it), not a UnicodeEncodeError from deep inside
     with pytest.raises(InputError, match="lone surrogate"):
         build_evidence(["The Museum opened. " + bad])
+
+
+def test_a_sentence_repeated_many_times_is_found_in_each_window_once() -> None:
+    # occurrences() looked each (first, last) up in the list of those found so far: with
+    # 12,500 repeats of the answer's sentence in 400 KB, a second and more (1 MB: 43 s)
+    sentence = "Tuples are immutable sequences. "
+    (ev,) = build_evidence([sentence * 12_500])
+    with hang_guard():
+        found = ev.passage.occurrences(["tuples", "are", "immutable", "sequences"], 1)
+        verdict = verify_answer("Tuples are immutable sequences.", [ev])
+    assert found == [(i, i) for i in range(12_500)]
+    assert verdict.label == "VERIFIED"
+    two = ev.passage.occurrences(["sequences", "tuples"], 2)  # across each boundary, once
+    assert two == [(i, i + 1) for i in range(12_499)]

@@ -287,7 +287,9 @@ class Passage:
         while pos != -1:
             first = bisect_right(self.starts, pos) - 1
             last = bisect_right(self.starts, pos + len(form) - 2) - 1
-            if last - first < window and (first, last) not in found:
+            # positions rise, so a repeated (first, last) is the one just found: a look at
+            # the last one, not a scan of all (quadratic in the occurrences)
+            if last - first < window and (not found or found[-1] != (first, last)):
                 found.append((first, last))
             pos = self.form.find(form, pos + 1)
         return found
