@@ -1,0 +1,44 @@
+"""Regressions found by the metamorphic tests (tests/verify/test_metamorphic.py): a
+canonically equivalent rewrite of the question, the evidence or the answer changed a
+verdict (docs/verifier.md §1, "Invariance")."""
+
+from __future__ import annotations
+
+from aborist.verify.evidence import build_evidence
+from aborist.verify.verify import verify_answer
+
+MUTEX = (
+    "To access the data inside the mutex, we use the lock method to acquire the lock. This "
+    "call will block the current thread so that it can\u2019t do any work until it\u2019s our "
+    "turn to have the lock."
+)
+HAT = (
+    "Imagine we\u2019re implementing a game where, if you roll a 3 on a dice roll, your player "
+    "doesn\u2019t move but instead gets a fancy new hat. If you roll a 7, your player loses a "
+    "fancy hat."
+)
+
+
+def _sig(answer: str, evidence: list[str], question: str) -> tuple[str, int, str]:
+    v = verify_answer(answer, build_evidence(evidence), question=question)
+    return v.label, v.rung, v.audit_mode
+
+
+def test_a_line_break_in_the_question_is_a_space() -> None:
+    """The question's frame was read on the raw text: "to\\nlock block" was not the
+    relation "lock block", so "the lock" (the object of 'acquire', not of 'block') was
+    verified."""
+    plain = _sig("the lock", [MUTEX], "What does the call to lock block?")
+    assert plain[0] == "PARTIAL"
+    assert _sig("the lock", [MUTEX], "What does the call to\nlock block?") == plain
+    assert _sig("the lock", [MUTEX], "What does the call\r\nto lock block?") == plain
+
+
+def test_zero_width_characters_in_question_words_are_not_there() -> None:
+    """A zero-width joiner or space inside a question word cut it in two for the rules
+    that read the raw question ("Wh\\u200dich number" was no "which" question)."""
+    plain = _sig("3", [HAT], "Which number do you roll to get a fancy new hat?")
+    assert plain[0] == "VERIFIED"
+    for mark in ("\u200d", "\u200b", "\u2060", "\ufeff"):
+        q = f"Wh{mark}ich num{mark}ber do you roll to get a fan{mark}cy new hat?"
+        assert _sig("3", [HAT], q) == plain, mark
