@@ -5,6 +5,7 @@ verdict (docs/verifier.md §1, "Invariance")."""
 from __future__ import annotations
 
 from aborist.verify.evidence import build_evidence
+from aborist.verify.text.sentences import split_sentences
 from aborist.verify.verify import verify_answer
 
 MUTEX = (
@@ -42,3 +43,55 @@ def test_zero_width_characters_in_question_words_are_not_there() -> None:
     for mark in ("\u200d", "\u200b", "\u2060", "\ufeff"):
         q = f"Wh{mark}ich num{mark}ber do you roll to get a fan{mark}cy new hat?"
         assert _sig("3", [HAT], q) == plain, mark
+
+
+DEADLOCK = (
+    "- Race conditions, in which threads are accessing data or resources in an inconsistent "
+    "order - Deadlocks, in which two threads are waiting for each other, preventing both "
+    "threads from continuing - Bugs that only happen in certain situations"
+)
+
+
+def test_a_flattened_list_is_cut_whatever_the_dash_and_spaces() -> None:
+    """The line structure was read on the raw text: a list flattened onto one line was
+    cut into its items at " - " only, so with a U+2010 or U+2013, an NBSP, two spaces or
+    a soft line break around the dash, or a BOM before the first marker, the items ran
+    together and "Race conditions, in which two threads are waiting for each other" was
+    found in one "sentence"."""
+    answer = (
+        "Race conditions, in which two threads are waiting for each other, preventing both "
+        "threads from continuing [E1]"
+    )
+    q = "What is a deadlock?"
+
+    def sig(text: str) -> tuple[str, int, str]:
+        v = verify_answer(answer, build_evidence([text]), question=q, mode="claim-lattice")
+        return v.label, v.rung, v.audit_mode
+
+    plain = sig(DEADLOCK)
+    assert plain[0] == "UNSUPPORTED"
+    assert len(split_sentences(DEADLOCK)) == 3
+    for rewritten in (
+        DEADLOCK.replace(" - ", " \u2010 "),
+        DEADLOCK.replace(" - ", " \u2013 "),
+        DEADLOCK.replace(" ", "\u00a0"),
+        DEADLOCK.replace(" ", "  "),
+        DEADLOCK.replace("order - ", "order -\n"),
+        "\ufeff\u00a0" + DEADLOCK,
+    ):
+        assert split_sentences(rewritten) == split_sentences(DEADLOCK), rewritten
+        assert sig(rewritten) == plain, rewritten
+
+
+def test_blank_lines_headings_and_items_are_read_in_canonical_form() -> None:
+    """A line of only an NBSP or a zero-width space is blank; CR LF breaks lines like LF;
+    an NBSP after a heading's or an item's marker is a space; a U+2013 opens an item like
+    "-"."""
+    plain = "# Setup\n- install it first\n\nThen run it"
+    cut = ["# Setup", "- install it first", "Then run it"]
+    assert split_sentences(plain) == cut
+    assert split_sentences(plain.replace("\n\n", "\n\u00a0\n")) == cut
+    assert split_sentences(plain.replace("\n\n", "\n\u200b\n")) == cut
+    assert split_sentences(plain.replace("\n", "\r\n")) == cut
+    assert split_sentences(plain.replace("# ", "#\u00a0").replace("- ", "-\u00a0")) == cut
+    assert split_sentences(plain.replace("- ", "\u2013 ")) == cut
