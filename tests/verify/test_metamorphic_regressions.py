@@ -4,8 +4,12 @@ verdict (docs/verifier.md §1, "Invariance")."""
 
 from __future__ import annotations
 
+import json
+
+from aborist.verify.claims import parse_claims
 from aborist.verify.evidence import build_evidence
 from aborist.verify.text.sentences import split_sentences
+from aborist.verify.units import segment_prose
 from aborist.verify.verify import verify_answer
 
 MUTEX = (
@@ -95,3 +99,21 @@ def test_blank_lines_headings_and_items_are_read_in_canonical_form() -> None:
     assert split_sentences(plain.replace("\n", "\r\n")) == cut
     assert split_sentences(plain.replace("# ", "#\u00a0").replace("- ", "-\u00a0")) == cut
     assert split_sentences(plain.replace("- ", "\u2013 ")) == cut
+
+
+def test_a_pointer_tag_is_read_on_the_canonical_line() -> None:
+    """Pointer tags and bullets were looked for on the raw answer line: a zero-width
+    character inside ``[E1]`` left a claim without its pointer (UNSUPPORTED), and in quote
+    mode left the tag in the unit's text."""
+    evidence = build_evidence(["The museum opened in 1902 in Bergen."])
+    claim = "The museum opened in 1902 in Bergen."
+    for tag in ("[E\u200b1]", "[\u200dE1\u2060]", "[\ufeffE1]", "[E1,\u00a0E1]"):
+        parsed = parse_claims(f"\u2013 {claim} {tag}")
+        assert [(c.claim_text, c.pointer_ids) for c in parsed] == [(claim, ("E1",))], tag
+        lattice = verify_answer(f"{claim} {tag}", evidence, mode="claim-lattice")
+        assert (lattice.label, lattice.rung) == ("VERIFIED", 1), tag
+        (unit,) = segment_prose(f"{claim} {tag}")
+        assert unit.text == claim, tag
+    as_json = json.dumps([{"claim": claim, "evidence": ["E\u200b1"]}], ensure_ascii=False)
+    json_claims = parse_claims(as_json)
+    assert [c.pointer_ids for c in json_claims] == [("E1",)]
