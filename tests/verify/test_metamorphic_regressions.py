@@ -8,6 +8,7 @@ import json
 
 from aborist.verify.claims import parse_claims
 from aborist.verify.evidence import build_evidence
+from aborist.verify.rules.titles import whole_title
 from aborist.verify.text.sentences import split_sentences
 from aborist.verify.units import segment_prose
 from aborist.verify.verify import verify_answer
@@ -117,3 +118,13 @@ def test_a_pointer_tag_is_read_on_the_canonical_line() -> None:
     as_json = json.dumps([{"claim": claim, "evidence": ["E\u200b1"]}], ensure_ascii=False)
     json_claims = parse_claims(as_json)
     assert [c.pointer_ids for c in json_claims] == [("E1",)]
+
+
+def test_a_quotation_s_neighbours_are_found_at_its_canonical_length() -> None:
+    """``whole_title`` found the quotation in the canonical unit but stepped past it by
+    the raw quotation's length: an NFD "Zénón" (two characters longer) took "erona" for
+    the unit's own neighbour, so "Verona" counted as a longer title around it."""
+    ev = build_evidence(["The church of Saint Z\u00e9n\u00f3n Verona was built in 1120."])
+    for quote in ("Z\u00e9n\u00f3n", "Ze\u0301no\u0301n", "\u200bZ\u00e9n\u00f3n"):
+        assert whole_title(quote, ev, unit=f'Saint "{quote}" Verona'), repr(quote)
+    assert not whole_title("Ze\u0301no\u0301n", ev, unit='the saint "Ze\u0301no\u0301n"')
