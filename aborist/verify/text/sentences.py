@@ -87,7 +87,7 @@ def split_sentences(text: str) -> list[str]:
         return [text] if text else []
     out: list[str] = []
     for block in _blocks(text):
-        canon = canonicalize(block)
+        canon = " ".join(block.split())  # lines already canonical: only the breaks go
         if not canon:
             continue
         start = 0

@@ -150,13 +150,13 @@ def canonical_lines(text: str) -> str:
     the same characters as every other rule. The line breaks are those of
     :meth:`str.splitlines` (LF, CR LF, CR, U+2028 …); a line of only whitespace or
     zero-width characters is blank. ``canonicalize(canonical_lines(t)) == canonicalize(t)``."""
-    if not any(c in _LINE_BREAKS for c in text):
+    if _LINE_BREAK.search(text) is None:
         return canonicalize(text)
     return "\n".join(_canonicalize(line) for line in text.splitlines())
 
 
 #: The characters :meth:`str.splitlines` breaks at.
-_LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 # Answers are short and looked at by several strategies; memoizing the pure functions on
