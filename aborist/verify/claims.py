@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from aborist.verify.text.textcanon import canonicalize
+from aborist.verify.text.textcanon import canonical_lines, canonicalize
 
 __all__ = [
     "PARSE_MALFORMED_POINTER",
@@ -72,8 +72,9 @@ class ParsedClaim:
 
 
 def strip_pointer_tags(line: str) -> str:
-    """The line with every well-formed ``[E…]`` tag removed and whitespace collapsed."""
-    return canonicalize(_TAG.sub(" ", line))
+    """The line with every well-formed ``[E…]`` tag removed and whitespace collapsed (the
+    tags are read on the canonical line: ``[E\u200b1]`` is ``[E1]``)."""
+    return canonicalize(_TAG.sub(" ", canonicalize(line)))
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:
@@ -125,7 +126,7 @@ def _json_claims(text: str) -> list[ParsedClaim] | None:
         if isinstance(raw_ptrs, str):
             raw_ptrs = [raw_ptrs]
         ok_ptrs = isinstance(raw_ptrs, list) and all(
-            isinstance(p, str) and _ITEM_RE.fullmatch(p.strip()) for p in raw_ptrs
+            isinstance(p, str) and _ITEM_RE.fullmatch(canonicalize(p)) for p in raw_ptrs
         )
         claim_text = canonicalize(claim) if isinstance(claim, str) else ""
         if not isinstance(claim, str) or (raw_ptrs is not None and not ok_ptrs):
@@ -135,7 +136,7 @@ def _json_claims(text: str) -> list[ParsedClaim] | None:
             status, pointers = PARSE_NO_EVIDENCE_POINTER, ()
         else:
             assert isinstance(raw_ptrs, list)
-            status, pointers = PARSE_OK, _unique([p.strip() for p in raw_ptrs])
+            status, pointers = PARSE_OK, _unique([canonicalize(p) for p in raw_ptrs])
         claims.append(ParsedClaim(claim_text, pointers, status, n))
     return claims
 
@@ -146,8 +147,9 @@ def parse_claims(text: str) -> list[ParsedClaim]:
     if as_json is not None:
         return as_json
     claims: list[ParsedClaim] = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if line.strip().startswith("```"):
+    # every line in canonical form before a tag, a bullet or a fence is looked for (§1)
+    for line_no, line in enumerate(canonical_lines(text).split("\n"), start=1):
+        if line.startswith("```"):
             continue
         parsed = _parse_line(line, line_no)
         if parsed is not None:

@@ -37,7 +37,7 @@ from aborist.verify.ladder import ladder_label, ladder_rung
 from aborist.verify.lattice import HARD_CHECKS, classify_claim
 from aborist.verify.policy import DEFAULT_POLICY, VERIFIER_VERSION, VerifierPolicy, policy_hash
 from aborist.verify.strategies import classify_prose_units
-from aborist.verify.text.textcanon import CANONICALIZATION_VERSION
+from aborist.verify.text.textcanon import CANONICALIZATION_VERSION, canonicalize
 from aborist.verify.units import (
     GRADE_VERBATIM,
     SEVERITY_BLOCKING,
@@ -139,6 +139,9 @@ def verify_answer(
     if mode not in MODES:
         raise InputError(f"mode must be one of {', '.join(MODES)}; found {mode!r}")
     pol = policy if policy is not None else DEFAULT_POLICY
+    # the question goes through the same canonicalization as answer and evidence (§1)
+    # before any rule reads it: no rule sees a raw form
+    question = canonicalize(question) if question is not None else None
     units: list[UnitVerdict]
     if mode == "quote":
         usable = [ev for ev in evidence if pol.role_allowed(ev.source_role)]

@@ -40,16 +40,18 @@ def whole_title(quote: str, evidence: Sequence[EvidenceObject], unit: str = "") 
     (``Under``) and a capitalized word across a title connector (``Gang of Four``) count
     too; for any other quotation only capitalized words that are not stopwords. A word
     the unit itself puts beside the quotation does not count (``Emrich "Imi"
-    Lichtenfeld``: the nickname inside the name)."""
+    Lichtenfeld``: the nickname inside the name). Everything is read on the canonical
+    quotation, its length too (an NFD quotation is longer than the unit's)."""
+    quote = canonicalize(quote)
     toks = tokens(quote)
     if not toks:
         return True
     title = is_title_like(quote)
-    last_word = _TITLE_WORD.findall(canonicalize(quote))[-1:]
+    last_word = _TITLE_WORD.findall(quote)[-1:]
     words_cap_last = bool(last_word) and last_word[0][0].isupper()
     own: set[str] = set()
     canon_unit = canonicalize(unit)
-    at = canon_unit.find('"' + canonicalize(quote))
+    at = canon_unit.find('"' + quote)
     if at >= 0:
         left = re.search(r"([^\W_]+)[^\w\"]*$", canon_unit[:at])
         right = re.match(r"[^\w\"]*([^\W_]+)", canon_unit[at + len(quote) + 2 :])

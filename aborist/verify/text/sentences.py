@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
+from aborist.verify.text.textcanon import STOPWORDS, canonical_lines, canonicalize, tokens
 
 __all__ = ["COPULAS", "PRONOUNS", "claim_parts", "continues", "relative_clause", "split_sentences"]
 
@@ -47,7 +47,12 @@ def _blocks(text: str) -> list[str]:
         if current:
             blocks.append("\n".join(current))
     # a list flattened onto one line ("- Race conditions, … - Deadlocks, …"): one item each
-    return [item for b in blocks for item in (_INLINE_ITEM.split(b) if _ITEM.match(b) else [b])]
+    # (read on the block's canonical form: a soft line break inside it is a space)
+    return [
+        item
+        for b in blocks
+        for item in (_INLINE_ITEM.split(canonicalize(b)) if _ITEM.match(b) else [b])
+    ]
 
 
 def _glued_break(word: str, canon: str, m: re.Match[str]) -> bool:
@@ -72,13 +77,17 @@ def _last_word(head: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Cut ``text`` into sentences (canonical form); rules in the module docstring."""
+    """Cut ``text`` into sentences (canonical form); rules in the module docstring. Every
+    rule reads :func:`canonical_lines` of the text: the line structure, in the characters
+    every other rule sees (an NBSP after a list marker, a U+2013 between two list items
+    flattened onto one line, a CR LF, a line of only an NBSP are what their canonical forms
+    are)."""
+    text = canonical_lines(text)
     if "\n" not in text and _END.search(text) is None and not _ITEM.match(text):
-        canon = canonicalize(text)
-        return [canon] if canon else []
+        return [text] if text else []
     out: list[str] = []
     for block in _blocks(text):
-        canon = canonicalize(block)
+        canon = " ".join(block.split())  # lines already canonical: only the breaks go
         if not canon:
             continue
         start = 0

@@ -29,6 +29,7 @@ __all__ = [
     "CANONICALIZATION_VERSION",
     "NUMBER_WORDS",
     "STOPWORDS",
+    "canonical_lines",
     "canonical_tokens",
     "canonicalize",
     "clear_memo",
@@ -141,6 +142,21 @@ def _canonicalize(text: str) -> str:
         text = unicodedata.normalize("NFC", text)
         text = _TYPOGRAPHIC_RE.sub(lambda m: _TYPOGRAPHIC[m.group()], text)
     return " ".join(text.split())
+
+
+def canonical_lines(text: str) -> str:
+    """The canonical form of every line of ``text``, the lines joined by ``\n``: what a
+    reader of line structure (blank lines, headings, list items) reads, so that it sees
+    the same characters as every other rule. The line breaks are those of
+    :meth:`str.splitlines` (LF, CR LF, CR, U+2028 …); a line of only whitespace or
+    zero-width characters is blank. ``canonicalize(canonical_lines(t)) == canonicalize(t)``."""
+    if _LINE_BREAK.search(text) is None:
+        return canonicalize(text)
+    return "\n".join(_canonicalize(line) for line in text.splitlines())
+
+
+#: The characters :meth:`str.splitlines` breaks at.
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 # Answers are short and looked at by several strategies; memoizing the pure functions on
