@@ -137,15 +137,16 @@ _NUMBERED = re.compile(
 def heading_titles(ev: EvidenceObject) -> list[str]:
     """The whole heading units of an evidence object (§19.20): its own title, the title
     of every numbered heading ("PEP 492 - Coroutines with async and await syntax"), and
-    every line of at most twelve tokens with no final full stop."""
+    a whole text of at most twelve tokens with no final full stop."""
     title = canonicalize(ev.title).replace("*", "").strip()
     out = [title] if title else []  # canonical like the text it is taken out of
     text = canonicalize(ev.text).replace("*", "")
     out += [m.group(1) for m in _NUMBERED.finditer(text)]
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.endswith((".", "!", "?")) and len(tokens(line)) <= 12:
-            out.append(line)
+    # the canonical text is one line (§1): the short heading line is an object whose whole
+    # text is one (a heading given as evidence of its own), not a line inside a longer text
+    whole = text.strip()
+    if whole and not whole.endswith((".", "!", "?")) and len(tokens(whole)) <= 12:
+        out.append(whole)
     return out
 
 
