@@ -243,14 +243,15 @@ class _RunReplay:
         answered = self.first(ModelAnswered.TYPE)
         if verified is None or started is None or answered is None:
             return  # a cache hit, a failed or an unfinished run: nothing was verified
-        self.report.deep_runs += 1
         blobs = self.blobs()
         if blobs is None:
             self.skip("all", "a blob the run references failed its check")
             return
         if self.skewed(verified):
+            self.report.skewed_runs += 1
             self.skip("all", "version skew: recorded by another verifier or policy")
             return
+        self.report.deep_runs += 1  # counted once it is re-executed, not before
         stage = "evidence_map"
         try:
             inputs = TailInputs(

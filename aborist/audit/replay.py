@@ -70,6 +70,7 @@ from aborist.audit.checks.ledger_pass import ledger_wide_forked as _ledger_wide_
 from aborist.audit.checks.projections_check import ProjectionCheck, read_live
 from aborist.audit.checks.run_events import RunEvents, payload_problem
 from aborist.audit.checks.tiles_check import check_tiles
+from aborist.audit.checks.type_versions import READ_VERSIONS, version_divergence
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
 from aborist.audit.findings import KINDS, Divergence, ReplayReport
@@ -86,7 +87,7 @@ from aborist.events import (
 )
 from aborist.pipeline.history import RunHistory
 from ledger.chain import ChainReport, ChainVerifier
-from ledger.envelope import GENESIS_HASH
+from ledger.envelope import GENESIS_HASH, RecordedEvent
 from ledger.envelope_check import EnvelopeCheck
 from ledger.store import Ledger
 
@@ -213,6 +214,8 @@ class _Replay:
                 digests = hashed
             for ev, digest, data in zip(page, digests, parsed, strict=True):
                 stream = ev.stream
+                if ev.type_version != READ_VERSIONS.get(ev.type, ev.type_version):
+                    self.version_finding(ev)
                 if not stream.startswith(_RUN_PREFIX):
                     continue
                 rid = stream[4:]
@@ -230,6 +233,14 @@ class _Replay:
                 self._finish(run)
                 if len(self.batch) >= _DEEP_BATCH:
                     self._deep_batch()
+
+    def version_finding(self, ev: RecordedEvent) -> None:
+        """An event recorded under a ``type_version`` this code does not read
+        (:mod:`aborist.audit.checks.type_versions`), as an ``envelope`` divergence."""
+        run = ev.stream[4:] if ev.stream.startswith(_RUN_PREFIX) else None
+        found = version_divergence(ev, run)
+        if found is not None:
+            self.report.diverge(found)
 
     def _finish(self, run: RunEvents) -> None:
         rid = run.run_id

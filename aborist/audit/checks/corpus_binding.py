@@ -31,6 +31,7 @@ from typing import Any
 
 from aborist.audit.checks.evidence_link import EVIDENCE_EVENTS
 from aborist.audit.checks.run_events import RunEvents, parse_payload
+from aborist.audit.checks.type_versions import unread_version
 from aborist.audit.findings import CorpusNotRecorded, Divergence, NotReexecuted, ReplayReport, clip
 from aborist.corpus.chunk_list import ChunkTree, decode_chunk_hashes
 from aborist.events import CacheChecked, RetrievalCompleted
@@ -72,6 +73,8 @@ class CorpusRecords:
         if self._by_root is None:
             found: dict[str, list[IngestRecord]] = {}
             for ev in self.ledger.read(lte=self.head, types=[INGEST_EVENT]):
+                if unread_version(ev) is not None:
+                    continue  # a version this code does not read: no record (an envelope finding)
                 try:
                     data = parse_payload(ev.payload)
                 except (ValueError, RecursionError):

@@ -1,0 +1,177 @@
+"""Break the audit's claims, then mend them: attacks on a real ledger (built by running
+queries; SQLite and PostgreSQL) after which replay said more than it had checked.
+
+- an event of a type this code knows recorded under another ``type_version`` (a future
+  schema), every later hash recomputed: replay read it as version 1, re-executed it and
+  said "everything held"; it is now an ``envelope`` finding at its seq, and the run's
+  history stops before it (nothing reads it as a version it is not);
+- a run recorded by another verifier version (version skew): ``deep`` counted it among the
+  runs re-executed and the last line said "everything held"; the count is now of the runs
+  re-executed and the last line names the skew;
+- ``--since SEQ`` with a checkpoint: the last line said events ``1–N`` were covered by the
+  checkpoint, though events ``1–SEQ`` were never re-hashed (an edited payload there went
+  unseen); the events covered are now those re-hashed, and the rest are named.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import text
+
+from aborist.audit import replay
+from aborist.audit.bundle import export_run, verify_bundle
+from cli.audit.audit_cmd import verify_bundle as verify_bundle_command
+from cli.audit.ledger_cli import cli
+from ledger.envelope import GENESIS_HASH, event_hash
+from ledger.store import Ledger
+from tests.audit.builders import Built
+from tests.audit.test_tamper_replay import external_checkpoint, only, rewrite
+from tests.ledger.tamper import drop_triggers, tamper
+
+if verify_bundle_command.name not in cli.commands:
+    cli.add_command(verify_bundle_command)
+
+
+def rechain_header(lg: Ledger, seq: int, **fields: Any) -> None:
+    """Set header ``fields`` of event ``seq`` and recompute its hash and every later one
+    (a consistent rewrite of the chain); recorded checkpoints and tiles are deleted."""
+    events = list(lg.iter_events())
+    prev, rows = GENESIS_HASH, []
+    for e in events:
+        header = {
+            "seq": e.seq, "event_id": e.event_id, "stream": e.stream,
+            "stream_seq": e.stream_seq, "type": e.type, "type_version": e.type_version,
+            "recorded_at": e.recorded_at, "payload_hash": e.payload_hash,
+        }  # fmt: skip
+        if e.seq == seq:
+            header.update(fields)
+        h = event_hash(**header, prev_hash=prev)
+        if e.seq >= seq:
+            rows.append({**header, "prev": prev, "h": h})
+        prev = h
+    drop_triggers(lg)
+    with lg.engine.begin() as conn:
+        conn.execute(
+            text("UPDATE events SET type_version = :type_version, prev_hash = :prev, "
+                 "hash = :h WHERE seq = :seq"),
+            rows,
+        )  # fmt: skip
+        conn.execute(text("DELETE FROM checkpoints"))
+        conn.execute(text("DELETE FROM merkle_tiles"))
+
+
+# -- a type_version this code does not read ------------------------------------------------
+
+
+@pytest.mark.parametrize("stage", ["qa.answer_verified", "qa.cache_written"])
+def test_a_future_type_version_is_not_read_as_version_1(built: Built, stage: str) -> None:
+    lg = built.ledger
+    ev = built.event(built.lattice, stage)
+    rechain_header(lg, ev.seq, type_version=2)
+    lg.rebuild_projections()
+    for parallel in (False, True):
+        report = replay(lg, deep=True, parallel=parallel)
+        assert not report.ok
+        env = only(report, "envelope")
+        assert (env.seq, env.detail, env.found) == (ev.seq, "type_version", "2"), env
+        assert env.expected == f"1 (the version of {stage} this code reads)", env
+        hist = only(report, "history")
+        assert (hist.seq, hist.run, hist.stage) == (ev.seq, built.lattice, stage), hist
+        assert hist.detail.startswith("type_version 2 of "), hist
+    result = CliRunner().invoke(cli, ["replay", "--deep", "--db", built.url])
+    assert result.exit_code == 1 and "FAIL envelope" in result.output, result.output
+    report = verify_bundle(export_run(lg, built.lattice))
+    assert not report.ok and report.first is not None
+    assert report.first.kind == "history" and report.first.seq == ev.seq, report.to_dict()
+
+
+def test_an_ingest_of_a_future_type_version_records_no_corpus(built: Built) -> None:
+    lg = built.ledger
+    [ingest, *_] = lg.read(types=["corpus.shard_ingested"])
+    rechain_header(lg, ingest.seq, type_version=7)
+    report = replay(lg)
+    env = only(report, "envelope")
+    assert (env.seq, env.detail, env.found) == (ingest.seq, "type_version", "7"), env
+    corpus = only(report, "corpus")  # its runs read a shard no (readable) ingest recorded
+    assert corpus.found == "none", corpus
+
+
+# -- version skew is not "everything held" -------------------------------------------------
+
+
+def test_version_skew_is_not_counted_as_re_executed(built: Built, tmp_path: Path) -> None:
+    lg = built.ledger
+    honest = replay(lg, deep=True)
+    assert honest.ok and honest.skew_count == 0
+
+    def edit(ev: object, payload: dict[str, Any]) -> bool:
+        if getattr(ev, "stream", "") == f"run:{built.quote}" and "verdict" in payload:
+            payload["verdict"]["verifier_version"] = "aborist-verifier/0.1.0"
+            return True
+        return False
+
+    assert rewrite(lg, edit) > 0
+    report = replay(lg, deep=True)
+    assert report.ok and report.skew_count == 1  # skew is no divergence (exit 0)
+    assert report.deep_runs == honest.deep_runs - 1, (report.deep_runs, honest.deep_runs)
+    result = CliRunner().invoke(cli, ["replay", "--deep", "--db", built.url])
+    assert result.exit_code == 0, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert not last.startswith("replay: everything held"), last
+    assert "1 run not re-executed (version skew)" in last, last
+    out = json.loads(CliRunner().invoke(cli, ["replay", "--deep", "--json",
+                                              "--db", built.url]).output)  # fmt: skip
+    assert out["summary"]["deep_runs"] == report.deep_runs and out["version_skew_count"] == 1
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(export_run(lg, built.quote)), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify-bundle", str(bundle)])
+    assert result.exit_code == 0, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert (
+        "everything checked held (run completed), but the run was not re-executed "
+        "(version skew)" in last
+    ), last
+
+
+def _edit_rank(lg: Ledger, seq: int) -> None:
+    """Edit one byte of a retrieval record (its first candidate's rank), hashes untouched."""
+    tamper(lg, "UPDATE events SET payload = replace(payload, :a, :b) WHERE seq = :s",
+           a='"bm25_rank":1,', b='"bm25_rank":7,', s=seq)  # fmt: skip
+
+
+# -- --since: the checkpoint covers only what was re-hashed --------------------------------
+
+
+def test_since_does_not_claim_the_events_it_did_not_rehash(built: Built) -> None:
+    lg = built.ledger
+    cp = external_checkpoint(lg)
+    first, second = lg.read(types=["corpus.shard_ingested"])[:2]
+    # the first ingest's document title edited, its hashes left: no run, no projection
+    # and no later check reads it, so only re-hashing it shows the edit
+    tamper(lg, "UPDATE events SET payload = replace(payload, '\"title\":\"', '\"title\":\"X') "
+           "WHERE seq = :s", s=first.seq)  # fmt: skip
+    assert lg.read(gt=first.seq - 1, lte=first.seq)[0].payload != first.payload
+    assert only(replay(lg, checkpoint=cp), "chain").seq == first.seq  # in full, it is named
+    since = second.seq
+    report = replay(lg, since=since, checkpoint=cp)
+    assert report.ok, report.to_dict()["divergences"]  # nothing after `since` was touched
+    vouched = report.vouched_for()
+    assert vouched["covered"] == [since + 1, cp["tree_size"]], vouched
+    assert f"events 1–{since} were not re-hashed" in vouched["text"], vouched
+
+
+def test_a_broken_chain_covers_nothing_from_the_break(built: Built) -> None:
+    lg = built.ledger
+    cp = external_checkpoint(lg)
+    ev = built.event(built.lattice, "qa.retrieval_completed")
+    _edit_rank(lg, ev.seq)
+    report = replay(lg, checkpoint=cp)
+    assert only(report, "chain").seq == ev.seq
+    vouched = report.vouched_for()
+    assert vouched["covered"] == [1, ev.seq - 1], vouched
+    assert f"from event {ev.seq} on" in vouched["text"], vouched
