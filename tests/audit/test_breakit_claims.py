@@ -25,12 +25,15 @@ from sqlalchemy import text
 
 from aborist.audit import replay
 from aborist.audit.bundle import export_run, verify_bundle
+from aborist.audit.report import render_report
 from cli.audit.audit_cmd import verify_bundle as verify_bundle_command
 from cli.audit.ledger_cli import cli
 from ledger.envelope import GENESIS_HASH, event_hash
 from ledger.store import Ledger
+from ledger.tlog.proofs import checkpoint
 from tests.audit.builders import Built
 from tests.audit.test_tamper_replay import external_checkpoint, only, rewrite
+from tests.html_dom import Dom
 from tests.ledger.tamper import drop_triggers, tamper
 
 if verify_bundle_command.name not in cli.commands:
@@ -175,3 +178,27 @@ def test_a_broken_chain_covers_nothing_from_the_break(built: Built) -> None:
     vouched = report.vouched_for()
     assert vouched["covered"] == [1, ev.seq - 1], vouched
     assert f"from event {ev.seq} on" in vouched["text"], vouched
+
+
+# -- the HTML report: "included" only for an event whose hashes hold ------------------------
+
+
+def test_report_does_not_mark_an_edited_event_included(built: Built) -> None:
+    """An event whose payload was edited (its stored hashes left, so the stored hash is
+    still a leaf of the checkpoint) was shown ✓ with "inclusion verified for every event":
+    the report never re-hashed the payload. The cache check is no DAG stage, so the DAG
+    line could not show it either."""
+    lg = built.ledger
+    checkpoint(lg)
+    ev = built.event(built.quote, "qa.cache_checked")
+    tamper(lg, "UPDATE events SET payload = replace(payload, :a, :b) WHERE seq = :s",
+           a='"hit":false', b='"hit":false ', s=ev.seq)  # fmt: skip
+    assert lg.read(gt=ev.seq - 1, lte=ev.seq)[0].payload != ev.payload
+    dom = Dom(render_report(lg, built.quote))
+    state = dom.by_id("checkpoint").all_text()
+    assert "inclusion verified for every event" not in state, state
+    assert f"event {ev.seq}" in state and "does not hash" in state, state
+    row = next(r for r in dom.find("tr") if r.all_text().startswith(f"{ev.seq}"))
+    assert "✓" not in row.all_text(), row.all_text()
+    other = next(r for r in dom.find("tr") if r.all_text().startswith(f"{ev.seq + 1}"))
+    assert "✓" in other.all_text()
