@@ -162,6 +162,10 @@ class CorpusNotRecorded:
                 "source_root": self.source_root}  # fmt: skip
 
 
+def _runs(n: int) -> str:
+    return "1 run" if n == 1 else f"{n} runs"
+
+
 @dataclass
 class ReplayReport:
     """Everything a replay checked; ``ok`` when nothing diverged.
@@ -280,15 +284,18 @@ class ReplayReport:
 
     def held_line(self) -> str:
         """The last line of a replay whose checks all held: "everything held" only when
-        ``--deep`` re-executed every run it could; runs left out for version skew are
-        named, since nothing re-ran them."""
+        nothing was left unproven; runs ``--deep`` did not re-execute for version skew, and
+        runs flagged "corpus not recorded" (no ingest vouches for their evidence), are
+        named instead."""
         vouched = self.vouched_for()["text"]
-        n = self.skewed_runs
-        if not n:
+        left = []
+        if self.skewed_runs:
+            left.append(f"{_runs(self.skewed_runs)} not re-executed (version skew)")
+        if self.corpus_not_recorded_count:
+            left.append(f"{_runs(self.corpus_not_recorded_count)} flagged corpus not recorded")
+        if not left:
             return f"replay: everything held: {vouched}"
-        runs = "1 run" if n == 1 else f"{n} runs"
-        return (f"replay: everything checked held, but {runs} not re-executed (version "
-                f"skew): {vouched}")  # fmt: skip
+        return f"replay: everything checked held, but {' and '.join(left)}: {vouched}"
 
     def vouched_for(self) -> dict[str, Any]:
         """What vouches for the events checked: the checkpoint the auditor gave (kept

@@ -25,6 +25,7 @@ from sqlalchemy import text
 
 from aborist.audit import replay
 from aborist.audit.bundle import export_run, verify_bundle
+from aborist.audit.findings import CorpusNotRecorded, ReplayReport
 from aborist.audit.report import render_report
 from cli.audit.audit_cmd import verify_bundle as verify_bundle_command
 from cli.audit.ledger_cli import cli
@@ -202,3 +203,19 @@ def test_report_does_not_mark_an_edited_event_included(built: Built) -> None:
     assert "✓" not in row.all_text(), row.all_text()
     other = next(r for r in dom.find("tr") if r.all_text().startswith(f"{ev.seq + 1}"))
     assert "✓" in other.all_text()
+
+
+def test_the_held_line_names_what_was_left_unproven() -> None:
+    """Runs flagged "corpus not recorded" (allowed by --allow-unrecorded-shards) held, but
+    no ingest vouches for their evidence: the last line says so rather than "everything
+    held", as it does for skew (tests/pipeline/test_corpus_binding.py builds such runs)."""
+    report = ReplayReport(head_seq=9)
+    assert report.held_line().startswith("replay: everything held: self-consistent")
+    report.unrecorded(CorpusNotRecorded(3, "r1", "lake", "0" * 64))
+    assert report.held_line().startswith(
+        "replay: everything checked held, but 1 run flagged corpus not recorded: "
+    ), report.held_line()
+    report.skewed_runs = 2
+    assert "but 2 runs not re-executed (version skew) and 1 run flagged corpus not recorded" in (
+        report.held_line()
+    )
