@@ -369,6 +369,7 @@ class _RunReplay:
                 VersionSkew(ev.seq, self.run_id, "render", "render_version",
                             clip(self.data(ev).get("render_version")), RENDER_VERSION)
             )  # fmt: skip
+            self.report.skewed_runs += 1  # its verdict re-ran; what a reader sees did not
             self.skip("render", "version skew: recorded by another renderer")
             return
         self.compare(ev, "render", tail.render(answer, verdict, inputs.evidence, inputs.policy))

@@ -189,7 +189,8 @@ class ReplayReport:
     tiles_checked: int = 0
     deep_runs: int = 0
     deep_stages: int = 0
-    #: Runs ``--deep`` did not re-execute because they were recorded by another version.
+    #: Runs ``--deep`` did not re-execute in full because a stage was recorded by another
+    #: version (the verifier's: nothing re-ran; the renderer's: the rendering did not).
     skewed_runs: int = 0
     projection_rows: dict[str, int] = field(default_factory=dict)
     checks: dict[str, str] = field(default_factory=dict)  # check -> held|diverged|skipped
@@ -290,7 +291,7 @@ class ReplayReport:
         vouched = self.vouched_for()["text"]
         left = []
         if self.skewed_runs:
-            left.append(f"{_runs(self.skewed_runs)} not re-executed (version skew)")
+            left.append(f"{_runs(self.skewed_runs)} not re-executed in full (version skew)")
         if self.corpus_not_recorded_count:
             left.append(f"{_runs(self.corpus_not_recorded_count)} flagged corpus not recorded")
         if not left:

@@ -122,7 +122,7 @@ def _print_bundle(report: BundleReport) -> None:
         click.echo(
             printable(
                 f"verify-bundle: everything checked held (run {report.status}), "
-                f"but the run was not re-executed (version skew): {vouched}"
+                f"but the run was not re-executed in full (version skew): {vouched}"
             )
         )
     elif first is None:

@@ -127,7 +127,7 @@ def test_version_skew_is_not_counted_as_re_executed(built: Built, tmp_path: Path
     assert result.exit_code == 0, result.output
     last = result.output.strip().splitlines()[-1]
     assert not last.startswith("replay: everything held"), last
-    assert "1 run not re-executed (version skew)" in last, last
+    assert "1 run not re-executed in full (version skew)" in last, last
     out = json.loads(CliRunner().invoke(cli, ["replay", "--deep", "--json",
                                               "--db", built.url]).output)  # fmt: skip
     assert out["summary"]["deep_runs"] == report.deep_runs and out["version_skew_count"] == 1
@@ -138,8 +138,35 @@ def test_version_skew_is_not_counted_as_re_executed(built: Built, tmp_path: Path
     last = result.output.strip().splitlines()[-1]
     assert (
         "everything checked held (run completed), but the run was not re-executed "
-        "(version skew)" in last
+        "in full (version skew)" in last
     ), last
+
+
+def test_a_render_skew_is_not_everything_held(built: Built, tmp_path: Path) -> None:
+    """The rendering is what a reader is shown; one recorded under another
+    ``render_version`` is not re-executed (its text is taken as recorded), so a rendering
+    rewritten with its version is skew: the last line names it."""
+    lg = built.ledger
+
+    def edit(ev: object, payload: dict[str, Any]) -> bool:
+        if getattr(ev, "stream", "") == f"run:{built.quote}" and "render_version" in payload:
+            payload["render_version"] = "render/0"
+            payload["answer"] = "Nobody founded Brackwater."
+            return True
+        return False
+
+    assert rewrite(lg, edit) > 0
+    report = replay(lg, deep=True)
+    assert report.ok and report.skew_count == 1 and report.skewed_runs == 1, report.to_dict()
+    result = CliRunner().invoke(cli, ["replay", "--deep", "--db", built.url])
+    assert result.exit_code == 0, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert "but 1 run not re-executed in full (version skew)" in last, last
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(export_run(lg, built.quote)), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify-bundle", str(bundle)])
+    assert result.exit_code == 0, result.output
+    assert "not re-executed in full (version skew)" in result.output.splitlines()[-1]
 
 
 def _edit_rank(lg: Ledger, seq: int) -> None:
@@ -216,6 +243,7 @@ def test_the_held_line_names_what_was_left_unproven() -> None:
         "replay: everything checked held, but 1 run flagged corpus not recorded: "
     ), report.held_line()
     report.skewed_runs = 2
-    assert "but 2 runs not re-executed (version skew) and 1 run flagged corpus not recorded" in (
-        report.held_line()
+    assert (
+        "but 2 runs not re-executed in full (version skew) and 1 run flagged corpus not recorded"
+        in (report.held_line())
     )
