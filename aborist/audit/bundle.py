@@ -414,6 +414,11 @@ class _Verify:
                     "no blob",
                     f"blob {ref.blob} is not in the bundle",
                 )
+        # a blob no event references is no part of the run: carried, it would seem vouched for
+        wanted = {ref.blob for ref in refs}
+        for h in sorted(set(self.blobs) - wanted):
+            self.fail("blob", None, None, "a blob an event of the run references", clip(h),
+                      f"blob {clip(h)} is referenced by no event of the run")  # fmt: skip
 
     def run(self) -> BundleReport:
         r = self.report

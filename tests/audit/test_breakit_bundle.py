@@ -10,12 +10,16 @@ held") or crash on. Each is now a failure naming its check:
   verified at (``seq − 1`` in the checkpoint's tree);
 - a payload edited into text that is not JSON (was a ``JSONRefusedError`` traceback from
   the blob check), and a ``seq`` beyond the I-JSON range (was a ``PayloadError``
-  traceback from the event hash).
+  traceback from the event hash);
+- a blob no event of the run references (carried at its true address, it verified as
+  one of the run's blobs).
 """
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -63,6 +67,13 @@ def _upper_root(b: dict[str, Any]) -> None:
     b["checkpoint"]["root"] = b["checkpoint"]["root"].upper()
 
 
+def _unreferenced_blob(b: dict[str, Any]) -> None:
+    """A text carried with the run that no event references, at its true address: it
+    verified ("24 blobs"), as if it were part of what the run read."""
+    text = b"The Silverrun River is 9 kilometres long."
+    b["blobs"][hashlib.sha256(text).hexdigest()] = base64.b64encode(text).decode("ascii")
+
+
 EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
     "ledger_format_text": (_set(("ledger_format",), "1"), "format", "ledger_format"),
     "ledger_format_2": (_set(("ledger_format",), 2), "format", "ledger_format"),
@@ -83,6 +94,7 @@ EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
         "shape",
     ),
     "root_upper": (_upper_root, "format", "shape"),
+    "unreferenced_blob": (_unreferenced_blob, "blob", "referenced by no event"),
 }
 
 
