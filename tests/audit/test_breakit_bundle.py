@@ -11,6 +11,7 @@ held") or crash on. Each is now a failure naming its check:
 - a payload edited into text that is not JSON (was a ``JSONRefusedError`` traceback from
   the blob check), and a ``seq`` beyond the I-JSON range (was a ``PayloadError``
   traceback from the event hash);
+- an inclusion proof for a seq that is no event of the bundle (carried unchecked);
 - a blob no event of the run references (carried at its true address, it verified as
   one of the run's blobs).
 """
@@ -63,6 +64,11 @@ def _twice(b: dict[str, Any]) -> None:
     b["inclusion_proofs"].append(dict(b["inclusion_proofs"][0], proof=[]))
 
 
+def _stray_proof(b: dict[str, Any]) -> None:
+    """An inclusion proof for a seq that is no event of the bundle: nothing checked it."""
+    b["inclusion_proofs"].append(dict(b["inclusion_proofs"][0], seq=1, leaf_index=0))
+
+
 def _upper_root(b: dict[str, Any]) -> None:
     b["checkpoint"]["root"] = b["checkpoint"]["root"].upper()
 
@@ -88,6 +94,7 @@ EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
     "checkpoint_field": (_set(("checkpoint", "witnessed_by"), "3 witnesses"), "format", "shape"),
     "proof_field": (_set(("inclusion_proofs", 0, "verified"), True), "format", "shape"),
     "proof_twice": (_twice, "format", "shape"),
+    "proof_of_no_event": (_stray_proof, "inclusion", "no event of the bundle"),
     "created_at_text": (
         _set(("checkpoint", "created_at"), "1999-01-01 (notarised)"),
         "format",
