@@ -27,6 +27,7 @@ from aborist.audit import replay
 from aborist.audit.bundle import export_run, verify_bundle
 from aborist.audit.findings import CorpusNotRecorded, ReplayReport
 from aborist.audit.report import render_report
+from aborist.errors import InputError
 from cli.audit.audit_cmd import verify_bundle as verify_bundle_command
 from cli.audit.ledger_cli import cli
 from ledger.envelope import GENESIS_HASH, event_hash
@@ -247,3 +248,26 @@ def test_the_held_line_names_what_was_left_unproven() -> None:
         "but 2 runs not re-executed in full (version skew) and 1 run flagged corpus not recorded"
         in (report.held_line())
     )
+
+
+# -- a checkpoint file is a closed object ---------------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["signature", "cosigned_by"])
+def test_a_checkpoint_file_with_a_field_no_check_reads_is_refused(
+    built: Built, tmp_path: Path, field: str
+) -> None:
+    """A JSON checkpoint is unsigned: a "signature" or "cosigned_by" in it was ignored, and
+    replay said the events were covered by the checkpoint you gave, as if it had been
+    checked. Like a bundle's checkpoint, it holds only what `checkpoint --json` prints."""
+    cp = dict(external_checkpoint(built.ledger), **{field: "w1.example+c4459a38 ok"})
+    with pytest.raises(InputError, match=f"unknown field.*{field}"):
+        replay(built.ledger, checkpoint=cp)
+    path = tmp_path / "cp.json"
+    path.write_text(json.dumps(cp), encoding="utf-8")
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(export_run(built.ledger, built.quote)), encoding="utf-8")
+    for command in (["replay", "--db", built.url], ["verify-bundle", str(bundle)]):
+        result = CliRunner().invoke(cli, [*command, "--checkpoint", str(path)])
+        assert result.exit_code == 1, result.output
+        assert "Traceback" not in result.output and f"unknown field(s) {field}" in result.output

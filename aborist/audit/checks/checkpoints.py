@@ -23,11 +23,21 @@ from ledger.tlog import merkle
 __all__ = ["check_checkpoints", "parse_checkpoint"]
 
 
+#: What ``aborist-ledger checkpoint --json`` prints; no other field is read.
+_CHECKPOINT_FIELDS = frozenset({"tree_size", "root", "created_at"})
+
+
 def parse_checkpoint(data: object) -> tuple[int, str]:
     """``(tree_size, root)`` from a checkpoint as ``aborist-ledger checkpoint --json``
     prints it; :class:`InputError` for anything else."""
     if not isinstance(data, Mapping):
         raise InputError("a checkpoint must be a JSON object with tree_size and root")
+    unknown = sorted(map(str, set(data) - _CHECKPOINT_FIELDS))
+    if unknown:  # unsigned JSON: a "signature" in it was never checked, so it is refused
+        raise InputError(
+            f"checkpoint: unknown field(s) {clip(', '.join(unknown))} (it holds tree_size, "
+            "root and created_at, as `checkpoint --json` prints)"
+        )
     size, root = data.get("tree_size"), data.get("root")
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise InputError(f"checkpoint tree_size must be a positive integer, found {size!r}")
