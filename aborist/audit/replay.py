@@ -89,6 +89,7 @@ from aborist.pipeline.history import RunHistory
 from ledger.chain import ChainReport, ChainVerifier
 from ledger.envelope import GENESIS_HASH, RecordedEvent
 from ledger.envelope_check import EnvelopeCheck
+from ledger.errors import ProofError
 from ledger.store import Ledger
 
 __all__ = ["chain_and_dags", "parse_checkpoint", "replay"]
@@ -361,8 +362,9 @@ class _Replay:
             prev = before[0].hash
             self.envelope.last_recorded_at = before[0].recorded_at
         live = self.live_tables if self.projections else None
+        roots_at, seed = self.tree_sizes()
         wide = (self.since, prev, head_seq, self.run_id, live, self.full,
-                self.envelope.last_recorded_at)  # fmt: skip
+                self.envelope.last_recorded_at, roots_at, seed)  # fmt: skip
         with ExitStack() as stack:
             stack.callback(self.deep_batches.close)
             if _fork_pays(head_seq, self.parallel):
@@ -383,7 +385,8 @@ class _Replay:
                 except Exception:  # the child could not do it (e.g. connect): do it here
                     chain, part = _ledger_wide(self.ledger, *wide)
             else:
-                verifier = ChainVerifier(start_seq=self.since + 1, start_prev_hash=prev)
+                verifier = ChainVerifier(start_seq=self.since + 1, start_prev_hash=prev,
+                                         roots_at=roots_at, seed=seed)  # fmt: skip
                 local = ProjectionCheck(self.run_id, live) if live is not None else None
                 if local is not None:
                     stack.callback(local.scratch.close)
@@ -400,7 +403,7 @@ class _Replay:
             report.absorb(part)
         self.chain_result(chain)
         self.check_served()
-        check_checkpoints(self.ledger, self.head[0], self.checkpoint, report)
+        check_checkpoints(self.ledger, self.head[0], self.checkpoint, report, chain.roots)
         if self.tiles:
             check_tiles(self.ledger, report)
         if not self.deep and self.blobs:
@@ -419,6 +422,26 @@ class _Replay:
             for kind in KINDS
         }  # fmt: skip
         return report
+
+    def tree_sizes(self) -> tuple[frozenset[int], list[bytes]]:
+        """The tree sizes whose roots the chain check folds from the hashes it verifies
+        (every checkpoint's, recorded or given, and the head's), and the hashes of the
+        events before ``--since`` it takes as given; none when there is no checkpoint to
+        hold them against (:mod:`aborist.audit.checks.checkpoints`)."""
+        sizes = {
+            cp.tree_size
+            for cp in self.ledger.checkpoints()
+            if type(cp.tree_size) is int and cp.tree_size >= 1  # others: named as malformed
+        }
+        if self.checkpoint is not None:
+            sizes.add(self.checkpoint[0])
+        if not sizes:
+            return frozenset(), []
+        try:
+            seed = self.ledger.event_hashes(self.since) if self.since else []
+        except ProofError:  # a hash that is not hex: the checkpoint check names it
+            return frozenset(), []
+        return frozenset(sizes | {self.head[0]}), seed
 
     def finish_pending(self) -> None:
         """The runs still open at the head (interrupted, or cut by ``--run``'s scope), and

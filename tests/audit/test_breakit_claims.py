@@ -271,3 +271,54 @@ def test_a_checkpoint_file_with_a_field_no_check_reads_is_refused(
         result = CliRunner().invoke(cli, [*command, "--checkpoint", str(path)])
         assert result.exit_code == 1, result.output
         assert "Traceback" not in result.output and f"unknown field(s) {field}" in result.output
+
+
+# -- the anchor is the hashes replay verified, not a second read ----------------------------
+
+
+def _answer_twice(built: Built, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rewrite history consistently, then make the database answer a read of the event
+    hashes alone (the checkpoint's tree) with the original hashes, while a read of whole
+    rows (the chain) gets the rewritten ones. On PostgreSQL the insider does it with a view
+    that looks at ``current_query()``; on SQLite (no such function) the second read is
+    made to return them, as a database swapped back between the two reads would."""
+    lg = built.ledger
+    original = lg.event_hashes()
+
+    def edit(ev: object, payload: dict[str, Any]) -> bool:
+        if getattr(ev, "stream", "") == f"run:{built.failed}" and "message" in payload:
+            payload["message"] = "the operator says this run never failed"
+            return True
+        return False
+
+    assert rewrite(lg, edit) > 0
+    assert replay(lg).ok  # a consistent rewrite: only a checkpoint kept elsewhere tells
+    if lg.engine.dialect.name != "postgresql":
+        monkeypatch.setattr(Ledger, "event_hashes", lambda self, size=None: original[:size])
+        return
+    tamper(
+        lg,
+        "CREATE TABLE original_hashes (seq BIGINT PRIMARY KEY, hash TEXT NOT NULL)",
+        *[f"INSERT INTO original_hashes VALUES ({i}, '{h.hex()}')"
+          for i, h in enumerate(original, 1)],
+        "ALTER TABLE events RENAME TO events_real",
+        "CREATE VIEW events AS SELECT r.seq, r.event_id, r.stream, r.stream_seq, r.type, "
+        "r.type_version, r.recorded_at, r.payload, r.payload_hash, r.prev_hash, CASE WHEN "
+        "current_query() ILIKE '%payload%' THEN r.hash ELSE o.hash END AS hash "
+        "FROM events_real r JOIN original_hashes o ON o.seq = r.seq",
+    )  # fmt: skip
+    assert lg.event_hashes() == original  # the hashes alone: the original history's
+
+
+def test_a_checkpoint_is_held_to_the_hashes_the_chain_verified(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cp = external_checkpoint(built.ledger)
+    _answer_twice(built, monkeypatch)
+    for parallel in (False, True):
+        report = replay(built.ledger, checkpoint=cp, parallel=parallel)
+        assert not report.ok, report.vouched_for()
+        d = only(report, "checkpoint")
+        assert d.seq == cp["tree_size"] and d.expected == cp["root"], d
+        assert "the events this replay verified" in d.detail, d
+        assert report.vouched_for()["anchored"] is False
