@@ -73,7 +73,7 @@ from aborist.audit.checks.tiles_check import check_tiles
 from aborist.audit.checks.type_versions import READ_VERSIONS, version_divergence
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
-from aborist.audit.findings import KINDS, Divergence, ReplayReport
+from aborist.audit.findings import KINDS, Divergence, ReplayReport, clip
 from aborist.audit.forked import Forked, can_fork
 from aborist.errors import InputError
 from aborist.events import (
@@ -460,6 +460,13 @@ class _Replay:
         report = self.report
         report.events_checked = chain.events_checked
         report.head_seq, report.head_hash = self.head
+        if chain.ok and chain.head_seq == self.head[0] and chain.head_hash != self.head[1]:
+            # the head read with the projections is not the event the chain verified: the
+            # database answered two reads differently; the head shown is the verified one
+            report.head_hash = chain.head_hash
+            why = "head hash (read with the projections)"
+            report.diverge(Divergence("chain", self.head[0], None, None, chain.head_hash,
+                                      clip(self.head[1]), why))  # fmt: skip
         if chain.failure is not None:
             f = chain.failure
             at = self.ledger.read(gt=f.seq - 1, lte=f.seq)

@@ -295,6 +295,13 @@ def _answer_twice(built: Built, monkeypatch: pytest.MonkeyPatch) -> None:
     assert replay(lg).ok  # a consistent rewrite: only a checkpoint kept elsewhere tells
     if lg.engine.dialect.name != "postgresql":
         monkeypatch.setattr(Ledger, "event_hashes", lambda self, size=None: original[:size])
+        real = Ledger.snapshot
+
+        def snapshot(self: Ledger, read: Any) -> Any:
+            (seq, _), rows = real(self, read)
+            return (seq, original[seq - 1].hex()), rows
+
+        monkeypatch.setattr(Ledger, "snapshot", snapshot)
         return
     tamper(
         lg,
@@ -314,6 +321,7 @@ def test_a_checkpoint_is_held_to_the_hashes_the_chain_verified(
     built: Built, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cp = external_checkpoint(built.ledger)
+    original_head = built.ledger.head()[1]
     _answer_twice(built, monkeypatch)
     for parallel in (False, True):
         report = replay(built.ledger, checkpoint=cp, parallel=parallel)
@@ -322,3 +330,8 @@ def test_a_checkpoint_is_held_to_the_hashes_the_chain_verified(
         assert d.seq == cp["tree_size"] and d.expected == cp["root"], d
         assert "the events this replay verified" in d.detail, d
         assert report.vouched_for()["anchored"] is False
+        # the head it prints is the one it verified, and the other answer is named
+        assert report.head_hash != original_head, report.head_hash
+        chain = only(report, "chain")
+        assert (chain.seq, chain.found) == (report.head_seq, original_head), chain
+        assert chain.detail == "head hash (read with the projections)", chain
