@@ -60,7 +60,7 @@ from aborist.audit.checks.cache_binding import (
     hit_claim,
 )
 from aborist.audit.checks.checkpoints import check_checkpoints, parse_checkpoint
-from aborist.audit.checks.corpus_binding import CorpusRecords, check_corpus
+from aborist.audit.checks.corpus_binding import INGEST_EVENT, CorpusRecords, check_corpus
 from aborist.audit.checks.dags import TERMINAL_EVENTS, check_run, history_divergence
 from aborist.audit.checks.evidence_link import LINK_EVENT_TYPES, run_evidence_link
 from aborist.audit.checks.ledger_pass import RUN_PREFIX
@@ -193,7 +193,11 @@ class _Replay:
         self.head, self.live_tables, self.live = read_live(ledger, run_id)
         #: Each run's corpus against the ingests (:mod:`aborist.audit.checks.corpus_binding`),
         #: in every replay but the bench's bare chain-and-DAG pass.
-        self.corpus = CorpusRecords(ledger, self.head[0]) if deep or blobs else None
+        self.corpus = (
+            CorpusRecords(ledger, self.head[0], since, bound_to_pass=True)
+            if deep or blobs
+            else None
+        )
 
     # -- the pass ------------------------------------------------------------------------
 
@@ -218,6 +222,8 @@ class _Replay:
                 if ev.type_version != READ_VERSIONS.get(ev.type, ev.type_version):
                     self.version_finding(ev)
                 if not stream.startswith(_RUN_PREFIX):
+                    if ev.type == INGEST_EVENT and self.corpus is not None:
+                        self.corpus.note(ev, digest)  # what binds runs is what this read
                     continue
                 rid = stream[4:]
                 if scope is not None and rid != scope:

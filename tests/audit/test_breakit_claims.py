@@ -335,3 +335,52 @@ def test_a_checkpoint_is_held_to_the_hashes_the_chain_verified(
         chain = only(report, "chain")
         assert (chain.seq, chain.found) == (report.head_seq, original_head), chain
         assert chain.detail == "head hash (read with the projections)", chain
+
+
+def test_a_run_is_bound_to_the_ingests_the_chain_read(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ingest the runs of shard ``geo`` were bound to is rewritten (another source
+    root, every later hash recomputed), so nothing the chain reads records their root; but
+    the database answers the corpus check's own read of the ingests with the original
+    payload. The binding is to the ingest rows the chain read, so it is still named."""
+    lg = built.ledger
+    [geo] = [e for e in lg.read(types=["corpus.shard_ingested"]) if e.data["shard"] == "geo"]
+
+    def edit(ev: object, payload: dict[str, Any]) -> bool:
+        if getattr(ev, "seq", None) == geo.seq:
+            payload["source_root"] = "ab" * 32
+            return True
+        return False
+
+    assert rewrite(lg, edit) > 0
+    d = only(replay(lg), "corpus")  # read honestly, the runs' root is no ingest's
+    assert d.found == "none", d
+    if lg.engine.dialect.name != "postgresql":
+        real = Ledger.read
+
+        def read(self: Ledger, **kw: Any) -> Any:
+            rows = real(self, **kw)
+            if kw.get("types") == ["corpus.shard_ingested"]:
+                rows = [geo if r.seq == geo.seq else r for r in rows]
+            return rows
+
+        monkeypatch.setattr(Ledger, "read", read)
+    else:
+        tamper(
+            lg,
+            "CREATE TABLE original_payload (seq BIGINT PRIMARY KEY, payload TEXT NOT NULL)",
+            "ALTER TABLE events RENAME TO events_real",
+            "CREATE VIEW events AS SELECT r.seq, r.event_id, r.stream, r.stream_seq, r.type, "
+            "r.type_version, r.recorded_at, CASE WHEN current_query() ILIKE '%type IN%' AND "
+            "o.payload IS NOT NULL THEN o.payload ELSE r.payload END AS payload, "
+            "r.payload_hash, r.prev_hash, r.hash FROM events_real r "
+            "LEFT JOIN original_payload o ON o.seq = r.seq",
+        )  # fmt: skip
+        with lg.engine.begin() as conn:
+            conn.execute(text("INSERT INTO original_payload VALUES (:s, :p)"),
+                         {"s": geo.seq, "p": geo.payload})  # fmt: skip
+    assert lg.read(types=["corpus.shard_ingested"])[0].payload == geo.payload  # the lie
+    for parallel in (False, True):
+        d = only(replay(lg, parallel=parallel), "corpus")
+        assert d.stage == "cache" and "the chain did not read" in d.found, d
