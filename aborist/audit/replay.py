@@ -319,10 +319,13 @@ class _Replay:
     # -- after the pass ------------------------------------------------------------------
 
     def check_served(self) -> None:
-        """A cache hit's ``run_dag_root`` is the recomputed root of the run it served."""
+        """A cache hit's ``run_dag_root`` is the recomputed root of the run it served, and
+        its claim is that run's cache entry. After a full pass every run was read with the
+        chain, so one it did not give is none: reading it again would take the database's
+        second answer (under ``--run`` / ``--since`` the run served may lie outside)."""
         for rid, seq, source, recorded in self.served:
             root = self.roots.get(source)
-            if root is None:
+            if root is None and not self.full:  # a full pass read every run: none again
                 events = self.ledger.read_stream(run_stream(source))
                 try:
                     dag = check_run(source, events, None).dag if events else None
@@ -339,8 +342,8 @@ class _Replay:
 
         for claim in self.hits:
             source = claim.served_from
-            if source in self.entries:
-                entry: CacheEntry | None = self.entries[source]
+            if source in self.entries or self.full:  # a full pass read every run already
+                entry: CacheEntry | None = self.entries.get(source)
             else:
                 stream = RunEvents(source, self.ledger.read_stream(run_stream(source)))
                 history = RunHistory.read(source, stream, stream.data)

@@ -15,6 +15,7 @@ queries; SQLite and PostgreSQL) after which replay said more than it had checked
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from sqlalchemy import text
 
 from aborist.audit import replay
 from aborist.audit.bundle import export_run, verify_bundle
+from aborist.audit.checks.dags import check_run
 from aborist.audit.findings import CorpusNotRecorded, ReplayReport
 from aborist.audit.report import render_report
 from aborist.errors import InputError
@@ -384,3 +386,59 @@ def test_a_run_is_bound_to_the_ingests_the_chain_read(
     for parallel in (False, True):
         d = only(replay(lg, parallel=parallel), "corpus")
         assert d.stage == "cache" and "the chain did not read" in d.found, d
+
+
+def test_a_hit_is_held_to_a_run_the_pass_read(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache hit is rewritten to name a run that is in no row the chain reads (every
+    later hash recomputed, its root that of the run the database will show); the database
+    answers a read of that run's stream alone with a run made from the served one. A full
+    replay has read every run: it does not read one again for the hit, so the hit is named."""
+    lg = built.ledger
+    ghost = "f" * 32
+    fake = [
+        dataclasses.replace(
+            e, stream=f"run:{ghost}", payload=e.payload.replace(built.lattice, ghost)
+        )
+        for e in lg.read_stream(f"run:{built.lattice}")
+    ]
+    fake_dag = check_run(ghost, fake, None).dag
+    assert fake_dag is not None
+
+    def edit(ev: object, payload: dict[str, Any]) -> bool:
+        if getattr(ev, "stream", "") != f"run:{built.hit}":
+            return False
+        for key in ("hit_run_id", "served_from_run_id"):
+            if payload.get(key) == built.lattice:
+                payload[key] = ghost
+        if "run_dag_root" in payload:
+            payload["run_dag_root"] = fake_dag.root
+        return True
+
+    assert rewrite(lg, edit) > 0
+    honest = replay(lg)
+    assert only(honest, "cache").found == "none" and only(honest, "dag").found == "none"
+    if lg.engine.dialect.name != "postgresql":
+        real = Ledger.read_stream
+
+        def read_stream(self: Ledger, stream: str, **kw: Any) -> Any:
+            return fake if stream == f"run:{ghost}" else real(self, stream, **kw)
+
+        monkeypatch.setattr(Ledger, "read_stream", read_stream)
+    else:
+        rest = "recorded_at, payload_hash, prev_hash, hash"
+        tamper(
+            lg,
+            "ALTER TABLE events RENAME TO events_real",
+            "CREATE VIEW events AS SELECT seq, event_id, stream, stream_seq, type, "
+            f"type_version, payload, {rest} FROM events_real UNION ALL SELECT seq, event_id, "
+            f"'run:{ghost}' AS stream, stream_seq, type, type_version, replace(payload, "
+            f"'{built.lattice}', '{ghost}') AS payload, {rest} FROM events_real "
+            f"WHERE stream = 'run:{built.lattice}' AND current_query() ILIKE '%stream = %'",
+        )  # fmt: skip
+    assert [e.payload for e in lg.read_stream(f"run:{ghost}")] == [e.payload for e in fake]
+    for parallel in (False, True):
+        report = replay(lg, parallel=parallel)
+        assert only(report, "cache").found == "none", report.to_dict()["divergences"]
+        assert only(report, "dag").found == "none"
