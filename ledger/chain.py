@@ -8,13 +8,14 @@ PostgreSQL, or an exported bundle.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from hashlib import sha256
 from typing import Any
 
 from ledger.envelope import GENESIS_HASH, RecordedEvent, header_hash
 from ledger.errors import PayloadError
+from ledger.tlog.merkle import RootFold
 
 __all__ = ["ChainFailure", "ChainReport", "ChainVerifier", "event_hash_of", "verify_chain"]
 
@@ -49,6 +50,10 @@ class ChainReport:
     head_hash: str = GENESIS_HASH
     failure: ChainFailure | None = None
     streams: dict[str, int] = field(default_factory=dict)
+    #: The Merkle root (hex) of the hashes of events ``1..size`` at each size asked for
+    #: (:class:`ChainVerifier` ``roots_at``) that the chain reached while it held: the tree
+    #: of exactly the events this check verified, never of a second read.
+    roots: dict[int, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -89,12 +94,21 @@ class ChainVerifier:
         start_seq: int = 1,
         start_prev_hash: str = GENESIS_HASH,
         check_streams: bool = True,
+        roots_at: Collection[int] = (),
+        seed: Sequence[bytes] = (),
     ) -> None:
         self.report = ChainReport(head_seq=start_seq - 1, head_hash=start_prev_hash)
         self._expected_seq = start_seq
         self._prev = start_prev_hash
         self._check_streams = check_streams
         self._from_genesis = start_seq == 1
+        #: ``roots_at``: the tree sizes whose root to record in :attr:`ChainReport.roots`,
+        #: folded from the hashes of the events that pass (``seed``: the hashes of events
+        #: ``1..start_seq - 1``, which a check of a suffix takes as given).
+        self._roots_at = frozenset(roots_at)
+        self._fold = RootFold(seed) if self._roots_at else None
+        if self._fold is not None and self._fold.size in self._roots_at:
+            self.report.roots[self._fold.size] = self._fold.root().hex()
 
     def check(self, ev: RecordedEvent, payload_hash: str | None = None) -> bool:
         if payload_hash is None:
@@ -148,8 +162,21 @@ class ChainVerifier:
             report.events_checked += checked
             report.head_seq = expected - 1
             report.head_hash = prev
+            if self._fold is not None:
+                self._fold_page(events[:checked])
         self._expected_seq, self._prev = expected, prev
         return report.failure is None
+
+    def _fold_page(self, verified: Sequence[RecordedEvent]) -> None:
+        """Fold the hashes of ``verified`` (events whose hashes were just recomputed and
+        found chained) into the tree, recording its root at the sizes asked for."""
+        fold, at, roots = self._fold, self._roots_at, self.report.roots
+        assert fold is not None
+        append, fromhex = fold.append, bytes.fromhex
+        for ev in verified:
+            append(fromhex(ev.hash))
+            if fold.size in at:
+                roots[fold.size] = fold.root().hex()
 
 
 def verify_chain(

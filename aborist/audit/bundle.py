@@ -317,6 +317,14 @@ class _Verify:
                     "a path that does not lead there",
                     f"event {ev.hash[:12]}… is not in the checkpoint of size {self.size}",
                 )
+        seqs = {ev.seq for ev in self.events}
+        for p in self.bundle["inclusion_proofs"]:  # one of no event: nothing checked it
+            seq = p.get("seq") if isinstance(p, Mapping) else None
+            if type(seq) is not int or seq not in seqs:
+                stray = seq if type(seq) is int else None
+                found = f"a proof for seq {clip_typed(seq)}"
+                return self.fail("inclusion", stray, None, "one inclusion proof per event", found,
+                                 "a proof of no event of the bundle")  # fmt: skip
         return None
 
     def consistency(self) -> None:
@@ -414,6 +422,11 @@ class _Verify:
                     "no blob",
                     f"blob {ref.blob} is not in the bundle",
                 )
+        # a blob no event references is no part of the run: carried, it would seem vouched for
+        wanted = {ref.blob for ref in refs}
+        for h in sorted(set(self.blobs) - wanted):
+            self.fail("blob", None, None, "a blob an event of the run references", clip(h),
+                      f"blob {clip(h)} is referenced by no event of the run")  # fmt: skip
 
     def run(self) -> BundleReport:
         r = self.report

@@ -243,14 +243,15 @@ class _RunReplay:
         answered = self.first(ModelAnswered.TYPE)
         if verified is None or started is None or answered is None:
             return  # a cache hit, a failed or an unfinished run: nothing was verified
-        self.report.deep_runs += 1
         blobs = self.blobs()
         if blobs is None:
             self.skip("all", "a blob the run references failed its check")
             return
         if self.skewed(verified):
+            self.report.skewed_runs += 1
             self.skip("all", "version skew: recorded by another verifier or policy")
             return
+        self.report.deep_runs += 1  # counted once it is re-executed, not before
         stage = "evidence_map"
         try:
             inputs = TailInputs(
@@ -368,6 +369,7 @@ class _RunReplay:
                 VersionSkew(ev.seq, self.run_id, "render", "render_version",
                             clip(self.data(ev).get("render_version")), RENDER_VERSION)
             )  # fmt: skip
+            self.report.skewed_runs += 1  # its verdict re-ran; what a reader sees did not
             self.skip("render", "version skew: recorded by another renderer")
             return
         self.compare(ev, "render", tail.render(answer, verdict, inputs.evidence, inputs.policy))

@@ -162,6 +162,10 @@ class CorpusNotRecorded:
                 "source_root": self.source_root}  # fmt: skip
 
 
+def _runs(n: int) -> str:
+    return "1 run" if n == 1 else f"{n} runs"
+
+
 @dataclass
 class ReplayReport:
     """Everything a replay checked; ``ok`` when nothing diverged.
@@ -185,6 +189,9 @@ class ReplayReport:
     tiles_checked: int = 0
     deep_runs: int = 0
     deep_stages: int = 0
+    #: Runs ``--deep`` did not re-execute in full because a stage was recorded by another
+    #: version (the verifier's: nothing re-ran; the renderer's: the rendering did not).
+    skewed_runs: int = 0
     projection_rows: dict[str, int] = field(default_factory=dict)
     checks: dict[str, str] = field(default_factory=dict)  # check -> held|diverged|skipped
     divergences: dict[str, Divergence] = field(default_factory=dict)
@@ -241,6 +248,7 @@ class ReplayReport:
         self.checkpoints_checked += part.checkpoints_checked
         self.deep_runs += part.deep_runs
         self.deep_stages += part.deep_stages
+        self.skewed_runs += part.skewed_runs
         self.absorb(part)
         room = max(LISTED - len(self.version_skew), 0)
         self.version_skew.extend(part.version_skew[:room])
@@ -275,6 +283,21 @@ class ReplayReport:
     def first(self, kind: str) -> Divergence | None:
         return self.divergences.get(kind)
 
+    def held_line(self) -> str:
+        """The last line of a replay whose checks all held: "everything held" only when
+        nothing was left unproven; runs ``--deep`` did not re-execute for version skew, and
+        runs flagged "corpus not recorded" (no ingest vouches for their evidence), are
+        named instead."""
+        vouched = self.vouched_for()["text"]
+        left = []
+        if self.skewed_runs:
+            left.append(f"{_runs(self.skewed_runs)} not re-executed in full (version skew)")
+        if self.corpus_not_recorded_count:
+            left.append(f"{_runs(self.corpus_not_recorded_count)} flagged corpus not recorded")
+        if not left:
+            return f"replay: everything held: {vouched}"
+        return f"replay: everything checked held, but {' and '.join(left)}: {vouched}"
+
     def vouched_for(self) -> dict[str, Any]:
         """What vouches for the events checked: the checkpoint the auditor gave (kept
         outside the database) covers seqs 1 to its size, once its consistency proof to the
@@ -292,17 +315,44 @@ class ReplayReport:
             return {"anchored": False, "covered": None, "unanchored": [1, head] if head else None,
                     "text": f"the checkpoint you gave (size {size}) does not hold: nothing "
                             "outside this database vouches for these events"}  # fmt: skip
-        covered = min(int(size), head)
-        text = f"events 1–{covered} are covered by the checkpoint you gave"
+        low, high, caveats = self._rehashed(min(int(size), head))
+        covered: list[int] | None = [low, high] if low <= high else None
+        text = (
+            f"events {low}–{high} are covered by the checkpoint you gave"
+            if covered
+            else "no event this replay re-hashed is covered by the checkpoint you gave"
+        ) + "".join(caveats)
         rest = None
-        if head > covered + 1:
-            rest = [covered + 1, head]
-            text += (f"; {covered + 1}–{head} come after it and nothing outside this "
+        top = max(int(size), int(self.scope.get("since") or 0))
+        if head > top + 1:
+            rest = [top + 1, head]
+            text += (f"; {top + 1}–{head} come after it and nothing outside this "
                      "database vouches for them")  # fmt: skip
-        elif head > covered:
+        elif head > top:
             rest = [head, head]
             text += f"; {head} comes after it and nothing outside this database vouches for it"
-        return {"anchored": True, "covered": [1, covered], "unanchored": rest, "text": text}
+        return {"anchored": covered is not None, "covered": covered, "unanchored": rest,
+                "text": text}  # fmt: skip
+
+    def _rehashed(self, high: int) -> tuple[int, int, list[str]]:
+        """Of events ``1..high`` (those the checkpoint you gave committed to), the ones
+        this replay re-hashed from their payloads and found chained: a checkpoint commits
+        to the stored hashes, so it covers an event only once its hash was recomputed.
+        ``--since SEQ`` leaves events ``1..SEQ`` un-hashed, and a chain that failed at
+        ``k`` does not hold events ``k..`` to their hashes. Returns (low, high, the
+        clauses saying what was left out)."""
+        since = int(self.scope.get("since") or 0)
+        caveats = []
+        if since:
+            caveats.append(f"; events 1–{since} were not re-hashed (--since {since}): the "
+                           "checkpoint commits to their stored hashes, which this replay "
+                           "did not recompute from the payloads")  # fmt: skip
+        broke = self.first("chain")
+        if broke is not None and broke.seq is not None and broke.seq <= high:
+            high = broke.seq - 1
+            caveats.append(f"; from event {broke.seq} on the chain failed, so the "
+                           "checkpoint does not vouch for those events")  # fmt: skip
+        return since + 1, high, caveats
 
     def to_dict(self) -> dict[str, Any]:
         return {

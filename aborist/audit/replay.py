@@ -60,7 +60,7 @@ from aborist.audit.checks.cache_binding import (
     hit_claim,
 )
 from aborist.audit.checks.checkpoints import check_checkpoints, parse_checkpoint
-from aborist.audit.checks.corpus_binding import CorpusRecords, check_corpus
+from aborist.audit.checks.corpus_binding import INGEST_EVENT, CorpusRecords, check_corpus
 from aborist.audit.checks.dags import TERMINAL_EVENTS, check_run, history_divergence
 from aborist.audit.checks.evidence_link import LINK_EVENT_TYPES, run_evidence_link
 from aborist.audit.checks.ledger_pass import RUN_PREFIX
@@ -70,9 +70,10 @@ from aborist.audit.checks.ledger_pass import ledger_wide_forked as _ledger_wide_
 from aborist.audit.checks.projections_check import ProjectionCheck, read_live
 from aborist.audit.checks.run_events import RunEvents, payload_problem
 from aborist.audit.checks.tiles_check import check_tiles
+from aborist.audit.checks.type_versions import READ_VERSIONS, version_divergence
 from aborist.audit.deep import EvidenceMemo
 from aborist.audit.deep_batches import SHAPE_ERRORS, DeepBatches, DeepWorker, unreadable_run
-from aborist.audit.findings import KINDS, Divergence, ReplayReport
+from aborist.audit.findings import KINDS, Divergence, ReplayReport, clip
 from aborist.audit.forked import Forked, can_fork
 from aborist.errors import InputError
 from aborist.events import (
@@ -86,8 +87,9 @@ from aborist.events import (
 )
 from aborist.pipeline.history import RunHistory
 from ledger.chain import ChainReport, ChainVerifier
-from ledger.envelope import GENESIS_HASH
+from ledger.envelope import GENESIS_HASH, RecordedEvent
 from ledger.envelope_check import EnvelopeCheck
+from ledger.errors import ProofError
 from ledger.store import Ledger
 
 __all__ = ["chain_and_dags", "parse_checkpoint", "replay"]
@@ -191,7 +193,11 @@ class _Replay:
         self.head, self.live_tables, self.live = read_live(ledger, run_id)
         #: Each run's corpus against the ingests (:mod:`aborist.audit.checks.corpus_binding`),
         #: in every replay but the bench's bare chain-and-DAG pass.
-        self.corpus = CorpusRecords(ledger, self.head[0]) if deep or blobs else None
+        self.corpus = (
+            CorpusRecords(ledger, self.head[0], since, bound_to_pass=True)
+            if deep or blobs
+            else None
+        )
 
     # -- the pass ------------------------------------------------------------------------
 
@@ -213,7 +219,11 @@ class _Replay:
                 digests = hashed
             for ev, digest, data in zip(page, digests, parsed, strict=True):
                 stream = ev.stream
+                if ev.type_version != READ_VERSIONS.get(ev.type, ev.type_version):
+                    self.version_finding(ev)
                 if not stream.startswith(_RUN_PREFIX):
+                    if ev.type == INGEST_EVENT and self.corpus is not None:
+                        self.corpus.note(ev, digest)  # what binds runs is what this read
                     continue
                 rid = stream[4:]
                 if scope is not None and rid != scope:
@@ -230,6 +240,14 @@ class _Replay:
                 self._finish(run)
                 if len(self.batch) >= _DEEP_BATCH:
                     self._deep_batch()
+
+    def version_finding(self, ev: RecordedEvent) -> None:
+        """An event recorded under a ``type_version`` this code does not read
+        (:mod:`aborist.audit.checks.type_versions`), as an ``envelope`` divergence."""
+        run = ev.stream[4:] if ev.stream.startswith(_RUN_PREFIX) else None
+        found = version_divergence(ev, run)
+        if found is not None:
+            self.report.diverge(found)
 
     def _finish(self, run: RunEvents) -> None:
         rid = run.run_id
@@ -301,10 +319,13 @@ class _Replay:
     # -- after the pass ------------------------------------------------------------------
 
     def check_served(self) -> None:
-        """A cache hit's ``run_dag_root`` is the recomputed root of the run it served."""
+        """A cache hit's ``run_dag_root`` is the recomputed root of the run it served, and
+        its claim is that run's cache entry. After a full pass every run was read with the
+        chain, so one it did not give is none: reading it again would take the database's
+        second answer (under ``--run`` / ``--since`` the run served may lie outside)."""
         for rid, seq, source, recorded in self.served:
             root = self.roots.get(source)
-            if root is None:
+            if root is None and not self.full:  # a full pass read every run: none again
                 events = self.ledger.read_stream(run_stream(source))
                 try:
                     dag = check_run(source, events, None).dag if events else None
@@ -321,8 +342,8 @@ class _Replay:
 
         for claim in self.hits:
             source = claim.served_from
-            if source in self.entries:
-                entry: CacheEntry | None = self.entries[source]
+            if source in self.entries or self.full:  # a full pass read every run already
+                entry: CacheEntry | None = self.entries.get(source)
             else:
                 stream = RunEvents(source, self.ledger.read_stream(run_stream(source)))
                 history = RunHistory.read(source, stream, stream.data)
@@ -350,8 +371,9 @@ class _Replay:
             prev = before[0].hash
             self.envelope.last_recorded_at = before[0].recorded_at
         live = self.live_tables if self.projections else None
+        roots_at, seed = self.tree_sizes()
         wide = (self.since, prev, head_seq, self.run_id, live, self.full,
-                self.envelope.last_recorded_at)  # fmt: skip
+                self.envelope.last_recorded_at, roots_at, seed)  # fmt: skip
         with ExitStack() as stack:
             stack.callback(self.deep_batches.close)
             if _fork_pays(head_seq, self.parallel):
@@ -372,7 +394,8 @@ class _Replay:
                 except Exception:  # the child could not do it (e.g. connect): do it here
                     chain, part = _ledger_wide(self.ledger, *wide)
             else:
-                verifier = ChainVerifier(start_seq=self.since + 1, start_prev_hash=prev)
+                verifier = ChainVerifier(start_seq=self.since + 1, start_prev_hash=prev,
+                                         roots_at=roots_at, seed=seed)  # fmt: skip
                 local = ProjectionCheck(self.run_id, live) if live is not None else None
                 if local is not None:
                     stack.callback(local.scratch.close)
@@ -389,7 +412,7 @@ class _Replay:
             report.absorb(part)
         self.chain_result(chain)
         self.check_served()
-        check_checkpoints(self.ledger, self.head[0], self.checkpoint, report)
+        check_checkpoints(self.ledger, self.head[0], self.checkpoint, report, chain.roots)
         if self.tiles:
             check_tiles(self.ledger, report)
         if not self.deep and self.blobs:
@@ -409,6 +432,26 @@ class _Replay:
         }  # fmt: skip
         return report
 
+    def tree_sizes(self) -> tuple[frozenset[int], list[bytes]]:
+        """The tree sizes whose roots the chain check folds from the hashes it verifies
+        (every checkpoint's, recorded or given, and the head's), and the hashes of the
+        events before ``--since`` it takes as given; none when there is no checkpoint to
+        hold them against (:mod:`aborist.audit.checks.checkpoints`)."""
+        sizes = {
+            cp.tree_size
+            for cp in self.ledger.checkpoints()
+            if type(cp.tree_size) is int and cp.tree_size >= 1  # others: named as malformed
+        }
+        if self.checkpoint is not None:
+            sizes.add(self.checkpoint[0])
+        if not sizes:
+            return frozenset(), []
+        try:
+            seed = self.ledger.event_hashes(self.since) if self.since else []
+        except ProofError:  # a hash that is not hex: the checkpoint check names it
+            return frozenset(), []
+        return frozenset(sizes | {self.head[0]}), seed
+
     def finish_pending(self) -> None:
         """The runs still open at the head (interrupted, or cut by ``--run``'s scope), and
         the last batch of ``--deep``."""
@@ -426,6 +469,13 @@ class _Replay:
         report = self.report
         report.events_checked = chain.events_checked
         report.head_seq, report.head_hash = self.head
+        if chain.ok and chain.head_seq == self.head[0] and chain.head_hash != self.head[1]:
+            # the head read with the projections is not the event the chain verified: the
+            # database answered two reads differently; the head shown is the verified one
+            report.head_hash = chain.head_hash
+            why = "head hash (read with the projections)"
+            report.diverge(Divergence("chain", self.head[0], None, None, chain.head_hash,
+                                      clip(self.head[1]), why))  # fmt: skip
         if chain.failure is not None:
             f = chain.failure
             at = self.ledger.read(gt=f.seq - 1, lte=f.seq)

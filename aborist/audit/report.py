@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from hashlib import sha256
 from html import escape
 from typing import Any
 
@@ -35,6 +36,7 @@ from aborist.events import (
 )
 from aborist.pipeline.recorded import RecordedRun, load_run
 from aborist.verify.ladder import LADDER, ladder_rung
+from ledger.chain import event_hash_of
 from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
 from ledger.tlog import merkle
@@ -381,8 +383,11 @@ class _Page:
             hashes, root = [], b""  # ProofError is a ValueError: nothing is verified
         root_ok = len(hashes) == cp.tree_size and merkle.merkle_root(hashes) == root
         out: dict[int, bool] = {}
+        # A stored hash in the tree says nothing of a payload edited after it was hashed:
+        # an event is marked included only once its payload and header re-hash to it.
+        edited = [ev.seq for ev in events if not _hashes_hold(ev)]
         for ev in events:
-            ok = root_ok and hashes[ev.seq - 1].hex() == ev.hash
+            ok = root_ok and ev.seq not in edited and hashes[ev.seq - 1].hex() == ev.hash
             if ok:
                 proof = merkle.inclusion_proof(hashes, ev.seq - 1, cp.tree_size)
                 leaf = merkle.leaf_hash(bytes.fromhex(ev.hash))
@@ -391,6 +396,9 @@ class _Page:
         verdict = (
             '<span class="ok">inclusion verified for every event</span>'
             if all(out.values())
+            else f'<span class="bad">event {edited[0]} does not hash to its recorded hash '
+            "(run aborist-ledger replay)</span>"
+            if edited
             else '<span class="bad">inclusion FAILED</span>'
         )
         self.add(
@@ -420,6 +428,16 @@ class _Page:
             "own events; verify independently with <code>aborist-ledger replay --deep</code> "
             "or an export bundle.</p></footer></main></body></html>\n"
         )
+
+
+def _hashes_hold(ev: RecordedEvent) -> bool:
+    """Whether ``ev``'s payload hashes to its ``payload_hash`` and its header to its
+    ``hash`` (docs/ledger-format.md, "Event hash")."""
+    try:
+        payload = ev.payload.encode("utf-8")
+    except (AttributeError, UnicodeEncodeError):
+        return False
+    return sha256(payload).hexdigest() == ev.payload_hash and event_hash_of(ev) == ev.hash
 
 
 def render_report(ledger: Ledger, run_id: str) -> str:

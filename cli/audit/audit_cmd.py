@@ -118,6 +118,13 @@ def _print_bundle(report: BundleReport) -> None:
             "verify-bundle: everything held, but the run is incomplete: the bundle cannot "
             f"show whether its stream has later events; {vouched}"
         )
+    elif first is None and report.deep.skewed_runs:
+        click.echo(
+            printable(
+                f"verify-bundle: everything checked held (run {report.status}), "
+                f"but the run was not re-executed in full (version skew): {vouched}"
+            )
+        )
     elif first is None:
         click.echo(printable(f"verify-bundle: everything held (run {report.status}): {vouched}"))
     else:

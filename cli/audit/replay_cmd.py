@@ -81,11 +81,10 @@ def _print_text(report: ReplayReport) -> None:
         click.echo(printable(f"note {report.not_reexecuted_count} stage(s) not re-executed:"))
         for n in report.not_reexecuted:
             click.echo(printable(f"     run {n.run}, stage {n.stage}: {n.reason}"))
-    vouched = report.vouched_for()["text"]
     if report.ok:
-        click.echo(f"replay: everything held: {vouched}")
+        click.echo(report.held_line())
     else:
-        click.echo(f"replay: DIVERGED (what held is {vouched})")
+        click.echo(f"replay: DIVERGED (what held is {report.vouched_for()['text']})")
 
 
 @click.command("replay")

@@ -16,6 +16,7 @@ The test oracle is the transparency-dev/merkle vector set in ``../shared/data/me
 from __future__ import annotations
 
 __all__ = [
+    "RootFold",
     "consistency_proof",
     "inclusion_proof",
     "leaf_hash",
@@ -256,3 +257,35 @@ def verify_consistency(
             sr = node_hash(sr, c)
         fn, sn = fn >> 1, sn >> 1
     return sn == 0 and fr == root1 and sr == root2
+
+
+class RootFold:
+    """MTH (RFC 9162 §2.1.1) of a list of entries that grows one entry at a time, in
+    O(log n) memory: a compact range, the roots of the perfect subtrees the entries so far
+    make, largest first (appending merges equal heights, as a binary counter carries).
+    :meth:`root` is the tree of the entries appended so far, for a caller that checks
+    entries as they pass and wants the root of exactly those (``replay``'s chain)."""
+
+    __slots__ = ("_stack", "size")
+
+    def __init__(self, entries: Sequence[bytes] = ()) -> None:
+        self.size = 0
+        self._stack: list[tuple[int, bytes]] = []  # (height, subtree root)
+        for e in entries:
+            self.append(e)
+
+    def append(self, entry: bytes) -> None:
+        node, height, stack = _sha256(LEAF_PREFIX + entry).digest(), 0, self._stack
+        while stack and stack[-1][0] == height:
+            node = _sha256(NODE_PREFIX + stack.pop()[1] + node).digest()
+            height += 1
+        stack.append((height, node))
+        self.size += 1
+
+    def root(self) -> bytes:
+        if not self._stack:
+            return EMPTY_ROOT
+        node = self._stack[-1][1]
+        for _, left in reversed(self._stack[:-1]):
+            node = node_hash(left, node)
+        return node

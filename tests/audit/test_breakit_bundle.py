@@ -10,12 +10,17 @@ held") or crash on. Each is now a failure naming its check:
   verified at (``seq − 1`` in the checkpoint's tree);
 - a payload edited into text that is not JSON (was a ``JSONRefusedError`` traceback from
   the blob check), and a ``seq`` beyond the I-JSON range (was a ``PayloadError``
-  traceback from the event hash).
+  traceback from the event hash);
+- an inclusion proof for a seq that is no event of the bundle (carried unchecked);
+- a blob no event of the run references (carried at its true address, it verified as
+  one of the run's blobs).
 """
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -59,8 +64,20 @@ def _twice(b: dict[str, Any]) -> None:
     b["inclusion_proofs"].append(dict(b["inclusion_proofs"][0], proof=[]))
 
 
+def _stray_proof(b: dict[str, Any]) -> None:
+    """An inclusion proof for a seq that is no event of the bundle: nothing checked it."""
+    b["inclusion_proofs"].append(dict(b["inclusion_proofs"][0], seq=1, leaf_index=0))
+
+
 def _upper_root(b: dict[str, Any]) -> None:
     b["checkpoint"]["root"] = b["checkpoint"]["root"].upper()
+
+
+def _unreferenced_blob(b: dict[str, Any]) -> None:
+    """A text carried with the run that no event references, at its true address: it
+    verified ("24 blobs"), as if it were part of what the run read."""
+    text = b"The Silverrun River is 9 kilometres long."
+    b["blobs"][hashlib.sha256(text).hexdigest()] = base64.b64encode(text).decode("ascii")
 
 
 EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
@@ -77,12 +94,14 @@ EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
     "checkpoint_field": (_set(("checkpoint", "witnessed_by"), "3 witnesses"), "format", "shape"),
     "proof_field": (_set(("inclusion_proofs", 0, "verified"), True), "format", "shape"),
     "proof_twice": (_twice, "format", "shape"),
+    "proof_of_no_event": (_stray_proof, "inclusion", "no event of the bundle"),
     "created_at_text": (
         _set(("checkpoint", "created_at"), "1999-01-01 (notarised)"),
         "format",
         "shape",
     ),
     "root_upper": (_upper_root, "format", "shape"),
+    "unreferenced_blob": (_unreferenced_blob, "blob", "referenced by no event"),
 }
 
 

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from ledger.errors import ProofError
 from ledger.tlog.merkle import (
     EMPTY_ROOT,
+    RootFold,
     consistency_proof,
     inclusion_proof,
     leaf_hash,
@@ -341,3 +342,16 @@ def test_consistency_happy_path_is_the_test_tree(path: Path) -> None:
     assert _b64(v["root1"]) == merkle_root(LEAVES[:size1])
     assert _b64(v["root2"]) == merkle_root(LEAVES[:size2])
     assert consistency_proof(LEAVES, size1, size2) == [_b64(p) for p in v["proof"] or []]
+
+
+def test_the_root_fold_is_the_tree_of_what_was_appended() -> None:
+    """:class:`RootFold` (replay's chain folds it from the hashes it verifies) gives the
+    RFC 9162 root of the entries appended so far, at every size, against the reference."""
+    entries = [hashlib.sha256(i.to_bytes(4, "big")).digest() for i in range(300)]
+    fold = RootFold()
+    assert fold.root() == EMPTY_ROOT == ref_mth([])
+    for n, e in enumerate(entries, start=1):
+        fold.append(e)
+        assert fold.size == n
+        assert fold.root() == ref_mth(entries[:n]), n
+    assert RootFold(entries[:77]).root() == merkle_root(entries[:77])

@@ -23,11 +23,21 @@ from ledger.tlog import merkle
 __all__ = ["check_checkpoints", "parse_checkpoint"]
 
 
+#: What ``aborist-ledger checkpoint --json`` prints; no other field is read.
+_CHECKPOINT_FIELDS = frozenset({"tree_size", "root", "created_at"})
+
+
 def parse_checkpoint(data: object) -> tuple[int, str]:
     """``(tree_size, root)`` from a checkpoint as ``aborist-ledger checkpoint --json``
     prints it; :class:`InputError` for anything else."""
     if not isinstance(data, Mapping):
         raise InputError("a checkpoint must be a JSON object with tree_size and root")
+    unknown = sorted(map(str, set(data) - _CHECKPOINT_FIELDS))
+    if unknown:  # unsigned JSON: a "signature" in it was never checked, so it is refused
+        raise InputError(
+            f"checkpoint: unknown field(s) {clip(', '.join(unknown))} (it holds tree_size, "
+            "root and created_at, as `checkpoint --json` prints)"
+        )
     size, root = data.get("tree_size"), data.get("root")
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise InputError(f"checkpoint tree_size must be a positive integer, found {size!r}")
@@ -49,17 +59,26 @@ def _is_hex(s: str) -> bool:
 
 
 def check_checkpoints(
-    ledger: Ledger, head_seq: int, checkpoint: tuple[int, str] | None, report: ReplayReport
-) -> None:
+    ledger: Ledger, head_seq: int, checkpoint: tuple[int, str] | None, report: ReplayReport,
+    verified: Mapping[int, str] | None = None,
+) -> None:  # fmt: skip
     """Each recorded checkpoint of ``ledger`` and ``checkpoint`` (``(tree_size, root)``,
-    kept outside the database) against the tree of the events up to ``head_seq``."""
+    kept outside the database) against the tree of the events up to ``head_seq``.
+
+    ``verified``: the roots the chain check folded, by size, from the hashes it
+    recomputed (:attr:`ledger.chain.ChainReport.roots`). A checkpoint is held to those
+    first: the hashes read again for the tree are the database's second answer, which an
+    insider can make the original history's while the rows the chain read are a rewrite."""
     cps = ledger.checkpoints()
     recorded = [(cp.tree_size, cp.root, "recorded checkpoint") for cp in cps]
     if checkpoint is not None:
         recorded.append((*checkpoint, "checkpoint file"))
     if not recorded:
         return
-    _check_roots(ledger, head_seq, recorded, report)
+    verified = verified or {}
+    rest = [r for r in recorded if not _verified_root(r, verified, report)]
+    if rest:  # sizes the chain did not verify to (past a failure or the head), or malformed
+        _check_roots(ledger, head_seq, rest, report, verified.get(head_seq))
     for cp in cps:  # when it was recorded, as the ledger writes it (the clock's form)
         why = check_recorded_at(cp.created_at)
         if why is not None:
@@ -70,11 +89,33 @@ def check_checkpoints(
             report.diverge(Divergence("checkpoint", at, None, None, why, found, why_at))
 
 
+def _verified_root(
+    cp: tuple[Any, Any, str], verified: Mapping[int, str], report: ReplayReport
+) -> bool:
+    """Whether ``cp`` was checked against the root the chain check folded at its size:
+    held (the tree of the events this replay verified is the one it committed to, and the
+    head's tree extends it, being of the same events), or one divergence. False when the
+    chain did not verify that far, or the row is malformed: the caller checks those."""
+    size, cp_root, what = cp
+    mine = verified.get(size) if type(size) is int else None
+    if mine is None or not is_root_hex(cp_root):
+        return False
+    report.checkpoints_checked += 1
+    if mine != cp_root:
+        report.diverge(Divergence(
+            "checkpoint", size, None, None, cp_root, mine,
+            f"{what}: the events this replay verified (their hashes recomputed) give another "
+            f"tree of size {size}; the history was rewritten"))  # fmt: skip
+    return True
+
+
 def _check_roots(
-    ledger: Ledger, head_seq: int, recorded: list[tuple[Any, Any, str]], report: ReplayReport
-) -> None:
+    ledger: Ledger, head_seq: int, recorded: list[tuple[Any, Any, str]], report: ReplayReport,
+    verified_head: str | None = None,
+) -> None:  # fmt: skip
     """Each of ``recorded`` (size, root, what) against the tree of the events up to
-    ``head_seq``: a consistency proof from its size must lead to the head's root."""
+    ``head_seq``: a consistency proof from its size must lead to the head's root; and the
+    hashes read for it must give the head root the chain check verified, if it did."""
     try:
         hashes = ledger.event_hashes(head_seq)
     except ProofError as e:  # a hash that is not hex: no tree to hold any checkpoint against
@@ -83,6 +124,11 @@ def _check_roots(
         return
     n = len(hashes)
     root = merkle.merkle_root(hashes) if n else b""
+    if verified_head is not None and recorded and verified_head != root.hex():
+        report.diverge(Divergence(
+            "checkpoint", head_seq, None, None, verified_head, root.hex(),
+            "the event hashes read for the tree are not the ones the chain check verified "
+            "(the database answered two reads differently)"))  # fmt: skip
     for size, cp_root, what in recorded:
         report.checkpoints_checked += 1
         if type(size) is not int:  # a raw write's value (SQLite keeps any type)

@@ -31,13 +31,15 @@ from typing import Any
 
 from aborist.audit.checks.evidence_link import EVIDENCE_EVENTS
 from aborist.audit.checks.run_events import RunEvents, parse_payload
+from aborist.audit.checks.type_versions import unread_version
 from aborist.audit.findings import CorpusNotRecorded, Divergence, NotReexecuted, ReplayReport, clip
 from aborist.corpus.chunk_list import ChunkTree, decode_chunk_hashes
 from aborist.events import CacheChecked, RetrievalCompleted
+from ledger.envelope import RecordedEvent
 from ledger.errors import LedgerError
 from ledger.store import Ledger
 
-__all__ = ["CorpusRecords", "check_corpus"]
+__all__ = ["INGEST_EVENT", "CorpusRecords", "check_corpus"]
 
 INGEST_EVENT = "corpus.shard_ingested"
 KIND = "corpus"
@@ -49,6 +51,8 @@ class IngestRecord:
     shard: str
     source_root: str
     chunk_hashes_blob: str | None
+    #: sha256 of the payload this record was read from (to hold it to the chain's read).
+    digest: str = ""
 
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -61,17 +65,39 @@ def _is_hex64(value: object) -> bool:
 class CorpusRecords:
     """The ingest events of a ledger up to ``head`` by source root, and their chunk trees."""
 
-    def __init__(self, ledger: Ledger, head: int) -> None:
+    def __init__(
+        self, ledger: Ledger, head: int, since: int = 0, *, bound_to_pass: bool = False
+    ) -> None:
         self.ledger = ledger
         self.head = head
         self._by_root: dict[str, list[IngestRecord]] | None = None
         self._trees: dict[int, ChunkTree | str] = {}  # ingest seq -> tree, or why not
         self._reported: set[int] = set()
+        #: ``bound_to_pass``: the caller (replay) notes each ingest event its pass read
+        #: (:meth:`note`, by payload digest), and a record binds a run only if it was read
+        #: from that very payload. The ingests up to ``since`` are not in the pass
+        #: (``--since``), and are taken as read.
+        self.bound = bound_to_pass
+        self.since = since
+        self.seen: dict[int, str] = {}
+
+    def note(self, ev: RecordedEvent, digest: str | None = None) -> None:
+        """An ingest event as the replay's pass (the rows the chain checks) read it."""
+        if digest is None:
+            digest = hashlib.sha256(ev.payload.encode("utf-8", "surrogatepass")).hexdigest()
+        self.seen[ev.seq] = digest
+
+    def read_in_pass(self, record: IngestRecord) -> bool:
+        if not self.bound or record.seq <= self.since:
+            return True
+        return self.seen.get(record.seq) == record.digest
 
     def by_root(self) -> dict[str, list[IngestRecord]]:
         if self._by_root is None:
             found: dict[str, list[IngestRecord]] = {}
             for ev in self.ledger.read(lte=self.head, types=[INGEST_EVENT]):
+                if unread_version(ev) is not None:
+                    continue  # a version this code does not read: no record (an envelope finding)
                 try:
                     data = parse_payload(ev.payload)
                 except (ValueError, RecursionError):
@@ -80,17 +106,25 @@ class CorpusRecords:
                     continue
                 blob = data.get("chunk_hashes_blob")
                 shard = data.get("shard")
+                digest = hashlib.sha256(ev.payload.encode("utf-8", "surrogatepass")).hexdigest()
                 found.setdefault(data["source_root"], []).append(
                     IngestRecord(ev.seq, shard if isinstance(shard, str) else "?",
-                                 data["source_root"], blob if _is_hex64(blob) else None)
+                                 data["source_root"], blob if _is_hex64(blob) else None,
+                                 digest)
                 )  # fmt: skip
             self._by_root = found
         return self._by_root
 
-    def before(self, root: str, seq: int) -> list[IngestRecord]:
-        """The ingests recording ``root`` before ``seq``, latest first."""
+    def before(self, root: str, seq: int, *, read: bool = True) -> list[IngestRecord]:
+        """The ingests recording ``root`` before ``seq``, latest first: those the replay's
+        pass read as they are (``read=False``: those it did not, the database's answer to
+        another read only)."""
         return sorted(
-            (r for r in self.by_root().get(root, ()) if r.seq < seq),
+            (
+                r
+                for r in self.by_root().get(root, ())
+                if r.seq < seq and self.read_in_pass(r) is read
+            ),
             key=lambda r: -r.seq,
         )
 
@@ -178,8 +212,16 @@ def check_corpus(run: RunEvents, corpus: CorpusRecords, report: ReplayReport, *,
             report.unrecorded(CorpusNotRecorded(checked.seq, rid, name, root))
             bound[name] = None
         else:
-            later = [r.seq for r in corpus.by_root().get(root, ())]
-            found = f"first recorded at seq {min(later)}, after the run" if later else "none"
+            later = [r.seq for r in corpus.by_root().get(root, ()) if r.seq > checked.seq]
+            unread = corpus.before(root, checked.seq, read=False)
+            found = (
+                f"an ingest at seq {unread[-1].seq} the chain did not read (the database "
+                "answered another read with it)"
+                if unread
+                else f"first recorded at seq {min(later)}, after the run"
+                if later
+                else "none"
+            )
             report.diverge(Divergence(
                 KIND, checked.seq, rid, "cache",
                 f"a corpus.shard_ingested recording source root {root} before seq "

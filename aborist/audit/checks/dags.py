@@ -33,6 +33,7 @@ from typing import Any
 from aborist.audit.checks.projections_check import LiveRows, column
 from aborist.audit.checks.run_end import run_end
 from aborist.audit.checks.run_events import RunEvents, as_run_events
+from aborist.audit.checks.type_versions import cut_divergence, first_unread
 from aborist.audit.findings import Divergence, clip, clip_typed
 from aborist.events import (
     MODES,
@@ -67,6 +68,7 @@ __all__ = [
     "history_divergence",
     "node_hash",
     "parents_text",
+    "read_history",
     "rebuild_dag",
     "run_status",
 ]
@@ -252,6 +254,25 @@ def dag_blob_text(dag: RunDag) -> str:
     return canonical_text({"root": dag.root, "nodes": nodes})
 
 
+def read_history(
+    run_id: str, events: Sequence[RecordedEvent], *, truncation: bool = True
+) -> tuple[RunHistory, RunEvents, Divergence | None]:
+    """The run's history (the grammar read over its stream up to the first event of a
+    ``type_version`` this code does not read), its events, and the first ``history``
+    divergence: the grammar's break, else that event, else (``truncation``) a cut batch."""
+    whole = as_run_events(run_id, events)
+    cut = first_unread(whole)
+    readable = whole if cut is None else whole.prefix(cut)
+    history = RunHistory.read(run_id, readable, readable.data)
+    run = readable.prefix(len(history.accepted))
+    broke = (
+        history_divergence(history)
+        or (cut_divergence(run_id, whole, cut) if cut is not None else None)
+        or (truncation_divergence(run) if truncation else None)
+    )
+    return history, run, broke
+
+
 def check_run(
     run_id: str,
     events: Sequence[RecordedEvent],
@@ -264,12 +285,9 @@ def check_run(
 
     ``events`` may be a :class:`~aborist.audit.checks.run_events.RunEvents`, whose parsed
     payloads and digests are then shared with the caller's other checks."""
-    whole = as_run_events(run_id, events)
-    history = RunHistory.read(run_id, whole, whole.data)
-    run = whole.prefix(len(history.accepted))
+    history, run, broke = read_history(run_id, events, truncation=truncation)
     check = RunCheck(run_id, history.status, history=history, run=run)
     out = check.divergences
-    broke = history_divergence(history) or (truncation_divergence(run) if truncation else None)
     if broke is not None:
         out.append(broke)
 
