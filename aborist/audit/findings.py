@@ -384,4 +384,5 @@ class ReplayReport:
             "not_reexecuted": [n.to_dict() for n in self.not_reexecuted],
             "corpus_not_recorded_count": self.corpus_not_recorded_count,
             "corpus_not_recorded": [c.to_dict() for c in self.corpus_not_recorded],
+            "held_line": self.held_line() if self.ok else None,
         }

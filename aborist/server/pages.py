@@ -246,8 +246,9 @@ def replay_page(job_id: str, request: Request) -> HTMLResponse:
         body = f'<h1>Replay</h1><p class="error" id="replay-state">failed: {e(job.error)}</p>'
     else:
         assert job.report is not None
-        verdict = (
-            '<span class="ok">replay: everything held</span>'
+        held = job.report.get("held_line") or "replay: every check held (see below)"
+        verdict = (  # the CLI's last line: it names what was left unproven (version skew …)
+            f'<span class="ok">{e(held)}</span>'
             if job.state == "held"
             else '<span class="bad">replay: DIVERGED</span>'
         )

@@ -131,6 +131,8 @@ def test_version_skew_is_not_counted_as_re_executed(built: Built, tmp_path: Path
     last = result.output.strip().splitlines()[-1]
     assert not last.startswith("replay: everything held"), last
     assert "1 run not re-executed in full (version skew)" in last, last
+    as_json = CliRunner().invoke(cli, ["replay", "--deep", "--json", "--db", built.url]).output
+    assert json.loads(as_json)["held_line"] == last  # the line serve's replay page shows
     out = json.loads(CliRunner().invoke(cli, ["replay", "--deep", "--json",
                                               "--db", built.url]).output)  # fmt: skip
     assert out["summary"]["deep_runs"] == report.deep_runs and out["version_skew_count"] == 1

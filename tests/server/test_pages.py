@@ -188,3 +188,24 @@ def test_a_cache_hit_shows_the_served_answer(served: Served) -> None:
     marks = [c.attrs["data-mark"] for c in again.find("span", "claim")]
     assert marks == [c.attrs["data-mark"] for c in first.find("span", "claim")] == ["verified"]
     assert again.by_id("run-link").attrs["href"] != first.by_id("run-link").attrs["href"]
+
+
+def test_the_replay_page_says_what_the_cli_says_when_something_was_left_unproven(
+    served: Served,
+) -> None:
+    """A replay that held with a run skipped for version skew: the page shows the CLI's last
+    line (``held_line``), never a bare "everything held"."""
+    from aborist.server.replay_jobs import ReplayJob
+
+    line = (
+        "replay: everything checked held, but 1 run not re-executed in full (version skew): "
+        "self-consistent, not anchored to anything outside the database"
+    )
+    report = {"checks": {}, "divergences": [], "held_line": line, "summary": {
+        "events_checked": 3, "head_seq": 3, "dags_checked": 1, "deep_runs": 0, "deep_stages": 0,
+        "blobs_checked": 0, "checkpoints_checked": 0}}  # fmt: skip
+    job = ReplayJob("skewjob", True, state="held", seconds=0.1, report=report)
+    served.client.app.app.state.aborist.replays._jobs[job.job_id] = job  # type: ignore[attr-defined]
+    dom = assert_inert(served.client.get("/ledger/replay/skewjob").text)
+    state = dom.by_id("replay-state").text()
+    assert "version skew" in state and "everything held" not in state
