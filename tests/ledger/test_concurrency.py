@@ -13,14 +13,20 @@ from ledger.verify import verify_ledger
 
 WORKERS = 4
 EVENTS_PER_WORKER = 500
+#: Appends between two meetings of the workers: every round holds appends of all of them,
+#: so they interleave however the machine schedules them (a loaded machine ran them one
+#: after another).
+ROUND = 50
 
 
-def _worker(url: str, worker: int, n: int, start: mp.synchronize.Event) -> None:  # type: ignore[name-defined]
+def _worker(url: str, worker: int, n: int, rounds: mp.synchronize.Barrier) -> None:
     lg = Ledger.open(url, sqlite_synchronous="NORMAL")
     try:
-        start.wait(30)
+        rounds.wait(60)
         stream = f"worker:{worker}"
         for i in range(n):
+            if i and i % ROUND == 0:
+                rounds.wait(60)
             # Every other append also carries a batch of two, and all of them use the
             # optimistic stream position, which only this worker moves.
             batch = [NewEvent("test.appended", {"worker": worker, "i": i, "pid": os.getpid()})]
@@ -34,14 +40,13 @@ def _worker(url: str, worker: int, n: int, start: mp.synchronize.Event) -> None:
 
 def test_processes_share_one_chain(ledger_url: str) -> None:
     ctx = mp.get_context("spawn")
-    start = ctx.Event()
+    rounds = ctx.Barrier(WORKERS)
     procs = [
-        ctx.Process(target=_worker, args=(ledger_url, w, EVENTS_PER_WORKER, start))
+        ctx.Process(target=_worker, args=(ledger_url, w, EVENTS_PER_WORKER, rounds))
         for w in range(WORKERS)
     ]
     for p in procs:
         p.start()
-    start.set()
     for p in procs:
         p.join(timeout=300)
     assert [p.exitcode for p in procs] == [0] * WORKERS
