@@ -11,7 +11,6 @@ child process with a deadline, so a regression fails instead of hanging the suit
 from __future__ import annotations
 
 import io
-import json
 import os
 import subprocess
 import sys
@@ -78,7 +77,8 @@ def form_spin_pdf(invocations: int = 5000, leaf_ops: int = 50_000) -> bytes:
     ``leaf_ops`` text operators ``invocations`` times, and pypdf parses the form's
     content stream again at every invocation (its own limit is 5,000 per page)."""
     leaf = b"BT /F1 12 Tf " + b"(a) Tj " * leaf_ops + b"ET"
-    form = b" /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >>"
+    form = b" /Type /XObject /Subtype /Form /BBox [0 0 612 792]"
+    form += b" /Resources << /Font << /F1 4 0 R >> >>"
     return raw_pdf(
         [
             b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -201,7 +201,8 @@ def test_pdf_object_cycles_and_loops_are_refused(objects: list[bytes], reason: s
 
 
 def test_pdf_form_and_outline_loops_are_read_once() -> None:
-    form = b" /Type /XObject /Subtype /Form /BBox [0 0 9 9] /Resources << /XObject << /X 5 0 R >> >>"
+    form = b" /Type /XObject /Subtype /Form /BBox [0 0 9 9]"
+    form += b" /Resources << /XObject << /X 5 0 R >> >>"
     page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources "
     self_drawing = raw_pdf(
         [
@@ -234,4 +235,199 @@ def test_twenty_thousand_empty_pages_are_read_and_noted(tmp_path: Path) -> None:
     report = ingest([tmp_path / "docs"], "h", shards_dir=tmp_path / "shards")
     assert [d.n_chunks for d in report.documents] == [1]
     (note,) = report.notes
-    assert note.reason == "page(s) 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 … have no text layer (OCR is not offered)"
+    pages = ", ".join(str(n) for n in range(2, 12))
+    assert note.reason == f"page(s) {pages} … have no text layer (OCR is not offered)"
+
+
+# --- DOCX --------------------------------------------------------------------------
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+_HELLO_DOCX = b"<w:p><w:r><w:t>Hello docx.</w:t></w:r></w:p>"
+
+
+def _docx_parts(body_xml: bytes = _HELLO_DOCX) -> dict[str, bytes]:
+    import zipfile
+
+    from tests.corpus.documents import make_docx
+
+    base = zipfile.ZipFile(io.BytesIO(make_docx([("p", "placeholder")])))
+    parts = {name: base.read(name) for name in base.namelist()}
+    parts["word/document.xml"] = b'<w:document xmlns:w="%s"><w:body>%s</w:body></w:document>' % (
+        _W.encode(),
+        body_xml,
+    )
+    return parts
+
+
+def _zip(parts: dict[str, bytes], method: int | None = None) -> bytes:
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, body in parts.items():
+            package.writestr(name, body, compress_type=method)
+    return out.getvalue()
+
+
+def _zip_by_hand(members: Sequence[tuple[str, bytes, int, int, int]]) -> bytes:
+    """A ZIP of ``(name, data as stored, method, crc, declared size)``: the sizes and CRC
+    are whatever the caller says, which ``zipfile`` would never write."""
+    import struct
+
+    out = io.BytesIO()
+    central = []
+    for name, data, method, crc, size in members:
+        offset = out.tell()
+        encoded = name.encode()
+        out.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc,
+                              len(data), size, len(encoded), 0) + encoded + data)  # fmt: skip
+        central.append(
+            struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, method, 0, 0x21, crc,
+                        len(data), size, len(encoded), 0, 0, 0, 0, 0, offset) + encoded
+        )  # fmt: skip
+    start = out.tell()
+    out.write(b"".join(central))
+    out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members),
+                          out.tell() - start, start, 0))  # fmt: skip
+    return out.getvalue()
+
+
+def _deflate_then_zeros(head: bytes, zero_mib: int) -> bytes:
+    """Raw deflate of ``head`` followed by ``zero_mib`` MiB of zero bytes, built from one
+    flushed MiB repeated (a full flush makes each segment independent), so the test needs
+    no GBs to build a stream that inflates to GBs."""
+    first = zlib.compressobj(9, zlib.DEFLATED, -15)
+    start = first.compress(head) + first.flush(zlib.Z_FULL_FLUSH)
+    zeros = zlib.compressobj(9, zlib.DEFLATED, -15)
+    segment = zeros.compress(b"\0" * (1 << 20)) + zeros.flush(zlib.Z_FULL_FLUSH)
+    return start + segment * zero_mib + zlib.compressobj(9, zlib.DEFLATED, -15).flush()
+
+
+_CHILD_DOCX = """
+import resource, sys
+from pathlib import Path
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from aborist.corpus.readers import SourceFileSkipped, extract_source, parse_document
+try:
+    raw = extract_source(Path(sys.argv[1]).read_bytes(), "docx")
+    print([b.text for b in parse_document(raw, "docx", file_name="x.docx").blocks])
+except SourceFileSkipped as e:
+    print(e.reason)
+"""
+
+
+def test_a_docx_part_that_inflates_beyond_its_declared_size_is_read_in_bounded_memory(
+    tmp_path: Path,
+) -> None:
+    # document.xml declares its true size, then its deflate stream goes on for 1.5 GB of
+    # zeros: zipfile inflated all of it before cutting at the declared size.
+    parts = _docx_parts()
+    document = parts.pop("word/document.xml")
+    members = [(name, body, 0, zlib.crc32(body), len(body)) for name, body in parts.items()]
+    bomb = _deflate_then_zeros(document, 1536)
+    members.append(("word/document.xml", bomb, 8, zlib.crc32(document), len(document)))
+    path = tmp_path / "bomb.docx"
+    path.write_bytes(_zip_by_hand(members))
+    assert path.stat().st_size < 3 * 1024 * 1024
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD_DOCX, str(path)], capture_output=True, text=True,
+        timeout=120, check=False, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert (done.returncode, done.stdout.strip()) == (0, "['Hello docx.']"), done.stderr
+
+
+def test_a_docx_part_whose_bytes_fail_their_crc_is_refused() -> None:
+    parts = _docx_parts()
+    document = parts.pop("word/document.xml")
+    members = [(name, body, 0, zlib.crc32(body), len(body)) for name, body in parts.items()]
+    members.append(("word/document.xml", _deflate_then_zeros(document, 4), 8, 0, 1000))
+    assert _skip_reason(_zip_by_hand(members), "docx") == (
+        "malformed DOCX: not a ZIP package (Bad CRC-32 for file 'word/document.xml')"
+    )
+
+
+def test_docx_parts_compressed_other_than_word_does_are_refused() -> None:
+    import zipfile
+
+    assert _skip_reason(_zip(_docx_parts(), zipfile.ZIP_BZIP2), "docx") == (
+        "DOCX part '[Content_Types].xml' compressed with method 12 (Word writes parts "
+        "stored or deflated)"
+    )
+
+
+def test_docx_xml_beyond_its_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from aborist.corpus.readers import docx as docx_reader
+
+    parts = _docx_parts(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 2000)
+    xml = sum(len(b) for n, b in parts.items() if n.endswith((".xml", ".rels")))
+    monkeypatch.setattr(docx_reader, "MAX_XML_BYTES", xml)
+    assert len(_texts(_zip(parts), "docx")) == 2000
+    monkeypatch.setattr(docx_reader, "MAX_XML_BYTES", xml - 1)
+    assert _skip_reason(_zip(parts), "docx") == (
+        "DOCX whose XML parts unpack to more than the 0 MiB limit"
+    )
+    monkeypatch.setattr(docx_reader, "MAX_XML_BYTES", xml)
+    monkeypatch.setattr(docx_reader, "DOCX_SECONDS", 0.0)
+    assert _skip_reason(_zip(parts), "docx") == "DOCX whose text takes longer than 0 s to read"
+
+
+def test_a_cell_merged_down_2000_rows_is_read_in_every_row() -> None:
+    # python-docx's row.cells walked up one row at a time, searching the table at each
+    # step: 20,000 such rows took 25 s and then failed with RecursionError (2,000 too).
+    def row(i: int) -> bytes:
+        merge = b'<w:vMerge w:val="restart"/>' if i == 0 else b"<w:vMerge/>"
+        first = b"<w:tc><w:tcPr>%s</w:tcPr><w:p><w:r><w:t>%s</w:t></w:r></w:p></w:tc>" % (
+            merge, b"Merged" if i == 0 else b""
+        )  # fmt: skip
+        return b"<w:tr>%s<w:tc><w:p><w:r><w:t>r%d</w:t></w:r></w:p></w:tc></w:tr>" % (first, i)
+
+    table = b"<w:tbl><w:tblGrid><w:gridCol/><w:gridCol/></w:tblGrid>%s</w:tbl>" % b"".join(
+        row(i) for i in range(2000)
+    )
+    texts = _texts(_zip(_docx_parts(table)), "docx")
+    assert texts[:2] == ["Merged ; r0", "Merged ; r1"]
+    assert len(texts) == 2000 and texts[-1] == "Merged ; r1999"
+    no_top = b"<w:tr><w:tc><w:tcPr><w:vMerge/></w:tcPr><w:p/></w:tc></w:tr>"
+    continued_from_nothing = b"<w:tbl>%s</w:tbl>" % no_top
+    assert _skip_reason(_zip(_docx_parts(continued_from_nothing)), "docx").startswith(
+        "malformed DOCX (ValueError: a merged cell continues no cell above"
+    )
+
+
+def test_hostile_docx_xml_is_refused_or_read_without_leaking(tmp_path: Path) -> None:
+    entities = b"".join(
+        b'<!ENTITY e%d "%s">' % (i, b"&e%d;" % (i - 1) * 10 if i else b"lol") for i in range(10)
+    )
+    laughs = _docx_parts()
+    laughs["word/document.xml"] = (
+        b'<?xml version="1.0"?><!DOCTYPE w:document [%s]><w:document xmlns:w="%s"><w:body>'
+        b"<w:p><w:r><w:t>&e9;</w:t></w:r></w:p></w:body></w:document>" % (entities, _W.encode())
+    )
+    assert "Maximum entity amplification" in _skip_reason(_zip(laughs), "docx")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET")
+    xxe = _docx_parts()
+    xxe["word/document.xml"] = (
+        b'<?xml version="1.0"?><!DOCTYPE w:document [<!ENTITY x SYSTEM "%s">]>'
+        b'<w:document xmlns:w="%s"><w:body><w:p><w:r><w:t>see &x;</w:t></w:r></w:p>'
+        b"</w:body></w:document>" % (secret.as_uri().encode(), _W.encode())
+    )
+    assert _texts(_zip(xxe), "docx") == ["see"]  # the entity is not resolved, not read
+    deep = _docx_parts(b"<w:sdt><w:sdtContent>" * 100_000 + b"</w:sdtContent></w:sdt>" * 100_000)
+    assert "Excessive depth in document" in _skip_reason(_zip(deep), "docx")
+    missing = _docx_parts()
+    del missing["word/document.xml"]
+    assert _skip_reason(_zip(missing), "docx").startswith("malformed DOCX (KeyError: ")
+
+
+def test_docx_with_50_000_members_and_escaping_names_is_read_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    parts = _docx_parts()
+    parts.update({f"junk/{i}.xml": b"<a/>" for i in range(50_000)})
+    parts.update({"../../evil.txt": b"evil", "/abs/evil.txt": b"evil", "word/../../x": b"x"})
+    assert _texts(_zip(parts), "docx") == ["Hello docx."]
+    assert list(tmp_path.iterdir()) == []

@@ -93,6 +93,7 @@ class _Budget:
                 "decompression bomb; the limit bounds the memory and time one file takes)"
             )
 
+
 # pypdf reports recoverable damage through logging; without a handler those lines would
 # reach stderr through logging's last-resort handler, one per damaged object.
 logging.getLogger("pypdf").addHandler(logging.NullHandler())
