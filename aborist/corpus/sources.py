@@ -252,6 +252,12 @@ def _build_or_skip(
     except SourceFileSkipped as e:
         skipped.append(SkippedFile(source.shown, e.reason))
         return None
+    except (RecursionError, ValueError, KeyError, IndexError, TypeError) as e:
+        # A reader's failure on a hostile file no rule above foresaw: one skipped file,
+        # never a traceback that loses the rest of the ingest.
+        reason = f"the {source.fmt} reader failed on this file ({type(e).__name__}: {e})"
+        skipped.append(SkippedFile(source.shown, reason[:300]))
+        return None
     if result is None:
         skipped.append(SkippedFile(source.shown, "no text after canonicalization"))
     return result

@@ -431,3 +431,60 @@ def test_docx_with_50_000_members_and_escaping_names_is_read_and_writes_nothing(
     parts.update({"../../evil.txt": b"evil", "/abs/evil.txt": b"evil", "word/../../x": b"x"})
     assert _texts(_zip(parts), "docx") == ["Hello docx."]
     assert list(tmp_path.iterdir()) == []
+
+
+# --- text formats ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param("*" * 100_000 + "x" + "*" * 100_000 + "\n", id="emphasis"),
+        pytest.param("<span>" * 100_000 + "x\n", id="inline-html"),
+    ],
+)
+def test_markdown_that_renders_too_deep_is_skipped_and_the_rest_ingests(
+    raw: str, tmp_path: Path
+) -> None:
+    # 200 KB of `*` around a word: the HTML it renders to nests 50,000 deep, and the
+    # HTML reader's refusal came out of `aborist ingest` as a traceback, losing the
+    # other files of the directory.
+    from aborist.corpus.ingest import ingest
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "deep.md").write_text(raw)
+    (docs / "fine.md").write_text("# Fine\n\nA fine file.\n")
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    assert [d.title for d in report.documents] == ["Fine"]
+    assert [s.to_dict() for s in report.skipped] == [
+        {
+            "path": str(docs / "deep.md"),
+            "reason": "Markdown nested deeper than 2048 elements (in the HTML it renders to)",
+        }
+    ]
+
+
+def test_a_reader_failing_on_a_file_skips_it_and_the_rest_ingests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aborist.corpus import sources
+    from aborist.corpus.ingest import ingest
+
+    real = sources.parse_document
+
+    def parse(raw: str, fmt: str, *, file_name: str) -> object:
+        if file_name == "bad.rst":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(raw, fmt, file_name=file_name)
+
+    monkeypatch.setattr(sources, "parse_document", parse)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "bad.rst").write_text("Bad\n===\n")
+    (docs / "good.txt").write_text("Good text.\n")
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    assert [d.title for d in report.documents] == ["good"]
+    assert [s.reason for s in report.skipped] == [
+        "the rst reader failed on this file (RecursionError: maximum recursion depth exceeded)"
+    ]
