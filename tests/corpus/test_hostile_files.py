@@ -488,3 +488,71 @@ def test_a_reader_failing_on_a_file_skips_it_and_the_rest_ingests(
     assert [s.reason for s in report.skipped] == [
         "the rst reader failed on this file (RecursionError: maximum recursion depth exceeded)"
     ]
+
+
+# --- paths -------------------------------------------------------------------------
+
+
+def test_a_symlink_in_a_directory_to_a_file_outside_it_is_not_followed(tmp_path: Path) -> None:
+    # An untrusted tree (an unpacked archive, a checkout) with `notes.txt -> ~/.ssh/id_rsa`
+    # ingested the key into the shard, where answers quote it.
+    from aborist.corpus.ingest import ingest
+
+    secret = tmp_path / "private" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("-----BEGIN PRIVATE KEY----- do not read\n")
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "sub" / "inside.txt").write_text("Inside the tree.\n")
+    (docs / "notes.txt").symlink_to(secret)
+    (docs / "alias.txt").symlink_to(docs / "sub" / "inside.txt")  # inside the tree: read
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    assert [s.to_dict() for s in report.skipped] == [
+        {
+            "path": str(docs / "notes.txt"),
+            "reason": "symlink to a file outside the directory (not followed inside a "
+            "directory; name it directly)",
+        }
+    ]
+    assert report.ingested == ((docs / "sub" / "inside.txt").as_uri(),)
+    named = ingest([docs / "notes.txt"], "h2", shards_dir=tmp_path / "shards")
+    assert named.ingested == (secret.as_uri(),)  # named on the command line: read
+
+
+def test_odd_names_a_directory_named_like_a_file_and_an_unreadable_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aborist.corpus.ingest import ingest
+
+    docs = tmp_path / "docs"
+    (docs / "foo.md").mkdir(parents=True)  # a directory named like a file: walked
+    (docs / "foo.md" / "inner.txt").write_text("Inside foo.md.\n")
+    (docs / "new\nline.txt").write_text("A name with a newline.\n")
+    (docs / "locked.txt").write_text("Locked.\n")
+    os.mkfifo(docs / "x.txt")
+    real_open = os.open
+
+    def locked_open(path: object, flags: int, *args: object) -> int:
+        if os.fspath(path) == str(docs / "locked.txt"):  # as root would not refuse
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", locked_open)
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    assert sorted(d.title for d in report.documents) == ["inner", "new\\nline"]
+    assert [s.to_dict() for s in report.skipped] == [
+        {"path": str(docs / "locked.txt"), "reason": "unreadable: Permission denied"},
+        {"path": str(docs / "x.txt"), "reason": "not a regular file (named pipe)"},
+    ]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a mode-000 file anyway")
+def test_a_mode_000_file_is_skipped_for_real(tmp_path: Path) -> None:
+    from aborist.corpus.ingest import ingest
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ok.txt").write_text("Fine.\n")
+    (tmp_path / "docs" / "locked.txt").write_text("Locked.\n")
+    (tmp_path / "docs" / "locked.txt").chmod(0)
+    report = ingest([tmp_path / "docs"], "h", shards_dir=tmp_path / "shards")
+    assert [s.reason for s in report.skipped] == ["unreadable: Permission denied"]
