@@ -236,33 +236,36 @@ def _repacked(data: bytes) -> bytes:
     Word writes them (stored or deflated): ``zipfile`` inflates bzip2 and LZMA without a
     bound on each piece."""
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as package:
+        package = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+        raise SourceFileSkipped(f"malformed DOCX: not a ZIP package ({e})"[:300]) from e
+    out = io.BytesIO()
+    try:
+        with package, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
             infos = {i.filename: i for i in package.infolist()}  # the last of a name, as read
             _check_sizes(infos.values())
-            out = io.BytesIO()
-            with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
-                xml = 0
-                for info in infos.values():
-                    body = _read_part(package, info)
-                    if info.filename.lower().endswith((".xml", ".rels")):
-                        xml += len(body)
-                    if xml > MAX_XML_BYTES:
-                        raise SourceFileSkipped(
-                            f"DOCX whose XML parts unpack to more than the "
-                            f"{MAX_XML_BYTES // (1024 * 1024)} MiB limit"
-                        )
-                    clean.writestr(info.filename, body)
+            for info in infos.values():
+                clean.writestr(info.filename, _read_part(package, info))
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError) as e:
-        raise SourceFileSkipped(f"malformed DOCX: not a ZIP package ({e})"[:300]) from e
+        # a CRC that does not match, data that ends early, an encrypted part
+        raise SourceFileSkipped(f"malformed DOCX: a part cannot be unpacked ({e})"[:300]) from e
     return out.getvalue()
 
 
 def _check_sizes(infos: Any) -> None:
+    """The declared sizes against the limits (a part read in pieces never yields more than
+    it declares, and one that yields less fails), and each part's compression."""
     unpacked = sum(i.file_size for i in infos)
     if unpacked > MAX_UNPACKED_BYTES:
         raise SourceFileSkipped(
             f"DOCX whose parts unpack to {unpacked} bytes, more than the "
             f"{MAX_UNPACKED_BYTES // (1024 * 1024)} MiB limit"
+        )
+    xml = sum(i.file_size for i in infos if i.filename.lower().endswith((".xml", ".rels")))
+    if xml > MAX_XML_BYTES:
+        raise SourceFileSkipped(
+            f"DOCX whose XML parts unpack to {xml} bytes, more than the "
+            f"{MAX_XML_BYTES // (1024 * 1024)} MiB limit"
         )
     for info in infos:
         if info.compress_type not in _METHODS:
