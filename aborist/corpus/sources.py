@@ -50,6 +50,9 @@ __all__ = [
 _ESCAPED = frozenset({"Cc", "Zl", "Zp"})
 _KINDS = ", ".join(sorted(FORMATS))
 _LINKED_DIR = "symlink to a directory (not followed inside a directory; name it directly)"
+_LINKED_OUT = (
+    "symlink to a file outside the directory (not followed inside a directory; name it directly)"
+)
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,7 @@ def _uri(path: Path) -> str:
 
 def _walk(root: Path, skipped: list[SkippedFile]) -> list[Path]:
     found: list[Path] = []
+    inside = os.path.join(os.path.realpath(root), "")
 
     def unreadable(e: OSError) -> None:
         where = e.filename if e.filename is not None else root
@@ -122,11 +126,25 @@ def _walk(root: Path, skipped: list[SkippedFile]) -> list[Path]:
             path = Path(dirpath) / name
             if _is_loop(path):
                 skipped.append(SkippedFile(_shown(path), "symlink loop"))
+            elif _links_out(path, inside):
+                skipped.append(SkippedFile(_shown(path), _LINKED_OUT))
             elif format_for(path) is None:
                 skipped.append(SkippedFile(_shown(path), _unsupported(path)))
             else:
                 found.append(path)
     return found
+
+
+def _links_out(path: Path, inside: str) -> bool:
+    """A symlink to a regular file outside the walked directory (``inside``: its real
+    path with a trailing separator): an untrusted tree's ``notes.txt -> ~/.ssh/id_rsa``
+    is not read. Links to other kinds of file are left to :func:`read_source_bytes`,
+    which names what they are."""
+    return (
+        os.path.islink(path)
+        and os.path.isfile(path)
+        and not os.path.realpath(path).startswith(inside)
+    )
 
 
 def _is_loop(path: Path) -> bool:
@@ -251,6 +269,12 @@ def _build_or_skip(
         result = build_document(source)
     except SourceFileSkipped as e:
         skipped.append(SkippedFile(source.shown, e.reason))
+        return None
+    except (RecursionError, ValueError, KeyError, IndexError, TypeError) as e:
+        # A reader's failure on a hostile file no rule above foresaw: one skipped file,
+        # never a traceback that loses the rest of the ingest.
+        reason = f"the {source.fmt} reader failed on this file ({type(e).__name__}: {e})"
+        skipped.append(SkippedFile(source.shown, reason[:300]))
         return None
     if result is None:
         skipped.append(SkippedFile(source.shown, "no text after canonicalization"))

@@ -20,7 +20,7 @@ from pathlib import PurePath
 
 from aborist.corpus.canonicalize import canonical_inline
 from aborist.corpus.readers.docx import docx_blocks, extract_docx
-from aborist.corpus.readers.html import HtmlTooDeep, html_blocks
+from aborist.corpus.readers.html import MAX_DEPTH, HtmlTooDeep, html_blocks
 from aborist.corpus.readers.markdown import markdown_blocks
 from aborist.corpus.readers.model import (
     Block,
@@ -115,7 +115,12 @@ def _parse_document(raw: str, fmt: str, *, file_name: str) -> ParsedDocument:
     nested deeper than its parser reads)."""
     extra_title: str | None = None
     if fmt == "markdown":
-        blocks = markdown_blocks(raw)
+        try:
+            blocks = markdown_blocks(raw)
+        except HtmlTooDeep as e:  # the HTML reader reads what Markdown renders to
+            raise SourceFileSkipped(
+                f"Markdown nested deeper than {MAX_DEPTH} elements (in the HTML it renders to)"
+            ) from e
     elif fmt == "rst":
         try:
             blocks = rst_blocks(raw)

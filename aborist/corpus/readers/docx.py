@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 import zipfile
 from typing import Any
 
@@ -30,14 +31,59 @@ from aborist.corpus.canonicalize import canonical_block, canonical_inline
 from aborist.corpus.readers.model import Block, Locator
 from aborist.corpus.readers.source import SourceFileSkipped
 
-__all__ = ["EXTRACTION_VERSION", "MAX_UNPACKED_BYTES", "docx_blocks", "extract_docx"]
+__all__ = [
+    "DOCX_SECONDS",
+    "EXTRACTION_VERSION",
+    "MAX_UNPACKED_BYTES",
+    "MAX_XML_BYTES",
+    "docx_blocks",
+    "extract_docx",
+]
 
 EXTRACTION_VERSION = "docx-extract-2"
 MAX_UNPACKED_BYTES = 256 * 1024 * 1024
+"""Limit on the declared sizes of all parts together (images included)."""
+MAX_XML_BYTES = 64 * 1024 * 1024
+"""Limit on the XML parts together, as unpacked: the text a DOCX holds is read from its
+XML, so this is the counterpart of the 64 MiB limit on a text file (a 180 KB file held
+50 MB of XML: 1.4 million paragraphs, 1.7 GB of memory)."""
+DOCX_SECONDS = 60.0
+"""Wall-clock limit on reading one DOCX's text (checked at every paragraph, table row
+and note); a real document takes well under a second."""
+_CHUNK = 1024 * 1024
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+
+
+class _Reading:
+    """What one extraction carries along: heading levels per style id (:func:`_level`)
+    and the deadline."""
+
+    def __init__(self) -> None:
+        self.levels: dict[str | None, int] = {}
+        self._end = time.monotonic() + DOCX_SECONDS
+        self.seconds = DOCX_SECONDS
+
+    def check_time(self) -> None:
+        if time.monotonic() > self._end:
+            raise SourceFileSkipped(f"DOCX whose text takes longer than {self.seconds:g} s to read")
+
+
 _HEADING_STYLE = re.compile(r"^heading ([1-9])$", re.I)
 
 
-def _level(paragraph: Any) -> int:
+def _level(paragraph: Any, levels: dict[str | None, int]) -> int:
+    """The heading level of ``paragraph``'s style, remembered per style id in ``levels``:
+    python-docx finds a paragraph's style (the default one, for a paragraph that names
+    none) by scanning every style of the document, 0.45 ms a paragraph of Word's
+    template, so 10,000 paragraphs took 4.5 s and a 180 KB file of 1.4 million empty
+    ones over 150 s."""
+    style_id = paragraph._p.style
+    if style_id not in levels:
+        levels[style_id] = _style_level(paragraph)
+    return levels[style_id]
+
+
+def _style_level(paragraph: Any) -> int:
     try:
         style = paragraph.style
     except Exception:  # a style id the styles part does not define
@@ -62,37 +108,55 @@ def _visible_text(paragraph: Any) -> str:
     return "".join(parts)
 
 
-def _rows(table: Any) -> list[list[str]]:
+def _rows(table: Any, reading: _Reading) -> list[list[str]]:
+    """Each row's cells, a cell merged across columns once and a cell merged down the rows
+    (``w:vMerge``) given in every row it spans, as python-docx's ``row.cells`` gives
+    them. That property finds the top of a vertical merge by walking up one row at a time,
+    each step searching the table, so 20,000 merged rows took 25 s and then failed
+    (``RecursionError``); here each row's cells are found from the row above's."""
+    from docx.table import _Cell
+
     rows = []
-    for row in table.rows:
-        cells: list[str] = []
-        seen: set[int] = set()
-        for cell in row.cells:
-            if id(cell._tc) in seen:  # a merged cell repeats across the cells it spans
-                continue
-            seen.add(id(cell._tc))
-            cells.append("\n".join(_visible_text(p) for p in cell.paragraphs))
-        rows.append(cells)
+    above: dict[int, Any] = {}  # grid offset → the top element of the cell there, row above
+    for tr in table._tbl.tr_lst:
+        reading.check_time()
+        here: dict[int, Any] = {}
+        offset = tr.grid_before
+        for tc in tr.tc_lst:
+            if tc.vMerge == "continue" and offset not in above:
+                raise ValueError(f"a merged cell continues no cell above (grid offset {offset})")
+            here[offset] = above[offset] if tc.vMerge == "continue" else tc
+            offset += tc.grid_span
+        tops: list[Any] = []
+        seen: set[int] = set()  # ids of elements ``here`` holds, so they stay unique
+        for top in here.values():
+            if id(top) not in seen:  # a merged cell is given once
+                seen.add(id(top))
+                tops.append(top)
+        cells = [_Cell(top, table) for top in tops]
+        rows.append(["\n".join(_visible_text(p) for p in cell.paragraphs) for cell in cells])
+        above = here
     return rows
 
 
-def _items(container: Any, part: str) -> list[dict[str, Any]]:
+def _items(container: Any, part: str, reading: _Reading) -> list[dict[str, Any]]:
     from docx.table import Table
 
     items: list[dict[str, Any]] = []
     for item in container.iter_inner_content():
+        reading.check_time()
         if isinstance(item, Table):
-            items.extend({"kind": "row", "part": part, "cells": r} for r in _rows(item))
+            items.extend({"kind": "row", "part": part, "cells": r} for r in _rows(item, reading))
         else:
             items.append(
-                {"kind": "paragraph", "part": part, "level": _level(item),
+                {"kind": "paragraph", "part": part, "level": _level(item, reading.levels),
                  "text": _visible_text(item)}
             )  # fmt: skip
-            items.extend(_text_box_items(item, part))
+            items.extend(_text_box_items(item, part, reading))
     return items
 
 
-def _text_box_items(paragraph: Any, part: str) -> list[dict[str, Any]]:
+def _text_box_items(paragraph: Any, part: str, reading: _Reading) -> list[dict[str, Any]]:
     """The text boxes anchored in ``paragraph``, in document order, right after it: their
     paragraphs (level 0: a box's styles do not make the page's sections) and table rows.
     Word stores a box twice, as DrawingML (``mc:Choice``) and as VML for old readers
@@ -108,7 +172,7 @@ def _text_box_items(paragraph: Any, part: str) -> list[dict[str, Any]]:
             continue
         for child in box:
             if child.tag == qn("w:tbl"):
-                rows = _rows(Table(child, paragraph._parent))
+                rows = _rows(Table(child, paragraph._parent), reading)
                 items.extend({"kind": "row", "part": part, "cells": r} for r in rows)
             elif child.tag == qn("w:p"):
                 text = _visible_text(Paragraph(child, paragraph._parent))
@@ -119,7 +183,7 @@ def _text_box_items(paragraph: Any, part: str) -> list[dict[str, Any]]:
 _NOTE_KINDS = (("footnote", "/footnotes"), ("endnote", "/endnotes"))
 
 
-def _note_items(document: Any) -> list[dict[str, Any]]:
+def _note_items(document: Any, reading: _Reading) -> list[dict[str, Any]]:
     """Footnotes, then endnotes, each numbered as Word shows it: by the order of its
     first reference in the body. Notes no reference points to (Word shows none) and
     the separator notes Word keeps in the part are not read."""
@@ -144,6 +208,7 @@ def _note_items(document: Any) -> list[dict[str, Any]]:
         root = parse_xml(part.blob)
         notes = []
         for note in root.iter(qn(f"w:{kind}")):
+            reading.check_time()
             number = numbers.get(note.get(qn("w:id")) or "")
             if number is None or note.get(qn("w:type"), "normal") != "normal":
                 continue
@@ -158,30 +223,79 @@ def _note_items(document: Any) -> list[dict[str, Any]]:
     return items
 
 
-def _check_package(data: bytes) -> None:
+def _repacked(data: bytes) -> bytes:
+    """The package with every part read through once, as a new stored ZIP, or
+    :class:`SourceFileSkipped` when it is not a ZIP or its parts are too large.
+
+    Why: Python's ``zipfile`` reading a part whole (as python-docx does) inflates *all*
+    its compressed data in one call and only then cuts it at the declared size, so a part
+    that declares 1,000 bytes and inflates to 500 MB took 990 MB before failing its CRC
+    (a 64 MiB file could ask for 60 GB). Read in 1 MiB pieces, a part inflates to at most
+    its declared size, checked against :data:`MAX_UNPACKED_BYTES` beforehand and its CRC
+    at the end; python-docx then reads exactly those bytes. Parts are compressed only as
+    Word writes them (stored or deflated): ``zipfile`` inflates bzip2 and LZMA without a
+    bound on each piece."""
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as package:
-            infos = package.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as e:
-        raise SourceFileSkipped(f"malformed DOCX: not a ZIP package ({e})") from e
+        package = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+        raise SourceFileSkipped(f"malformed DOCX: not a ZIP package ({e})"[:300]) from e
+    out = io.BytesIO()
+    try:
+        with package, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
+            infos = {i.filename: i for i in package.infolist()}  # the last of a name, as read
+            _check_sizes(infos.values())
+            for info in infos.values():
+                clean.writestr(info.filename, _read_part(package, info))
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError) as e:
+        # a CRC that does not match, data that ends early, an encrypted part
+        raise SourceFileSkipped(f"malformed DOCX: a part cannot be unpacked ({e})"[:300]) from e
+    return out.getvalue()
+
+
+def _check_sizes(infos: Any) -> None:
+    """The declared sizes against the limits (a part read in pieces never yields more than
+    it declares, and one that yields less fails), and each part's compression."""
     unpacked = sum(i.file_size for i in infos)
     if unpacked > MAX_UNPACKED_BYTES:
         raise SourceFileSkipped(
             f"DOCX whose parts unpack to {unpacked} bytes, more than the "
             f"{MAX_UNPACKED_BYTES // (1024 * 1024)} MiB limit"
         )
+    xml = sum(i.file_size for i in infos if i.filename.lower().endswith((".xml", ".rels")))
+    if xml > MAX_XML_BYTES:
+        raise SourceFileSkipped(
+            f"DOCX whose XML parts unpack to {xml} bytes, more than the "
+            f"{MAX_XML_BYTES // (1024 * 1024)} MiB limit"
+        )
+    for info in infos:
+        if info.compress_type not in _METHODS:
+            raise SourceFileSkipped(
+                f"DOCX part {info.filename!r} compressed with method {info.compress_type} "
+                "(Word writes parts stored or deflated)"[:300]
+            )
+
+
+def _read_part(package: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """One part's bytes, inflated 1 MiB at a time (``zipfile`` stops at the declared size
+    and checks the CRC)."""
+    pieces = []
+    with package.open(info) as part:
+        while piece := part.read(_CHUNK):
+            pieces.append(piece)
+    return b"".join(pieces)
 
 
 def extract_docx(data: bytes) -> str:
     """The extraction of a DOCX file as canonical JSON; raises
     :class:`SourceFileSkipped` naming why a file cannot be read."""
-    _check_package(data)
+    package = _repacked(data)
+    reading = _Reading()
     try:
         import docx
 
-        document = docx.Document(io.BytesIO(data))
-        items = _items(document, "body")
-        items.extend(_note_items(document))
+        document = docx.Document(io.BytesIO(package))
+        items = _items(document, "body", reading)
+        items.extend(_note_items(document, reading))
         seen: set[str] = set()
         for section in document.sections:
             for part, kinds in (
@@ -192,7 +306,7 @@ def extract_docx(data: bytes) -> str:
                     hf = getattr(section, kind)
                     if hf.is_linked_to_previous:
                         continue
-                    found = _items(hf, part)
+                    found = _items(hf, part, reading)
                     key = json.dumps(found, sort_keys=True)
                     if key not in seen:
                         seen.add(key)

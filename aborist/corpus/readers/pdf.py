@@ -17,7 +17,9 @@ an encrypted file that does not open with the empty password; a file with no tex
 at all (scanned or image-only; OCR is not offered); a file pypdf cannot read (broken
 cross-reference tables it cannot rebuild, truncated or malformed files). pypdf repairs
 what it can in its non-strict mode (a wrong ``startxref`` is rebuilt from the objects),
-and such files are read.
+and such files are read. A file whose extraction takes longer than :data:`PDF_SECONDS`
+(pypdf has no time limit of its own) or whose page contents unpack to more than
+:data:`MAX_CONTENT_BYTES` is refused too.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
 import warnings
 from typing import Any
 
@@ -32,10 +35,64 @@ from aborist.corpus.canonicalize import canonical_block, canonical_inline, fold_
 from aborist.corpus.readers.model import Block, Locator
 from aborist.corpus.readers.source import SourceFileSkipped
 
-__all__ = ["EXTRACTION_VERSION", "extract_pdf", "pdf_blocks"]
+__all__ = ["EXTRACTION_VERSION", "MAX_CONTENT_BYTES", "PDF_SECONDS", "extract_pdf", "pdf_blocks"]
 
 EXTRACTION_VERSION = "pdf-extract-1"
 _TITLE_CHARS = 80
+
+PDF_SECONDS = 60.0
+"""Wall-clock limit on extracting one PDF's text. pypdf has none and bounds only each
+step (a stream's decoded size, a page's form invocations), so 1.5 KB that make one page
+draw a large form 5,000 times kept it busy for about 25 minutes; real files take well
+under a second a page. Checked before each page and every :data:`_CHECK_EVERY` content
+operators (also inside forms), so the overrun is at most one stream's parse."""
+
+MAX_CONTENT_BYTES = 256 * 1024 * 1024
+"""Limit on the decoded size of all pages' content streams together. pypdf keeps every
+stream it decodes (up to 75 MB each) for as long as the file is open: ten pages of 70 MB
+of blanks, a 680 KB file, took 781 MB and 67 s."""
+
+_CHECK_EVERY = 64
+
+
+class _OutOfTime(BaseException):
+    """Raised from inside pypdf when :data:`PDF_SECONDS` are up: a ``BaseException`` so
+    that pypdf's ``except Exception`` around each form XObject cannot swallow it."""
+
+
+class _Budget:
+    """The time and the decoded content bytes one extraction may still take."""
+
+    def __init__(self) -> None:
+        self.seconds = PDF_SECONDS
+        self._end = time.monotonic() + PDF_SECONDS
+        self._operators = 0
+        self.content_bytes = 0
+
+    def check_time(self) -> None:
+        if time.monotonic() > self._end:
+            raise _OutOfTime
+
+    def visit(self, operator: Any, operands: Any, cm: Any, tm: Any) -> None:
+        """pypdf's ``visitor_operand_before``: called for every content operator."""
+        self._operators += 1
+        if self._operators % _CHECK_EVERY == 0:
+            self.check_time()
+
+    def add_content(self, page: Any) -> None:
+        """Count the decoded size of ``page``'s content streams (already decoded and
+        kept by pypdf when its text was extracted, so reading them costs nothing)."""
+        try:
+            contents = page.get_contents()
+            self.content_bytes += len(contents.get_data()) if contents is not None else 0
+        except Exception:  # contents pypdf could not decode gave no text either
+            return
+        if self.content_bytes > MAX_CONTENT_BYTES:
+            raise SourceFileSkipped(
+                f"PDF whose page contents unpack to more than {MAX_CONTENT_BYTES} bytes (a "
+                "decompression bomb; the limit bounds the memory and time one file takes)"
+            )
+
 
 # pypdf reports recoverable damage through logging; without a handler those lines would
 # reach stderr through logging's last-resort handler, one per damaged object.
@@ -62,6 +119,7 @@ def extract_pdf(data: bytes) -> str:
     from pypdf import PdfReader
     from pypdf.errors import DependencyError, FileNotDecryptedError
 
+    budget = _Budget()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -76,12 +134,7 @@ def extract_pdf(data: bytes) -> str:
                         "encrypted PDF: it needs a password (aborist reads only PDFs that "
                         "open without one)"
                     )
-            labels = list(reader.page_labels)
-            pages = []
-            for i, page in enumerate(reader.pages):
-                text = page.extract_text() or ""
-                label = labels[i] if i < len(labels) else str(i + 1)
-                pages.append({"label": str(label), "text": text})
+            pages = _pages(reader, budget)
             meta = reader.metadata
             title = str(meta.title or "") if meta is not None else ""
             try:
@@ -90,6 +143,11 @@ def extract_pdf(data: bytes) -> str:
                 outline_title = ""
     except SourceFileSkipped:
         raise
+    except _OutOfTime:
+        raise SourceFileSkipped(
+            f"PDF whose text takes longer than {budget.seconds:g} s to extract (pypdf has "
+            "no time limit of its own; a file that makes it spin is refused)"
+        ) from None
     except FileNotDecryptedError as e:
         raise SourceFileSkipped(f"encrypted PDF: {e}") from e
     except Exception as e:
@@ -110,6 +168,20 @@ def extract_pdf(data: bytes) -> str:
         "pages": pages,
     }
     return json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _pages(reader: Any, budget: _Budget) -> list[dict[str, str]]:
+    """Every page's label and text, within ``budget``."""
+    budget.check_time()
+    labels = list(reader.page_labels)
+    pages = []
+    for i, page in enumerate(reader.pages):
+        budget.check_time()
+        text = page.extract_text(visitor_operand_before=budget.visit) or ""
+        budget.add_content(page)
+        label = labels[i] if i < len(labels) else str(i + 1)
+        pages.append({"label": str(label), "text": text})
+    return pages
 
 
 def pages_without_text(raw: str) -> list[int]:
