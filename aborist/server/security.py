@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import hmac
 import json
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -178,10 +179,18 @@ class Guard:
 
 
 def _host_name(host: str) -> str:
-    """``host[:port]`` without the port (``[::1]:8420`` -> ``[::1]``)."""
+    """``host[:port]`` without the port (``[::1]:8420`` -> ``[::1]``); a port that is not
+    all digits is no port, so the whole header is the name and matches no allowed host
+    (``127.0.0.1:8420@evil.example`` is not ``127.0.0.1``)."""
     if host.startswith("["):
-        return host.split("]", 1)[0] + "]"
-    return host.rsplit(":", 1)[0]
+        name, close, rest = host.partition("]")
+        return name + close if close and (not rest or _PORT.fullmatch(rest)) else host
+    name, colon, port = host.rpartition(":")
+    return name if colon and _PORT.fullmatch(":" + port) else host
+
+
+#: What may follow a host name in a Host header.
+_PORT = re.compile(r":[0-9]{1,5}")
 
 
 def _same_origin(headers: dict[str, str]) -> bool:

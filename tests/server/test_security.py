@@ -83,6 +83,18 @@ def test_host_check_without_a_token(served: Served) -> None:
     assert ok.get("/api/v1/health").status_code == 200
 
 
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1:8420@evil.example", "localhost:abc", "[::1]@evil.example", "[::1]:80x"]
+)
+def test_a_host_header_with_more_than_a_port_after_the_name_is_refused(
+    served: Served, host: str
+) -> None:
+    r = served.client.get("/api/v1/health", headers={"host": host})
+    assert r.status_code == 400 and r.json()["error"] == "bad_host"
+    for fine in ("127.0.0.1:8420", "[::1]:8420", "localhost"):
+        assert served.client.get("/api/v1/health", headers={"host": fine}).status_code == 200
+
+
 def test_cross_origin_form_is_refused(served: Served) -> None:
     c = served.client
     r = c.post("/ask", data={"question": Q}, headers={"origin": "http://evil.example"})
