@@ -21,10 +21,11 @@ import click
 from aborist.corpus.ingest import DEFAULT_ROLE, IngestProgress, IngestReport, check_paths
 from aborist.corpus.ingest import ingest as ingest_documents
 from aborist.corpus.shard import (
+    ShardInfo,
     delete_shard,
-    list_shards,
     read_documents,
     resolve_shard,
+    survey_shards,
     validate_shard_name,
 )
 from aborist.errors import AboristError
@@ -215,18 +216,22 @@ def shards(as_json: bool) -> None:
     """
     settings = load_settings()
     try:
-        infos = list_shards(settings.shards_path())
+        infos, broken = survey_shards(settings.shards_path())
     except AboristError as e:
         raise click.ClickException(printable(str(e))) from e
+    _list_shards(infos, settings.shards_path(), as_json)
+    if broken:  # the readable ones are listed (stdout stays one listing, --json too); each
+        for line in broken:  # broken one is named on stderr, and the exit is 1
+            click.echo(printable(f"Error: {line}"), err=True)
+        raise click.exceptions.Exit(1)
+
+
+def _list_shards(infos: list[ShardInfo], where: Path, as_json: bool) -> None:
     if as_json:
         _dump([i.to_dict() for i in infos])
         return
     if not infos:
-        click.echo(
-            printable(
-                f"no shards in {settings.shards_path()}; run `aborist ingest PATH --shard NAME`"
-            )
-        )
+        click.echo(printable(f"no shards in {where}; run `aborist ingest PATH --shard NAME`"))
         return
     width = max(len(i.name) for i in infos)
     click.echo(f"{'shard':<{width}}  {'docs':>6}  {'chunks':>7}  versions           source_root")

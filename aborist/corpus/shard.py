@@ -77,6 +77,7 @@ __all__ = [
     "shard_lock",
     "shard_lock_path",
     "shard_path",
+    "survey_shards",
     "validate_shard_name",
 ]
 
@@ -229,6 +230,20 @@ def chunk_root(path: Path) -> str:
 def list_shards(shards_dir: Path) -> list[ShardInfo]:
     """Every shard in ``shards_dir``, by name."""
     return [read_shard_info(p) for p in _shard_files(shards_dir)]
+
+
+def survey_shards(shards_dir: Path) -> tuple[list[ShardInfo], list[str]]:
+    """Every shard in ``shards_dir`` that can be read, by name, and one line for each that
+    cannot (why, as :func:`read_shard_info` says it): a listing names the broken shard
+    instead of failing on it."""
+    infos: list[ShardInfo] = []
+    broken: list[str] = []
+    for p in _shard_files(shards_dir):
+        try:
+            infos.append(read_shard_info(p))
+        except (CorpusError, InputError) as e:
+            broken.append(str(e))
+    return infos, broken
 
 
 def read_sources(path: Path) -> list[StoredSource]:
