@@ -25,6 +25,7 @@ import json
 import re
 import time
 import zipfile
+import zlib
 from typing import Any
 
 from aborist.corpus.canonicalize import canonical_block, canonical_inline
@@ -243,36 +244,73 @@ def _repacked(data: bytes) -> bytes:
     try:
         with package, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
             infos = {i.filename: i for i in package.infolist()}  # the last of a name, as read
-            _check_sizes(infos.values())
+            _check_sizes(package, list(infos.values()))
             for info in infos.values():
                 clean.writestr(info.filename, _read_part(package, info))
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError) as e:
-        # a CRC that does not match, data that ends early, an encrypted part
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, zlib.error) as e:
+        # a CRC that does not match, data that ends early, an encrypted part, bad deflate data
         raise SourceFileSkipped(f"malformed DOCX: a part cannot be unpacked ({e})"[:300]) from e
     return out.getvalue()
 
 
-def _check_sizes(infos: Any) -> None:
+def _check_sizes(package: zipfile.ZipFile, infos: Any) -> None:
     """The declared sizes against the limits (a part read in pieces never yields more than
-    it declares, and one that yields less fails), and each part's compression."""
-    unpacked = sum(i.file_size for i in infos)
-    if unpacked > MAX_UNPACKED_BYTES:
-        raise SourceFileSkipped(
-            f"DOCX whose parts unpack to {unpacked} bytes, more than the "
-            f"{MAX_UNPACKED_BYTES // (1024 * 1024)} MiB limit"
-        )
-    xml = sum(i.file_size for i in infos if i.filename.lower().endswith((".xml", ".rels")))
-    if xml > MAX_XML_BYTES:
-        raise SourceFileSkipped(
-            f"DOCX whose XML parts unpack to {xml} bytes, more than the "
-            f"{MAX_XML_BYTES // (1024 * 1024)} MiB limit"
-        )
+    it declares, and one that yields less fails), and each part's compression (first:
+    the types part is read to find the XML parts)."""
     for info in infos:
         if info.compress_type not in _METHODS:
             raise SourceFileSkipped(
                 f"DOCX part {info.filename!r} compressed with method {info.compress_type} "
                 "(Word writes parts stored or deflated)"[:300]
             )
+    unpacked = sum(i.file_size for i in infos)
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise SourceFileSkipped(
+            f"DOCX whose parts unpack to {unpacked} bytes, more than the "
+            f"{MAX_UNPACKED_BYTES // (1024 * 1024)} MiB limit"
+        )
+    xml_types = _xml_parts(package, infos)
+    xml = sum(
+        i.file_size
+        for i in infos
+        if i.filename.lower().endswith((".xml", ".rels")) or i.filename in xml_types
+    )
+    if xml > MAX_XML_BYTES:
+        raise SourceFileSkipped(
+            f"DOCX whose XML parts unpack to {xml} bytes, more than the "
+            f"{MAX_XML_BYTES // (1024 * 1024)} MiB limit"
+        )
+
+
+def _xml_parts(package: zipfile.ZipFile, infos: Any) -> set[str]:
+    """The parts ``[Content_Types].xml`` declares XML (a content type ending in ``xml``), by
+    part name or by extension: python-docx parses a part by its declared type, whatever
+    its name, so ``word/document.bin`` of type ``…document.main+xml`` counts to the XML
+    limit too. The types part is read only when it declares at most 1 MiB; a package
+    whose types cannot be read names none here (python-docx refuses it itself)."""
+    types = next((i for i in infos if i.filename == "[Content_Types].xml"), None)
+    if types is None or types.file_size > _CHUNK:
+        return set()
+    by_name: dict[str, str] = {}
+    by_ext: dict[str, str] = {}
+    try:
+        from docx.oxml import parse_xml
+
+        for el in parse_xml(_read_part(package, types)):
+            tag = str(el.tag).rsplit("}", 1)[-1]
+            if tag == "Override":
+                by_name[str(el.get("PartName", "")).lower()] = str(el.get("ContentType", ""))
+            elif tag == "Default":
+                by_ext[str(el.get("Extension", "")).lower()] = str(el.get("ContentType", ""))
+    except Exception:  # unreadable types: python-docx refuses the package itself
+        return set()
+
+    def declared(name: str) -> str:
+        base = name.rsplit("/", 1)[-1]
+        ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
+        return by_name.get("/" + name.lower(), by_ext.get(ext, ""))
+
+    return {i.filename for i in infos if declared(i.filename).lower().endswith("xml")}
 
 
 def _read_part(package: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:

@@ -44,8 +44,9 @@ PDF_SECONDS = 60.0
 """Wall-clock limit on extracting one PDF's text. pypdf has none and bounds only each
 step (a stream's decoded size, a page's form invocations), so 1.5 KB that make one page
 draw a large form 5,000 times kept it busy for about 25 minutes; real files take well
-under a second a page. Checked before each page and every :data:`_CHECK_EVERY` content
-operators (also inside forms), so the overrun is at most one stream's parse."""
+under a second a page. Checked before each page, before every form is drawn (``Do``) and
+every :data:`_CHECK_EVERY` content operators (also inside forms), so the overrun is at
+most one stream's parse."""
 
 MAX_CONTENT_BYTES = 256 * 1024 * 1024
 """Limit on the decoded size of all pages' content streams together. pypdf keeps every
@@ -58,6 +59,10 @@ _CHECK_EVERY = 64
 class _OutOfTime(BaseException):
     """Raised from inside pypdf when :data:`PDF_SECONDS` are up: a ``BaseException`` so
     that pypdf's ``except Exception`` around each form XObject cannot swallow it."""
+
+
+#: The operator that draws an XObject (a form is parsed on every draw).
+_DRAW = frozenset({b"Do", "Do"})
 
 
 class _Budget:
@@ -76,7 +81,9 @@ class _Budget:
     def visit(self, operator: Any, operands: Any, cm: Any, tm: Any) -> None:
         """pypdf's ``visitor_operand_before``: called for every content operator."""
         self._operators += 1
-        if self._operators % _CHECK_EVERY == 0:
+        # before every "Do" too: one form XObject may take seconds to parse and holds no
+        # operator of its own to count (70 MB of blanks), so 63 draws never reached a check
+        if operator in _DRAW or self._operators % _CHECK_EVERY == 0:
             self.check_time()
 
     def add_content(self, page: Any) -> None:

@@ -1,0 +1,57 @@
+"""Hostile files a review found after the first round (tests/corpus/test_hostile_files.py):
+deflate data that is not deflate, an XML part given another name, a form drawn fewer times
+than the operator count between two clock checks."""
+
+from __future__ import annotations
+
+import io
+import re
+import zlib
+
+import pytest
+
+from aborist.corpus.readers import pdf as pdf_reader
+from tests.corpus.test_hostile_files import _docx_parts, _skip_reason, _texts, _zip
+
+
+def test_a_docx_part_whose_deflate_data_is_broken_is_one_skipped_file() -> None:
+    import zipfile
+
+    good = _zip(_docx_parts())
+    info = zipfile.ZipFile(io.BytesIO(good)).getinfo("word/document.xml")
+    at = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    bad = good[:at] + b"\xff" * 16 + good[at + 16 :]  # the compressed data, not the header
+    reason = _skip_reason(bad, "docx")
+    assert reason.startswith("malformed DOCX"), reason
+    with pytest.raises(zlib.error):  # the data is broken deflate (it was a traceback)
+        zlib.decompress(bad[at : at + 64], -15)
+
+
+def test_an_xml_part_under_another_name_counts_to_the_xml_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from aborist.corpus.readers import docx as docx_reader
+
+    parts = _docx_parts(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 2000)
+    body = parts.pop("word/document.xml")
+    parts["word/document.bin"] = body  # the types and the relationship say where it is
+    types = parts["[Content_Types].xml"].decode()
+    parts["[Content_Types].xml"] = types.replace(
+        'PartName="/word/document.xml"', 'PartName="/word/document.bin"'
+    ).encode()
+    rels = parts["_rels/.rels"].decode()
+    parts["_rels/.rels"] = re.sub(r'Target="/?word/document\.xml"',
+                                  'Target="word/document.bin"', rels).encode()  # fmt: skip
+    assert len(_texts(_zip(parts), "docx")) == 2000  # python-docx reads it by its type
+    named = sum(len(b) for n, b in parts.items() if n.endswith((".xml", ".rels")))
+    monkeypatch.setattr(docx_reader, "MAX_XML_BYTES", named + len(body) - 1)
+    reason = _skip_reason(_zip(parts), "docx")
+    assert reason.startswith("DOCX whose XML parts unpack to"), reason
+
+
+def test_the_clock_is_read_before_every_form_is_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget = pdf_reader._Budget()
+    budget._end = 0.0  # already past
+    budget.visit(b"Tj", [], None, None)  # 1 operator of 64: no check yet
+    with pytest.raises(pdf_reader._OutOfTime):
+        budget.visit(b"Do", [], None, None)  # a form may take seconds: checked first
