@@ -30,6 +30,7 @@ a file (tests and library callers get exactly what they pass); :func:`load_setti
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from contextvars import ContextVar
@@ -259,11 +260,22 @@ def _check_directories(values: Mapping[str, Any], origins: Mapping[str, str]) ->
     list no shards and exit 0."""
     for key, what in _DIRECTORY_NAMES.items():
         path = values.get(key)
-        if isinstance(path, Path) and path.exists() and not path.is_dir():
+        if isinstance(path, Path) and _is_file(path):
             kind, _, name = origins[key].partition(" (")
             name = name.removesuffix(")")
             where = f"the config file {name}" if kind == "config file" else name
             raise ConfigError(f"{where} names {path} as the {what}, but it is not a directory")
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` exists and is not a directory. A path that cannot be looked at (a
+    name too long, a directory above it not searchable) is not judged here: the command
+    that uses it says why it cannot (``--help`` and ``config`` still work)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISDIR(mode)
 
 
 def load_settings(**overrides: object) -> Settings:
@@ -275,9 +287,9 @@ def prepare_home(settings: Settings) -> Path | None:
     """Create the home (mode 0700) if it does not exist yet; returns it when it was just
     created, so the caller can say where data is kept (None when it already existed)."""
     home = settings.data_home()
-    if home.is_dir():
-        return None
-    try:
+    try:  # is_dir() too raises for a name too long or a directory above not searchable
+        if home.is_dir():
+            return None
         home.mkdir(mode=DIR_MODE, parents=True)
     except FileExistsError:
         return None

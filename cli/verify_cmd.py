@@ -125,15 +125,11 @@ def verify_batch_line(line: str, default_mode: str) -> dict[str, Any]:
 def _read_lines(path: Path) -> tuple[list[str], set[int]]:
     """The batch file's lines (JSON Lines: split at ``\n`` only, each decoded on its own),
     and the numbers of the lines that are not UTF-8."""
-    from aborist.pipeline.batch import jsonl_lines
+    from aborist.pipeline.batch import read_jsonl
 
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as e:
-        raise InputError(f"batch file not found: {path}") from e
-    except OSError as e:
-        raise InputError(f"cannot read batch file {path}: {e.strerror or e}") from e
-    lines, undecodable = jsonl_lines(data)
+    if not path.exists():
+        raise InputError(f"batch file not found: {path}")
+    lines, undecodable = read_jsonl(path, "batch")
     return lines, set(undecodable)
 
 

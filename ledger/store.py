@@ -18,6 +18,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 from sqlalchemy import Engine
@@ -33,6 +34,7 @@ from ledger.errors import (
     FoldError,
     NotMigratedError,
     PayloadError,
+    UnavailableError,
 )
 from ledger.migrate import HEAD_REVISION, known_ledger_revisions, stored_revisions
 from ledger.rawtext import UndecodableText
@@ -61,6 +63,15 @@ __all__ = [
 PG_APPEND_LOCK_KEY = 0x61626F72  # "abor"
 
 _EVENT_COLUMNS = EVENT_COLUMNS
+
+
+def _exists(path: Path) -> bool:
+    """Whether the SQLite file exists; a path that cannot be looked at (a name too long, a
+    directory above it not searchable) is :class:`UnavailableError` naming why."""
+    try:
+        return path.exists()
+    except OSError as e:
+        raise UnavailableError(f"cannot use the ledger path {path}: {e.strerror or e}") from e
 
 
 def utc_now() -> str:
@@ -137,7 +148,7 @@ class Ledger(LedgerReads):
         """Open an existing, migrated ledger (see :func:`ledger.migrate.upgrade`)."""
         parsed = parse_url(url)
         path = sqlite_path(parsed)
-        if check_schema and path is not None and not path.exists():
+        if check_schema and path is not None and not _exists(path):
             raise NotMigratedError(
                 f"no ledger at {path}; run `aborist-ledger migrate` to create it"
             )

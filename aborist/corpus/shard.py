@@ -143,11 +143,11 @@ def resolve_shard(shard: Path | str, shards_dir: Path) -> Path:
     text = str(shard)
     as_path = Path(text)
     if text.endswith(SHARD_SUFFIX) or os.sep in text or (os.altsep and os.altsep in text):
-        if not as_path.is_file():
+        if not _is_file(as_path):
             raise CorpusError(f"no shard file at {as_path}")
         return as_path
     path = shard_path(shards_dir, text)
-    if not path.is_file():
+    if not _is_file(path):
         known = ", ".join(p.name.removesuffix(SHARD_SUFFIX) for p in _shard_files(shards_dir))
         raise CorpusError(
             f"no shard named {text!r} in {shards_dir}"
@@ -156,10 +156,20 @@ def resolve_shard(shard: Path | str, shards_dir: Path) -> Path:
     return path
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError as e:  # a name too long, a directory above not searchable
+        raise CorpusError(f"cannot look at {path}: {e.strerror or e}") from e
+
+
 def _shard_files(shards_dir: Path) -> list[Path]:
-    if not shards_dir.is_dir():
-        return []
-    return sorted(p for p in shards_dir.iterdir() if p.name.endswith(SHARD_SUFFIX))
+    try:  # a name too long, a directory above not searchable: one line, not a traceback
+        if not shards_dir.is_dir():
+            return []
+        return sorted(p for p in shards_dir.iterdir() if p.name.endswith(SHARD_SUFFIX))
+    except OSError as e:
+        raise CorpusError(f"cannot read the shard directory {shards_dir}: {e.strerror or e}") from e
 
 
 def open_shard(path: Path) -> sqlite3.Connection:

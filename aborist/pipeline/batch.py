@@ -21,16 +21,17 @@ earlier ones), so an answers file lines up with its questions file.
 
 from __future__ import annotations
 
+import io
 import multiprocessing as mp
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from aborist.clients.base import ChatClient
 from aborist.errors import AboristError, InputError, has_question
@@ -43,12 +44,14 @@ from ledger.store import Ledger
 
 __all__ = [
     "LEDGER_FAILURE_LIMIT",
+    "MAX_LINE_BYTES",
     "BatchItem",
     "BatchSummary",
     "ClientSpec",
     "LineProblem",
     "jsonl_lines",
     "parse_questions",
+    "read_jsonl",
     "read_questions",
     "run_batch",
 ]
@@ -132,29 +135,55 @@ def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LinePro
 
 
 def read_questions(path: Path) -> tuple[list[BatchItem], list[LineProblem]]:
-    """The questions of a JSON Lines file: lines end at ``\n`` (a ``\r`` before it is
-    dropped), each line UTF-8 on its own (a leading byte-order mark, as some editors
-    write, is dropped). A line that is not UTF-8 is a :class:`LineProblem`, as any other
-    malformed line is; the others are read."""
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InputError(f"cannot read questions file {path}: {e.strerror or e}") from e
-    lines, undecodable = jsonl_lines(data)
+    """The questions of a JSON Lines file (:func:`read_jsonl`). A line that is not UTF-8
+    is a :class:`LineProblem`, as any other malformed line is; the others are read."""
+    lines, undecodable = read_jsonl(path, "questions")
     items, problems = parse_questions(lines)
     bad = [LineProblem(n, "not UTF-8 text") for n in undecodable]
     return items, sorted([*problems, *bad], key=lambda p: p.line_no)
 
 
-def jsonl_lines(data: bytes) -> tuple[list[str], list[int]]:
-    """The lines of JSON Lines bytes as text, and the (1-based) numbers of those that are
-    not UTF-8, which stand as empty lines so the numbers of the others are kept. Only
-    ``\n`` ends a line: a U+2028 inside a JSON string is text, not a line break."""
+#: The longest line a batch file may hold: past it (``/dev/zero`` has no line end at all)
+#: the file is refused before more of it is held in memory.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+
+def read_jsonl(path: Path, what: str) -> tuple[list[str], list[int]]:
+    """A JSON Lines file read line by line (:func:`jsonl_lines`); a line longer than
+    :data:`MAX_LINE_BYTES` refuses the file (:class:`InputError`), as a file that cannot
+    be read does."""
+    try:
+        with path.open("rb") as f:
+            return jsonl_lines(_bounded_lines(f, f"the {what} file {path}"))
+    except OSError as e:
+        raise InputError(f"cannot read {what} file {path}: {e.strerror or e}") from e
+
+
+def _bounded_lines(f: BinaryIO, where: str) -> Iterator[bytes]:
+    n = 0
+    while raw := f.readline(MAX_LINE_BYTES + 1):
+        n += 1
+        if len(raw.removesuffix(b"\n")) > MAX_LINE_BYTES:
+            raise InputError(
+                f"line {n} of {where} is longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB "
+                "(no line end); nothing was run"
+            )
+        yield raw
+
+
+def jsonl_lines(data: bytes | Iterable[bytes]) -> tuple[list[str], list[int]]:
+    """The lines of JSON Lines (bytes, or byte lines as a binary file gives them) as text,
+    and the (1-based) numbers of those that are not UTF-8, which stand as empty lines so
+    the numbers of the others are kept. Only ``\n`` ends a line (a ``\r`` before it is
+    dropped; a U+2028 inside a JSON string is text, not a line break); a byte-order mark
+    opening the first line, as some editors write, is dropped."""
+    lines = io.BytesIO(data) if isinstance(data, bytes) else data
     out: list[str] = []
     bad: list[int] = []
-    for n, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1):
+    for n, raw in enumerate(lines, start=1):
+        line = raw.removesuffix(b"\n").removesuffix(b"\r")
         try:
-            out.append(raw.removesuffix(b"\r").decode("utf-8"))
+            out.append((line.removeprefix(b"\xef\xbb\xbf") if n == 1 else line).decode("utf-8"))
         except UnicodeDecodeError:
             out.append("")
             bad.append(n)

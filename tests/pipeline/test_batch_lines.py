@@ -93,3 +93,28 @@ def test_the_cli_names_no_run_for_a_refused_question(
     [line] = [json.loads(x) for x in result.stdout.splitlines()]
     assert line["run_id"] is None and line["error_type"] == "InputError"
     assert "bad: failed:" in result.stderr and "(run " not in result.stderr
+
+
+@pytest.mark.parametrize("command", [["verify", "--batch"], ["query", "--batch"]])
+def test_a_batch_file_with_no_line_end_is_refused_before_memory_runs_out(
+    command: list[str],
+) -> None:
+    """``/dev/zero`` has no line end: its first 64 MiB refuse the file, in one line."""
+    result = CliRunner().invoke(cli, [*command, "/dev/zero"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "line 1 of the" in result.stderr and "longer than 64 MiB" in result.stderr
+
+
+def test_a_line_past_the_limit_refuses_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aborist.errors import InputError
+    from aborist.pipeline import batch
+
+    monkeypatch.setattr(batch, "MAX_LINE_BYTES", 40)
+    src = tmp_path / "q.jsonl"
+    src.write_text('{"question": "short?"}\n{"question": "' + "x" * 50 + '"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 2 of the questions file .* longer than"):
+        read_questions(src)
+    src.write_text('{"question": "short?"}\n' * 3, encoding="utf-8")  # at the limit: read
+    assert len(read_questions(src)[0]) == 3
