@@ -78,16 +78,19 @@ class BundleReport:
                 "text": f"the checkpoint you gave (size {size}) does not hold: nothing "
                 "outside the exporting database vouches for these events",
             }
+        # only the run's own events are in the bundle and re-hashed: the checkpoint covers
+        # those of them up to its size, never "events 1–N"
         covered = [q for q in self.seqs if q <= size]
         after = [q for q in self.seqs if q > size]
-        text = f"events 1–{size} are covered by the checkpoint you gave"
-        if after:
-            span = f"seq {after[0]}" if len(after) == 1 else f"seqs {after[0]}–{after[-1]}"
-            text += (f"; this run's {len(after)} event(s) at {span} come after it and nothing "
-                     "outside the exporting database vouches for them")  # fmt: skip
+        if covered:
+            text = (f"this run's {len(covered)} event(s) at {_span(covered)} are covered by "
+                    f"the checkpoint you gave (size {size})")  # fmt: skip
         else:
-            text += " (every event of this run)"
-        return {"anchored": True, "covered": covered, "unanchored": after, "text": text}
+            text = f"none of this run's events is covered by the checkpoint you gave (size {size})"
+        if after:
+            text += (f"; its {len(after)} event(s) at {_span(after)} come after it and nothing "
+                     "outside the exporting database vouches for them")  # fmt: skip
+        return {"anchored": bool(covered), "covered": covered, "unanchored": after, "text": text}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,3 +110,7 @@ class BundleReport:
             "version_skew": [s.to_dict() for s in self.deep.version_skew],
             "not_reexecuted": [n.to_dict() for n in self.deep.not_reexecuted],
         }
+
+
+def _span(seqs: list[int]) -> str:
+    return f"seq {seqs[0]}" if len(seqs) == 1 else f"seqs {seqs[0]}–{seqs[-1]}"

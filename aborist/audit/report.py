@@ -337,8 +337,16 @@ class _Page:
         )
 
     def chain(self) -> None:
-        events = self.run.events
+        events = list(self.run.events)
         self.add("<h2>Chain position</h2>")
+        if self.source is not self.run:  # the answer shown is the served run's: its events
+            shown = {ev.seq: ev for ev in (*self.source.events, *events)}  # are checked too
+            events = [shown[k] for k in sorted(shown)]
+            self.add(
+                f'<p id="served-events">The answer and verdict shown are those of run '
+                f"<code>{_e(self.source.run_id)}</code>, which this hit served: its events "
+                "are listed and checked with the hit's own.</p>"
+            )
         broken = self.run.broken
         if broken is not None:
             self.add(
@@ -367,7 +375,7 @@ class _Page:
         self.add("</table>")
 
     def _inclusion(self, events: Sequence[RecordedEvent]) -> dict[int, bool]:
-        last = events[-1].seq
+        last = max(ev.seq for ev in events)
         covering = [cp for cp in self.ledger.checkpoints() if cp.tree_size >= last]
         if not covering:
             self.add(

@@ -237,6 +237,23 @@ def test_report_does_not_mark_an_edited_event_included(built: Built) -> None:
     assert "✓" in other.all_text()
 
 
+def test_a_hit_report_checks_the_events_of_the_run_it_shows(built: Built) -> None:
+    """A cache hit's page shows the served run's answer and verdict: an edit of that run's
+    payload (hashes left) must not stand under "inclusion verified for every event"."""
+    lg = built.ledger
+    checkpoint(lg)
+    honest = Dom(render_report(lg, built.hit))
+    assert "inclusion verified for every event" in honest.by_id("checkpoint").all_text()
+    assert built.lattice in honest.by_id("served-events").all_text()
+    ev = built.event(built.lattice, "qa.answer_rendered")
+    assert "412 kilometres" in ev.payload
+    tamper(lg, "UPDATE events SET payload = replace(payload, :a, :b) WHERE seq = :s",
+           a="412 kilometres", b="999 kilometres", s=ev.seq)  # fmt: skip
+    state = Dom(render_report(lg, built.hit)).by_id("checkpoint").all_text()
+    assert "inclusion verified for every event" not in state, state
+    assert f"event {ev.seq}" in state and "does not hash" in state, state
+
+
 def test_the_held_line_names_what_was_left_unproven() -> None:
     """Runs flagged "corpus not recorded" (allowed by --allow-unrecorded-shards) held, but
     no ingest vouches for their evidence: the last line says so rather than "everything

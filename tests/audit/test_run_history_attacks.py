@@ -272,6 +272,10 @@ def test_reports_say_what_vouches_for_the_events(built: Built, tmp_path: Path) -
     assert alone.vouched_for()["text"].startswith("self-consistent: the bundle's checkpoint")
     anchored = verify_bundle(bundle, checkpoint=cp)
     assert anchored.ok and anchored.vouched_for()["covered"] == seqs
+    assert anchored.vouched_for()["text"] == (  # the run's events, not "events 1–N"
+        f"this run's {len(seqs)} event(s) at seqs {seqs[0]}–{seqs[-1]} are covered by the "
+        f"checkpoint you gave (size {kept.tree_size})"
+    )
     # A run answered after the checkpoint: its events are vouched for by nothing outside.
     later = query("Where does the Silverrun River flow?", ledger=lg, client=ExtractiveClient(),
                   shards_dir=built.shards)  # fmt: skip
@@ -280,6 +284,7 @@ def test_reports_say_what_vouches_for_the_events(built: Built, tmp_path: Path) -
     assert got.ok, got.to_dict()["failures"]
     v = got.vouched_for()
     assert v["covered"] == [] and v["unanchored"] == [e["seq"] for e in bundle["events"]]
+    assert v["anchored"] is False and v["text"].startswith("none of this run's events")
     assert "come after it and nothing outside the exporting database vouches" in v["text"]
     path = tmp_path / "b.json"
     path.write_text(json.dumps(bundle), encoding="utf-8")
