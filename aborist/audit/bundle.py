@@ -53,7 +53,7 @@ from aborist.audit.deep import reexecute_run
 from aborist.audit.findings import Divergence, clip, clip_typed
 from aborist.audit.replay import parse_checkpoint
 from aborist.errors import BundleFormatError, InputError
-from aborist.events import run_stream
+from aborist.events import CacheChecked, run_stream
 from ledger.canonical import sha256_hex
 from ledger.chain import event_hash_of
 from ledger.envelope import RecordedEvent
@@ -461,6 +461,7 @@ class _Verify:
                     r.fail(d)
             except (KeyError, TypeError, ValueError, AttributeError):
                 pass  # a payload the pipeline never wrote: the dag check names it
+            r.unrecorded_shards = _unrecorded_shards(history)
             good = {h: d for h, d in self.blobs.items() if sha256_hex(d) == h}
             try:
                 reexecute_run(_BundleBlobs(good), r.run_id, history, r.deep)
@@ -504,3 +505,17 @@ def verify_bundle(
     if not isinstance(bundle, Mapping):
         bundle = {}
     return _Verify(bundle, trusted).run()
+
+
+def _unrecorded_shards(events: Sequence[RecordedEvent]) -> list[str]:
+    """The shards the run's ``qa.cache_checked`` says it read without an ingest the ledger
+    recorded (``--allow-unrecorded-shards``): no event vouches for their evidence, and
+    only replay, which has the ledger's ingests, checks the corpus at all."""
+    for ev in events:
+        if ev.type == CacheChecked.TYPE:
+            try:
+                names = ev.data.get("unrecorded_shards", [])
+            except (AttributeError, TypeError, ValueError):
+                return []
+            return [str(n) for n in names] if isinstance(names, list) else []
+    return []

@@ -39,6 +39,8 @@ class BundleReport:
     end: RunEnd | None = None
     #: The seqs of the run's events in the bundle, in order.
     seqs: list[int] = field(default_factory=list)
+    #: Shards the run read that no recorded ingest vouches for (``qa.cache_checked``).
+    unrecorded_shards: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -109,6 +111,7 @@ class BundleReport:
             "deep_stages": self.deep.deep_stages,
             "version_skew": [s.to_dict() for s in self.deep.version_skew],
             "not_reexecuted": [n.to_dict() for n in self.deep.not_reexecuted],
+            "unrecorded_shards": list(self.unrecorded_shards),
         }
 
 

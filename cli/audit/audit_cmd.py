@@ -118,11 +118,17 @@ def _print_bundle(report: BundleReport) -> None:
             "verify-bundle: everything held, but the run is incomplete: the bundle cannot "
             f"show whether its stream has later events; {vouched}"
         )
-    elif first is None and report.deep.skewed_runs:
+    elif first is None and (report.deep.skewed_runs or report.unrecorded_shards):
+        left = []
+        if report.deep.skewed_runs:
+            left.append("the run was not re-executed in full (version skew)")
+        if report.unrecorded_shards:  # no ingest vouches for the evidence it read
+            names = ", ".join(report.unrecorded_shards)
+            left.append(f"it read shard(s) no recorded ingest vouches for ({names})")
         click.echo(
             printable(
                 f"verify-bundle: everything checked held (run {report.status}), "
-                f"but the run was not re-executed in full (version skew): {vouched}"
+                f"but {' and '.join(left)}: {vouched}"
             )
         )
     elif first is None:

@@ -7,6 +7,7 @@ PostgreSQL."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -163,6 +164,18 @@ def test_a_no_ledger_shard_is_refused_unless_allowed_and_replay_flags_it(
     assert out.exit_code == 0, out.output
     assert "FLAG 2 run(s): corpus not recorded" in out.output
     assert f"run {checked.stream[4:]}: corpus not recorded (shard lake" in out.output
+    # its bundle carries the flag, and verify-bundle names it rather than "everything held"
+    from aborist.audit.bundle import export_run, verify_bundle
+
+    bundle = export_run(pipeline_ledger, checked.stream[4:])
+    assert verify_bundle(bundle).unrecorded_shards == ["lake"]
+    path = tmp_path / "lake-bundle.json"
+    path.write_text(json.dumps(bundle), encoding="utf-8")
+    got = CliRunner().invoke(ledger_cli, ["verify-bundle", str(path)])
+    assert got.exit_code == 0, got.output
+    last = got.output.strip().splitlines()[-1]
+    assert not last.startswith("verify-bundle: everything held"), last
+    assert "read shard(s) no recorded ingest vouches for (lake)" in last, last
 
 
 def test_shards_this_ledger_never_recorded_are_refused(ledger_url: str, corpus: Any) -> None:
