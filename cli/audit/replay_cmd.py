@@ -40,7 +40,11 @@ def _print_text(report: ReplayReport) -> None:
         f"{report.events_checked} events chained; head {report.head_seq} {report.head_hash}",
     )
     line("envelope", "every field as docs/ledger-format.md has it (recorded_at in order)")
-    line("checkpoint", f"{report.checkpoints_checked} checked by consistency proof")
+    line(
+        "checkpoint",
+        f"{report.checkpoints_checked} checked against the tree of the hashes the chain check "
+        "recomputed (a consistency proof for a size it did not reach)",
+    )
     if report.checks.get("tile") == "skipped":
         why = (
             "--since: they are re-derived from event 1"

@@ -461,3 +461,15 @@ def test_a_hit_is_held_to_a_run_the_pass_read(
         report = replay(lg, parallel=parallel)
         assert only(report, "cache").found == "none", report.to_dict()["divergences"]
         assert only(report, "dag").found == "none"
+
+
+@pytest.mark.parametrize("created_at", ["garbage", 5, None, "2026-12-01"])
+def test_a_checkpoint_file_whose_created_at_is_no_timestamp_is_refused(created_at: object) -> None:
+    from aborist.audit.checks.checkpoints import parse_checkpoint
+    from aborist.errors import InputError
+
+    good = {"tree_size": 3, "root": "ab" * 32}
+    assert parse_checkpoint({**good, "created_at": "2026-12-01T13:08:27.913649Z"}) == (3, "ab" * 32)
+    assert parse_checkpoint(good) == (3, "ab" * 32)
+    with pytest.raises(InputError, match="created_at must be a timestamp"):
+        parse_checkpoint({**good, "created_at": created_at})

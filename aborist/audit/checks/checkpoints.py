@@ -43,6 +43,13 @@ def parse_checkpoint(data: object) -> tuple[int, str]:
         raise InputError(f"checkpoint tree_size must be a positive integer, found {size!r}")
     if not isinstance(root, str) or len(root) != 64 or not _is_hex(root):
         raise InputError(f"checkpoint root must be 64 hex digits, found {root!r}")
+    at = data.get("created_at")
+    if "created_at" in data and (type(at) is not str or check_recorded_at(at) is not None):
+        # no check reads it, but a field carried unchecked would seem vouched for
+        raise InputError(
+            f"checkpoint created_at must be a timestamp as the ledger writes them, found "
+            f"{clip(repr(at))}"
+        )
     return size, root.lower()
 
 
