@@ -190,11 +190,17 @@ def check_paths(paths: Iterable[Path | str]) -> list[Path]:
     return path_list
 
 
-def _collect(paths: Sequence[Path], skipped: list[SkippedFile]) -> list[Path]:
+def _collect(
+    paths: Sequence[Path], skipped: list[SkippedFile], walked: dict[Path, str]
+) -> list[Path]:
+    """The files to read, and in ``walked`` the directory (real path) each file found by a
+    walk must still lie in when it is read."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
             found = _walk(path, skipped)
+            inside = os.path.join(os.path.realpath(path), "")
+            walked.update({f: inside for f in found})
             if not found and not any(s.path == _shown(path) for s in skipped):
                 skipped.append(SkippedFile(_shown(path), f"directory holds no {_KINDS} files"))
             files.extend(found)
@@ -209,13 +215,18 @@ def _collect(paths: Sequence[Path], skipped: list[SkippedFile]) -> list[Path]:
 
 
 def _read(
-    path: Path, role: str, skipped: list[SkippedFile], notes: list[SkippedFile], limit: int
+    path: Path,
+    role: str,
+    skipped: list[SkippedFile],
+    notes: list[SkippedFile],
+    limit: int,
+    inside: str | None = None,
 ) -> Source | None:
     fmt = format_for(path)
     assert fmt is not None
     name = _shown(path)
     try:
-        data = read_source_bytes(path, limit=limit)
+        data = read_source_bytes(path, limit=limit, inside=inside)
     except SourceFileSkipped as e:
         skipped.append(SkippedFile(name, e.reason))
         return None
@@ -309,13 +320,14 @@ def read_and_build(
     """Read every file under ``path_list`` and build each document (no shard lock yet):
     the sources by URI, the built documents, their relations and the URIs ingested;
     refused files go to ``skipped``, warnings to ``notes``."""
-    files = _collect(path_list, skipped)
+    walked: dict[Path, str] = {}
+    files = _collect(path_list, skipped, walked)
     sizes = [_size(f) for f in files]
     state = IngestProgress(files=0, total_files=len(files), bytes=0, total_bytes=sum(sizes))
     sources: dict[str, Source] = {}
     source_bytes: dict[str, int] = {}
     for f, size in zip(files, sizes, strict=True):
-        source = _read(f, role, skipped, notes, max_file_bytes)
+        source = _read(f, role, skipped, notes, max_file_bytes, walked.get(f))
         if source is not None:
             sources[source.source_uri] = source
             source_bytes[source.source_uri] = size

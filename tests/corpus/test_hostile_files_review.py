@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import re
 import zlib
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,3 +57,41 @@ def test_the_clock_is_read_before_every_form_is_drawn(monkeypatch: pytest.Monkey
     budget.visit(b"Tj", [], None, None)  # 1 operator of 64: no check yet
     with pytest.raises(pdf_reader._OutOfTime):
         budget.visit(b"Do", [], None, None)  # a form may take seconds: checked first
+
+
+@pytest.mark.parametrize("was", ["file", "inner_link"])
+def test_a_walked_file_that_becomes_a_symlink_out_before_it_is_read_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, was: str
+) -> None:
+    """The walk judged the file (a plain file, or a link inside the tree); someone who can
+    write to the tree swaps it for a link out of it before the read. The read judges the
+    file it opened, not the path the walk saw."""
+    from aborist.corpus import sources
+    from aborist.corpus.ingest import ingest
+
+    secret = tmp_path / "private" / "id_rsa.txt"
+    secret.parent.mkdir()
+    secret.write_text("-----BEGIN PRIVATE KEY----- do not read\n")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("The first file.\n")
+    (docs / "inner.txt").write_text("Inside the tree.\n")
+    z = docs / "z.txt"
+    if was == "file":
+        z.write_text("A plain file when walked.\n")
+    else:
+        z.symlink_to(docs / "inner.txt")
+    walk = sources._walk
+
+    def walk_then_swap(root: Path, skipped: list[Any]) -> list[Path]:
+        found = walk(root, skipped)
+        z.unlink()
+        z.symlink_to(secret)  # after the walk, before the read
+        return found
+
+    monkeypatch.setattr(sources, "_walk", walk_then_swap)
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    assert secret.as_uri() not in report.ingested
+    [skip] = [s for s in report.skipped if s.path == str(z)]
+    assert "became a symlink out of it" in skip.reason
+    assert (docs / "a.txt").as_uri() in report.ingested

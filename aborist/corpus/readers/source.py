@@ -51,7 +51,9 @@ def _not_regular(mode: int) -> str:
     return f"not a regular file ({kind})"
 
 
-def read_source_bytes(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES) -> bytes:
+def read_source_bytes(
+    path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES, inside: str | None = None
+) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed), or
     :class:`SourceFileSkipped` saying why not.
 
@@ -60,7 +62,10 @@ def read_source_bytes(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYT
     non-blocking and the type checked again on the open descriptor, in case the path was
     swapped in between; the read asks for at most ``limit + 1`` bytes, so a file that
     grows while read, or one whose size the kernel misreports (``/proc``), still cannot
-    take more than the limit in memory.
+    take more than the limit in memory. ``inside`` (a directory's real path with a
+    trailing separator): the file opened must lie in it, judged on the open descriptor
+    (``/proc/self/fd``), so a file of a walked directory swapped for a symlink out of it
+    after the walk is not read.
     """
     try:
         mode = os.stat(path).st_mode
@@ -78,6 +83,8 @@ def read_source_bytes(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYT
             info = os.fstat(fh.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise SourceFileSkipped(_not_regular(info.st_mode))
+            if inside is not None and not _opened_path(fh.fileno(), path).startswith(inside):
+                raise SourceFileSkipped(_MOVED_OUT)
             if info.st_size > limit:
                 raise SourceFileSkipped(f"{too_large} ({info.st_size} bytes)")
             data = fh.read(limit + 1)
@@ -86,3 +93,17 @@ def read_source_bytes(path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYT
     if len(data) > limit:
         raise SourceFileSkipped(f"{too_large} (it held more than its reported size)")
     return data
+
+
+_MOVED_OUT = (
+    "a file outside the directory (it became a symlink out of it after the directory was "
+    "walked; not followed)"
+)
+
+
+def _opened_path(fd: int, path: str | os.PathLike[str]) -> str:
+    """The real path of the file open on ``fd`` (Linux's ``/proc``), else of ``path``."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(path)
