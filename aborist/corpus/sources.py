@@ -106,9 +106,10 @@ def _uri(path: Path) -> str:
     return Path(os.path.realpath(path)).as_uri()
 
 
-def _walk(root: Path, skipped: list[SkippedFile]) -> list[Path]:
+def _walk(root: Path, skipped: list[SkippedFile], inside: str) -> list[Path]:
+    """The files under ``root`` to read (``inside``: its real path with a trailing
+    separator, which a symlink found in it must not lead out of)."""
     found: list[Path] = []
-    inside = os.path.join(os.path.realpath(root), "")
 
     def unreadable(e: OSError) -> None:
         where = e.filename if e.filename is not None else root
@@ -198,8 +199,8 @@ def _collect(
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found = _walk(path, skipped)
             inside = os.path.join(os.path.realpath(path), "")
+            found = _walk(path, skipped, inside)
             walked.update({f: inside for f in found})
             if not found and not any(s.path == _shown(path) for s in skipped):
                 skipped.append(SkippedFile(_shown(path), f"directory holds no {_KINDS} files"))

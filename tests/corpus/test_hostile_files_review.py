@@ -83,8 +83,8 @@ def test_a_walked_file_that_becomes_a_symlink_out_before_it_is_read_is_not_read(
         z.symlink_to(docs / "inner.txt")
     walk = sources._walk
 
-    def walk_then_swap(root: Path, skipped: list[Any]) -> list[Path]:
-        found = walk(root, skipped)
+    def walk_then_swap(root: Path, skipped: list[Any], inside: str) -> list[Path]:
+        found = walk(root, skipped, inside)
         z.unlink()
         z.symlink_to(secret)  # after the walk, before the read
         return found
@@ -95,3 +95,13 @@ def test_a_walked_file_that_becomes_a_symlink_out_before_it_is_read_is_not_read(
     [skip] = [s for s in report.skipped if s.path == str(z)]
     assert "became a symlink out of it" in skip.reason
     assert (docs / "a.txt").as_uri() in report.ingested
+
+
+def test_a_types_part_past_one_mib_is_refused_rather_than_skipped() -> None:
+    """Left unread, it would let a renamed XML part past the XML limit again."""
+    parts = _docx_parts()
+    types = parts["[Content_Types].xml"]
+    parts["[Content_Types].xml"] = types.replace(b"</Types>", b" " * (1024 * 1024) + b"</Types>")
+    reason = _skip_reason(_zip(parts), "docx")
+    assert reason.startswith("DOCX whose [Content_Types].xml unpacks to"), reason
+    assert len(_texts(_zip(_docx_parts()), "docx")) >= 1  # the same package, its types small

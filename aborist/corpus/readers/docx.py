@@ -286,11 +286,17 @@ def _xml_parts(package: zipfile.ZipFile, infos: Any) -> set[str]:
     """The parts ``[Content_Types].xml`` declares XML (a content type ending in ``xml``), by
     part name or by extension: python-docx parses a part by its declared type, whatever
     its name, so ``word/document.bin`` of type ``…document.main+xml`` counts to the XML
-    limit too. The types part is read only when it declares at most 1 MiB; a package
-    whose types cannot be read names none here (python-docx refuses it itself)."""
+    limit too. A types part declaring more than 1 MiB (Word's are a few KB) is refused:
+    skipping it would let the renamed part through again; one that cannot be parsed names
+    none here (python-docx refuses the package itself)."""
     types = next((i for i in infos if i.filename == "[Content_Types].xml"), None)
-    if types is None or types.file_size > _CHUNK:
+    if types is None:
         return set()
+    if types.file_size > _CHUNK:
+        raise SourceFileSkipped(
+            f"DOCX whose [Content_Types].xml unpacks to {types.file_size} bytes, more than "
+            "1 MiB (Word writes a few KB)"
+        )
     by_name: dict[str, str] = {}
     by_ext: dict[str, str] = {}
     try:
