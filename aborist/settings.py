@@ -260,14 +260,14 @@ def _check_directories(values: Mapping[str, Any], origins: Mapping[str, str]) ->
     list no shards and exit 0."""
     for key, what in _DIRECTORY_NAMES.items():
         path = values.get(key)
-        if isinstance(path, Path) and _is_file(path):
+        if isinstance(path, Path) and _not_a_directory(path):
             kind, _, name = origins[key].partition(" (")
             name = name.removesuffix(")")
             where = f"the config file {name}" if kind == "config file" else name
             raise ConfigError(f"{where} names {path} as the {what}, but it is not a directory")
 
 
-def _is_file(path: Path) -> bool:
+def _not_a_directory(path: Path) -> bool:
     """Whether ``path`` exists and is not a directory. A path that cannot be looked at (a
     name too long, a directory above it not searchable) is not judged here: the command
     that uses it says why it cannot (``--help`` and ``config`` still work)."""

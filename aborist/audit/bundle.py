@@ -44,7 +44,7 @@ from aborist.audit.bundle_export import BUNDLE_FORMAT, LEDGER_FORMAT, export_run
 from aborist.audit.bundle_report import BUNDLE_CHECKS, BundleReport
 from aborist.audit.checks.blobs import referenced_blobs
 from aborist.audit.checks.cache_binding import check_cache_binding
-from aborist.audit.checks.checkpoints import is_root_hex
+from aborist.audit.checks.checkpoints import CHECKPOINT_FIELDS, is_root_hex
 from aborist.audit.checks.dags import check_run
 from aborist.audit.checks.evidence_link import run_evidence_link
 from aborist.audit.checks.run_end import run_end
@@ -105,7 +105,6 @@ class _BundleBlobs:
 #: The fields of a bundle's nested objects as ``export_run`` writes them: a field no check
 #: reads is refused, here as at the top and in an event, so a report never seems to vouch
 #: for it ("witnessed_by", "verified": true).
-_CHECKPOINT_FIELDS = frozenset({"tree_size", "root", "created_at"})
 _INCLUSION_FIELDS = frozenset({"seq", "leaf_index", "tree_size", "proof"})
 _CONSISTENCY_FIELDS = frozenset({"size1", "root1", "size2", "root2", "proof"})
 
@@ -118,7 +117,7 @@ def _closed_parts(b: Mapping[str, Any]) -> None:
     cp = b["checkpoint"]
     if not isinstance(cp, Mapping):
         raise BundleFormatError("checkpoint is a JSON object")
-    parts: list[tuple[str, object, frozenset[str]]] = [("checkpoint", cp, _CHECKPOINT_FIELDS)]
+    parts: list[tuple[str, object, frozenset[str]]] = [("checkpoint", cp, CHECKPOINT_FIELDS)]
     parts += [("inclusion proof", p, _INCLUSION_FIELDS) for p in b["inclusion_proofs"]]
     parts += [
         ("consistency proof", p, _CONSISTENCY_FIELDS) for p in b.get("consistency_proofs", [])

@@ -20,11 +20,12 @@ from ledger.errors import ProofError
 from ledger.store import Ledger
 from ledger.tlog import merkle
 
-__all__ = ["check_checkpoints", "parse_checkpoint"]
+__all__ = ["CHECKPOINT_FIELDS", "check_checkpoints", "parse_checkpoint"]
 
 
-#: What ``aborist-ledger checkpoint --json`` prints; no other field is read.
-_CHECKPOINT_FIELDS = frozenset({"tree_size", "root", "created_at"})
+#: What ``aborist-ledger checkpoint --json`` prints (and a bundle's checkpoint holds); no
+#: other field is read.
+CHECKPOINT_FIELDS = frozenset({"tree_size", "root", "created_at"})
 
 
 def parse_checkpoint(data: object) -> tuple[int, str]:
@@ -32,7 +33,7 @@ def parse_checkpoint(data: object) -> tuple[int, str]:
     prints it; :class:`InputError` for anything else."""
     if not isinstance(data, Mapping):
         raise InputError("a checkpoint must be a JSON object with tree_size and root")
-    unknown = sorted(map(str, set(data) - _CHECKPOINT_FIELDS))
+    unknown = sorted(map(str, set(data) - CHECKPOINT_FIELDS))
     if unknown:  # unsigned JSON: a "signature" in it was never checked, so it is refused
         raise InputError(
             f"checkpoint: unknown field(s) {clip(', '.join(unknown))} (it holds tree_size, "
