@@ -483,6 +483,8 @@ class _Verify:
             if self.trusted is None and not self.bundle.get("consistency_proofs")
             else set()
         )
+        if r.deep.deep_stages == 0 and "deep" not in r.failures:
+            skipped.add("deep")  # nothing re-executed (a cache hit has no stage): no "ok"
         r.checks = {
             k: "skipped"
             if k not in ran or k in skipped
