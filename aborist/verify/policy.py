@@ -15,7 +15,7 @@ from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = ["DEFAULT_POLICY", "VERIFIER_VERSION", "VerifierPolicy", "policy_hash"]
 
-VERIFIER_VERSION = "aborist-verifier/2.3.1"
+VERIFIER_VERSION = "aborist-verifier/2.4.0"
 
 
 class VerifierPolicy(BaseModel):
@@ -84,6 +84,9 @@ class VerifierPolicy(BaseModel):
     answer_competition: bool = True
     answer_competition_margin: float = Field(default=1.5, ge=1.0)
     answer_title_units: bool = True
+    answer_echo: bool = True
+    claim_names: bool = True
+    answer_bare_paraphrase: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -33,6 +33,7 @@ from aborist.verify.support import (
     Located,
     answers_question,
     failure_code,
+    is_bare_span,
     local_support,
     stems_of,
     verbatim_passages,
@@ -331,6 +332,19 @@ def classify_prose_unit(
         and not polarity_reason
     ):
         ok, support_why, ids = local_support(text, evidence, policy)
+        if ok and question and policy.answer_bare_paraphrase and is_bare_span(text, toks, policy):
+            return verdict(
+                "paraphrase",
+                GRADE_PARTIAL,
+                ids,
+                [
+                    *support_why,
+                    "NOT_ANSWER_ANCHORED: a bare span the evidence does not hold "
+                    "word for word: where it stands, and so whether it answers the question, "
+                    "cannot be read",
+                ],
+                blocking="NOT_ANSWER_ANCHORED",
+            )
         if ok:
             return verdict("paraphrase", GRADE_PARTIAL, ids, support_why)
         polarity_reason = support_why[0]

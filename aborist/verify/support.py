@@ -59,7 +59,7 @@ from aborist.verify.rules.recall import (
     whole_sentence,
 )
 from aborist.verify.rules.rival import other_member, rival_clause
-from aborist.verify.rules.roles import other_alternative, role_conflict
+from aborist.verify.rules.roles import echoes_question, other_alternative, role_conflict
 from aborist.verify.rules.swaps import REARRANGED
 from aborist.verify.rules.titles import is_title_like, whole_title
 from aborist.verify.text.quantity import signs_agree
@@ -71,6 +71,7 @@ __all__ = [
     "Located",
     "answers_question",
     "failure_code",
+    "is_bare_span",
     "is_title_like",
     "local_support",
     "verbatim_passages",
@@ -109,7 +110,7 @@ def local_support(
     ctx = support_context([(ev.evidence_id, ev.passage) for ev in evidence], policy)
     whole = bound_support(text, partial(
         find_support, text, window=window, min_coverage=cov, ignore=ignore,
-        must_contain=must_contain, context=ctx,
+        must_contain=must_contain, context=ctx, whole_names=policy.claim_names,
     ), objects, policy)  # fmt: skip
     if whole.supported:
         return (
@@ -128,7 +129,7 @@ def local_support(
             )
             r = bound_support(part, partial(
                 find_support, part, window=window, min_coverage=cov, ignore=ignore,
-                antecedent=also, context=ctx,
+                antecedent=also, context=ctx, whole_names=policy.claim_names,
             ), objects, policy)  # fmt: skip
             if not r.supported:
                 break
@@ -233,6 +234,11 @@ def answers_question(
             return decided
     other = other_alternative(question, toks)
     offered = bool(other)  # a choice question names the span: nothing to compete with
+    if policy.answer_echo and not offered and echoes_question(question, text, toks):
+        return False, (
+            "NOT_ANSWER_ANCHORED: the span only repeats the question's own words, and the "
+            "question offers no choice among them"
+        )
     anchors -= other
     if not anchors:
         return False, (
@@ -316,6 +322,11 @@ def _reach(text: str, toks: Sequence[str], loc: Located, policy: VerifierPolicy)
 _FINITE = frozenset(
     "is are was were has have had does did can could will would shall should must".split()  # noqa: SIM905
 )
+
+
+def is_bare_span(text: str, toks: Sequence[str], policy: VerifierPolicy) -> bool:
+    """A bare span: at most ``bare_span_max_tokens`` tokens and not a clause."""
+    return len(toks) <= policy.bare_span_max_tokens and not _is_clause(text, toks)
 
 
 def _is_clause(text: str, toks: Sequence[str]) -> bool:

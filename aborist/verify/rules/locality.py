@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from aborist.verify.rules.names import missing_name, name_runs
 from aborist.verify.rules.swaps import dropped_cue, rearranged, substitution  # noqa: F401 (re-exported)
 from aborist.verify.text.anchors import anchor_key, value_keys
 from aborist.verify.text.dates import adjunct_keys, date_adjunct, normalize_dates
@@ -338,6 +339,7 @@ class _Sought:
     scope: frozenset[str]
     antecedent: frozenset[str]
     text: str = ""
+    names: tuple[tuple[str, ...], ...] = ()
 
 
 def _window_failure(
@@ -349,6 +351,9 @@ def _window_failure(
     missing = sorted(k.split(":", 1)[1] for k in s.values - keys) + sorted(s.caps - stems)
     if missing:
         return f"ANCHOR_MISMATCH: {missing} not in the passage"
+    name = missing_name(s.names, [x.text for x in sents])
+    if name:
+        return f"ANCHOR_MISMATCH: the name {name!r} is not a name of the passage"
     if s.forms:
         joined = " " + " ".join(x.form.strip() for x in sents) + " "
         absent = [q for q, f in zip(s.must_contain, s.forms, strict=True) if f not in joined]
@@ -383,6 +388,7 @@ def find_support(
     antecedent: frozenset[str] = frozenset(),
     context: SupportContext | None = None,
     dated: frozenset[str] = frozenset(),
+    whole_names: bool = True,
 ) -> SupportResult:
     """The first passage (object order, then sentence order) of at most ``window``
     adjacent sentences that supports ``text``; ``ignore`` are stems left out of the
@@ -390,7 +396,8 @@ def find_support(
     ``must_contain`` (a unit's quotations) must occur verbatim in the passage. With a
     ``context`` (§19.12) sentences are read with their dates written out and a leading
     pronoun's name, and a claim's date adjunct may be dated by a dateline (``dated``: the
-    keys the passage's dateline must hold)."""
+    keys the passage's dateline must hold). With ``whole_names`` every multi-word name of
+    the claim must be a name of the passage (§19.21)."""
     if context is not None and context.date_forms:
         text = normalize_dates(text)
     forms = [match_form(tokens(q)) for q in must_contain]
@@ -404,7 +411,8 @@ def find_support(
     caps = frozenset(k[2:] for k in anchors if k.startswith("s:"))
     values = anchors - {"s:" + c for c in caps}
     sought = _Sought(
-        toks, wanted, caps, values, must_contain, forms, negated, scope, antecedent, text
+        toks, wanted, caps, values, must_contain, forms, negated, scope, antecedent, text,
+        tuple(name_runs(canonicalize(text))) if whole_names else (),
     )  # fmt: skip
     best = SupportResult(False, reason="no sentence holds enough words of the claim")
     for ev_id, passage in objects:
@@ -419,7 +427,7 @@ def find_support(
             r = find_support(
                 rest, objects, window=window, min_coverage=min_coverage, ignore=ignore,
                 must_contain=must_contain, antecedent=antecedent, context=context,
-                dated=adjunct_keys(adjunct),
+                dated=adjunct_keys(adjunct), whole_names=whole_names,
             )  # fmt: skip
             if r.supported:
                 return r

@@ -39,6 +39,7 @@ it ends at a comma, bracket or clause mark).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -48,6 +49,7 @@ from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 __all__ = [
     "QuestionFrame",
     "agent_phrases",
+    "echoes_question",
     "other_alternative",
     "question_frame",
     "role_conflict",
@@ -477,4 +479,28 @@ def other_alternative(question: str, span_toks: list[str]) -> frozenset[str]:
         return frozenset()
     return frozenset(lemma(t) for t in tokens(other) if t not in STOPWORDS) | frozenset(
         stem(t) for t in tokens(other)
+    )
+
+
+_CHOICE = re.compile(r"(?i)\b(?:or|between|either|both|which one|which of|whichever)\b")
+
+
+def echoes_question(question: str, span: str, span_toks: Sequence[str]) -> bool:
+    """Does the span only repeat a run of the question's own words, in a question that
+    offers no choice ("After installing ripgrep, what command do I run?" → ``ripgrep``;
+    "What does upgrade give back on a Weak<T>?" → ``Weak<T>``)? Such a span tells the
+    asker nothing the question did not; only a question that names its candidates ("X or
+    Y", "between X and Y", "which one", "which of") is answered by one of its own words.
+    The run must be the question's own, word for word: a name built from the question's
+    words ("Tuple structs" for "structs that look similar to tuples") is not a repeat."""
+    if _CHOICE.search(canonicalize(question)) or not any(t not in STOPWORDS for t in span_toks):
+        return False
+    form = " " + " ".join(span_toks) + " "
+    if form not in " " + " ".join(tokens(question)) + " ":
+        return False
+    # and as written: ``::1`` is not the ``1`` of "Listing 6-1"
+    written = re.escape(canonicalize(span).strip(" .!?\"'").casefold())
+    return (
+        re.search(rf"(?<![\w:<>/.-]){written}(?![\w:<>/-])", canonicalize(question).casefold())
+        is not None
     )

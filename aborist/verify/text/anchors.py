@@ -71,6 +71,7 @@ QUANTIFIERS: dict[str, str] = {
     "each": "all",
     "always": "always",
     "must": "must",
+    "any": "any",
 }
 _DIGITS = re.compile(r"^\d+(?:[.,]\d+)*$")
 
