@@ -24,6 +24,7 @@ missed.
 written without reading the answerer's rules or the first set: run it with
 ``--questions bench/data/extractive_questions_holdout.jsonl``.
 ``bench/data/extractive_questions_holdout3.jsonl`` is a fourth set, written blind the same way.
+``bench/data/extractive_questions_holdout4.jsonl`` is a fifth, written blind the same way.
 
 Usage: ``.venv/bin/python bench/extractive_eval.py [--data DIR] [--questions PATH]
 [--mode MODE] [--quick] [--show-misses]``; ``--quick`` answers six answerable and three
