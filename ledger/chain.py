@@ -24,15 +24,18 @@ __all__ = ["ChainFailure", "ChainReport", "ChainVerifier", "event_hash_of", "ver
 class ChainFailure:
     """The first place the chain does not hold."""
 
-    seq: int
-    check: str  # seq | payload_hash | prev_hash | hash | stream_seq
+    #: None for a row whose seq is no integer (:meth:`ledger.reads.LedgerReads.off_chain_row`).
+    seq: int | None
+    check: str  # seq | payload_hash | prev_hash | hash | stream_seq | row
     expected: str
     found: str
 
+    @property
+    def where(self) -> str:
+        return f"seq {self.seq}" if self.seq is not None else "a row with no integer seq"
+
     def message(self) -> str:
-        return (
-            f"seq {self.seq}: {self.check} mismatch: expected {self.expected}, found {self.found}"
-        )
+        return f"{self.where}: {self.check} mismatch: expected {self.expected}, found {self.found}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -217,6 +220,8 @@ def _check_one(
     check_streams: bool,
     from_genesis: bool,
 ) -> ChainFailure | None:
+    if type(ev.seq) is not int:  # a raw write's value (a table rebuilt without its key)
+        return ChainFailure(expected_seq, "seq (not an integer)", str(expected_seq), repr(ev.seq))
     if ev.seq != expected_seq:
         kind = "gap or deletion" if ev.seq > expected_seq else "duplicate or out of order"
         return ChainFailure(expected_seq, f"seq ({kind})", str(expected_seq), str(ev.seq))

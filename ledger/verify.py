@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ledger.canonical import sha256_hex
-from ledger.chain import ChainReport, ChainVerifier
+from ledger.chain import ChainFailure, ChainReport, ChainVerifier
 from ledger.envelope_check import EnvelopeCheck, check_recorded_at
+from ledger.reads import OffChainRow
 from ledger.store import Checkpoint, Ledger, stored_type
 from ledger.tlog.tiles import TILE_WIDTH
 from ledger.tlog.tiles_verify import TileCheck, verify_tiles
 
-__all__ = ["LedgerReport", "verify_ledger"]
+__all__ = ["LedgerReport", "off_chain_failure", "verify_ledger"]
 
 
 @dataclass(slots=True)
@@ -86,6 +87,10 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
         verifier.check(ev)  # a no-op past the first failure
         envelope.check(ev)
     chain = verifier.report
+    if chain.ok:  # every row at or below the head was one the chain read, once
+        stray = ledger.off_chain_row(chain.head_seq)
+        if stray is not None:
+            chain.failure = off_chain_failure(stray, chain.head_seq)
     report = LedgerReport(chain=chain, envelope=envelope)
 
     for stored, data in ledger.iter_blobs() if blobs else ():
@@ -108,6 +113,14 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
         check_tiles(ledger, report)
     check_checkpoints(cps, report)
     return report
+
+
+def off_chain_failure(stray: OffChainRow, head: int) -> ChainFailure:
+    """The chain failure a row the chain's pass did not read makes
+    (:meth:`ledger.reads.LedgerReads.off_chain_row`)."""
+    seq = stray.seq if type(stray.seq) is int else None
+    want = f"one row at each seq 1..{head} and none below" if head else "no row below seq 1"
+    return ChainFailure(seq, "row", want, stray.describe())
 
 
 def check_tiles(ledger: Ledger, report: LedgerReport) -> TileCheck:
@@ -156,7 +169,8 @@ def check_checkpoints(cps: Sequence[Checkpoint], report: LedgerReport) -> None:
             }
             return
         root = chain.roots.get(cp.tree_size)
-        if root is None and chain.ok:  # the chain held to its head, short of this size
+        reached = chain.ok or (chain.failure is not None and chain.failure.check == "row")
+        if root is None and reached:  # the chain held to its head, short of this size
             report.checkpoint_failure = {
                 "tree_size": cp.tree_size,
                 "expected": f"at least {cp.tree_size} events",

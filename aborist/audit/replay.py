@@ -92,6 +92,7 @@ from ledger.envelope_check import EnvelopeCheck
 from ledger.errors import ProofError
 from ledger.store import Ledger
 from ledger.tlog.tiles import TILE_WIDTH
+from ledger.verify import off_chain_failure
 
 __all__ = ["chain_and_dags", "parse_checkpoint", "replay"]
 
@@ -481,13 +482,26 @@ class _Replay:
                                       clip(self.head[1]), why))  # fmt: skip
         if chain.failure is not None:
             f = chain.failure
-            at = self.ledger.read(gt=f.seq - 1, lte=f.seq)
+            at = self.ledger.read(gt=f.seq - 1, lte=f.seq) if f.seq is not None else []
             run = (
                 at[0].stream[len(_RUN_PREFIX) :]
                 if at and at[0].stream.startswith(_RUN_PREFIX)
                 else None
             )
             report.diverge(Divergence("chain", f.seq, run, None, f.expected, f.found, f.check))
+        else:  # every row at or below the head must be one the chain read, once
+            stray = self.ledger.off_chain_row(chain.head_seq)
+            if stray is not None:
+                f = off_chain_failure(stray, chain.head_seq)
+                st = stray.stream
+                run = (
+                    st[len(_RUN_PREFIX) :]
+                    if type(st) is str and st.startswith(_RUN_PREFIX)
+                    else None
+                )
+                # no seq: the events 1..head the chain verified still hold (and stay covered)
+                report.diverge(Divergence("chain", None, run, None, f.expected, f.found,
+                                          "a row the chain's pass does not read"))  # fmt: skip
 
 
 def replay(

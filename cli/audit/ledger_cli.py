@@ -193,7 +193,7 @@ def verify(db_url: str | None, as_json: bool) -> None:
             t = report.tile_failure
             click.echo(printable(f"FAIL tile {t['tile']}: {t['found']}"))
         elif c.failure is not None:
-            click.echo(f"skip tiles: not checked (the chain failed at seq {c.failure.seq})")
+            click.echo(f"skip tiles: not checked (the chain failed at {c.failure.where})")
         elif report.tiles_held:
             click.echo(f"ok   tiles: {report.tiles_checked} match the events")
         else:  # the tiles reach past the events the chain verified (appended meanwhile)
@@ -224,7 +224,7 @@ def _echo_checkpoints(report: LedgerReport) -> None:
         sizes = ", ".join(map(str, skipped[:5])) + (", …" if len(skipped) > 5 else "")
         click.echo(
             f"skip checkpoints: {len(skipped)} not checked (size {sizes}): they reach past "
-            f"the chain failure at seq {report.chain.failure.seq}"
+            f"the chain failure at {report.chain.failure.where}"
         )
 
 
