@@ -24,15 +24,18 @@ __all__ = ["ChainFailure", "ChainReport", "ChainVerifier", "event_hash_of", "ver
 class ChainFailure:
     """The first place the chain does not hold."""
 
-    seq: int
-    check: str  # seq | payload_hash | prev_hash | hash | stream_seq
+    #: None for a row whose seq is no integer (:meth:`ledger.reads.LedgerReads.off_chain_row`).
+    seq: int | None
+    check: str  # seq | payload_hash | prev_hash | hash | stream_seq | row
     expected: str
     found: str
 
+    @property
+    def where(self) -> str:
+        return f"seq {self.seq}" if self.seq is not None else "a row with no integer seq"
+
     def message(self) -> str:
-        return (
-            f"seq {self.seq}: {self.check} mismatch: expected {self.expected}, found {self.found}"
-        )
+        return f"{self.where}: {self.check} mismatch: expected {self.expected}, found {self.found}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +98,7 @@ class ChainVerifier:
         start_prev_hash: str = GENESIS_HASH,
         check_streams: bool = True,
         roots_at: Collection[int] = (),
+        roots_every: int = 0,
         seed: Sequence[bytes] = (),
     ) -> None:
         self.report = ChainReport(head_seq=start_seq - 1, head_hash=start_prev_hash)
@@ -104,11 +108,17 @@ class ChainVerifier:
         self._from_genesis = start_seq == 1
         #: ``roots_at``: the tree sizes whose root to record in :attr:`ChainReport.roots`,
         #: folded from the hashes of the events that pass (``seed``: the hashes of events
-        #: ``1..start_seq - 1``, which a check of a suffix takes as given).
+        #: ``1..start_seq - 1``, which a check of a suffix takes as given);
+        #: ``roots_every``: also every multiple of it (the sizes the stored tiles can cover,
+        #: :data:`ledger.tlog.tiles.TILE_WIDTH`, for the tile check to be held to).
         self._roots_at = frozenset(roots_at)
-        self._fold = RootFold(seed) if self._roots_at else None
-        if self._fold is not None and self._fold.size in self._roots_at:
+        self._every = roots_every
+        self._fold = RootFold(seed) if self._roots_at or roots_every else None
+        if self._fold is not None and self._wanted(self._fold.size):
             self.report.roots[self._fold.size] = self._fold.root().hex()
+
+    def _wanted(self, size: int) -> bool:
+        return size in self._roots_at or (self._every > 0 and size > 0 and size % self._every == 0)
 
     def check(self, ev: RecordedEvent, payload_hash: str | None = None) -> bool:
         if payload_hash is None:
@@ -170,13 +180,14 @@ class ChainVerifier:
     def _fold_page(self, verified: Sequence[RecordedEvent]) -> None:
         """Fold the hashes of ``verified`` (events whose hashes were just recomputed and
         found chained) into the tree, recording its root at the sizes asked for."""
-        fold, at, roots = self._fold, self._roots_at, self.report.roots
+        fold, at, every, roots = self._fold, self._roots_at, self._every, self.report.roots
         assert fold is not None
         append, fromhex = fold.append, bytes.fromhex
         for ev in verified:
             append(fromhex(ev.hash))
-            if fold.size in at:
-                roots[fold.size] = fold.root().hex()
+            size = fold.size
+            if size in at or (every and not size % every):
+                roots[size] = fold.root().hex()
 
 
 def verify_chain(
@@ -209,6 +220,8 @@ def _check_one(
     check_streams: bool,
     from_genesis: bool,
 ) -> ChainFailure | None:
+    if type(ev.seq) is not int:  # a raw write's value (a table rebuilt without its key)
+        return ChainFailure(expected_seq, "seq (not an integer)", str(expected_seq), repr(ev.seq))
     if ev.seq != expected_seq:
         kind = "gap or deletion" if ev.seq > expected_seq else "duplicate or out of order"
         return ChainFailure(expected_seq, f"seq ({kind})", str(expected_seq), str(ev.seq))

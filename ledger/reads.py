@@ -36,6 +36,7 @@ __all__ = [
     "EVENT_COLUMNS",
     "Checkpoint",
     "LedgerReads",
+    "OffChainRow",
     "row_to_event",
     "stored_int",
     "stored_type",
@@ -50,6 +51,22 @@ EVENT_COLUMNS = (
 )
 #: Addresses per ``IN (...)`` query: well under SQLite's and psycopg's parameter limits.
 _CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class OffChainRow:
+    """A row of ``events`` that a pass over seqs ``1..head``, one row each, does not read
+    exactly once (:meth:`LedgerReads.off_chain_row`): its values as stored, and why."""
+
+    seq: Any
+    stream: Any
+    stream_seq: Any
+    type: Any
+    why: str
+
+    def describe(self) -> str:
+        return (f"a row at seq {self.seq!r} ({self.stream!s:.120}#{self.stream_seq!s:.20}, "
+                f"{self.type!s:.200}): {self.why}")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,10 +211,8 @@ class LedgerReads:
     def head(self) -> tuple[int, str]:
         """(last seq, its hash); (0, genesis) for an empty ledger."""
         with translate_errors(self.where), self.reader.connect() as conn:
-            row = conn.exec_driver_sql(
-                "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
-            ).first()
-        return (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
+            row = conn.exec_driver_sql(_HEAD_SQL).first()
+        return _head_of(row)
 
     def read(
         self,
@@ -322,6 +337,43 @@ class LedgerReads:
                 f"the hash of event {seq} is {bad!r}, not hex: the events give no Merkle tree"
             ) from None
 
+    def off_chain_row(self, head: int) -> OffChainRow | None:
+        """A row the chain's pass over seqs ``1..head`` (``seq > a AND seq <= b`` pages)
+        does not read exactly once, or None when the rows at or below ``head`` are exactly
+        one at each seq ``1..head``: a seq below 1 (a plain INSERT writes one: no trigger
+        or constraint refuses it), NULL or not an integer (a table rebuilt without its
+        primary key), or a seq two rows hold (a page ends inside them). Such a row is
+        read by whatever reads a stream (a run's events) and never by the chain check.
+        Rows above ``head`` are later appends (the caller's pass stopped at ``head``)."""
+        with translate_errors(self.where), self.reader.connect() as conn:
+
+            def rows(sql: str, **params: Any) -> list[Any]:
+                return list(conn.execute(text(sql), params).all())
+
+            odd = "seq IS NULL"
+            if conn.dialect.name == "sqlite" and not _seq_is_rowid(conn):
+                odd += " OR typeof(seq) <> 'integer'"
+            [(n,)] = rows("SELECT COUNT(*) FROM events WHERE seq <= :h", h=head)
+            [(n_odd,)] = rows(f"SELECT COUNT(*) FROM events WHERE {odd}")
+            if n == head and not n_odd:
+                return None
+            cols = "seq, stream, stream_seq, type FROM events"
+            found = rows(f"SELECT {cols} WHERE {odd} LIMIT 1")
+            if found:
+                why = "its seq is NULL" if found[0][0] is None else "its seq is not an integer"
+                return _off_chain(found[0], f"{why}, so no pass over the chain reads it")
+            found = rows(f"SELECT {cols} WHERE seq < 1 ORDER BY seq LIMIT 1")
+            if found:
+                return _off_chain(found[0], "a seq below 1, so no pass over the chain reads it")
+            dup = rows("SELECT seq FROM events WHERE seq >= 1 AND seq <= :h GROUP BY seq "
+                       "HAVING COUNT(*) > 1 ORDER BY seq LIMIT 1", h=head)  # fmt: skip
+            if dup:
+                found = rows(f"SELECT {cols} WHERE seq = :s", s=dup[0][0])
+                return _off_chain(found[-1], f"{len(found)} rows hold seq {dup[0][0]}, so "
+                                  "the chain's pass may read one of them only")  # fmt: skip
+        return OffChainRow(None, None, None, None, f"{n} rows at seqs up to {head}, where "
+                           f"the chain read {head}")  # fmt: skip
+
     def snapshot(self, read: Callable[[Connection], T]) -> tuple[tuple[int, str], T]:
         """The head (as :meth:`head`) and ``read(conn)``, in one snapshot of the database
         (PostgreSQL: a REPEATABLE READ transaction; SQLite: one read transaction): what a
@@ -330,11 +382,9 @@ class LedgerReads:
         if reader.dialect.name == "postgresql":
             reader = reader.execution_options(isolation_level="REPEATABLE READ")
         with translate_errors(self.where), reader.connect() as conn:
-            row = conn.exec_driver_sql(
-                "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"
-            ).first()
+            row = conn.exec_driver_sql(_HEAD_SQL).first()
             value = read(conn)
-        return ((int(row[0]), str(row[1])) if row is not None else (0, GENESIS_HASH)), value
+        return _head_of(row), value
 
     # -- checkpoints and projection positions ------------------------------------------
 
@@ -361,6 +411,43 @@ def _is_hash(value: object) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+def _off_chain(row: Any, why: str) -> OffChainRow:
+    return OffChainRow(row[0], row[1], row[2], row[3], why)
+
+
+#: The head: the row of the largest seq (a NULL seq, which only a table rebuilt without its
+#: key holds and PostgreSQL sorts first, is no head: ``off_chain_row`` names it).
+_HEAD_SQL = "SELECT seq, hash FROM events WHERE seq IS NOT NULL ORDER BY seq DESC LIMIT 1"
+
+
+def _head_of(row: Any) -> tuple[int, str]:
+    """(seq, hash) of the head row; a seq that is no integer (SQLite sorts text after every
+    number) is one clear error, since no chain has such a head."""
+    if row is None:
+        return 0, GENESIS_HASH
+    if type(row[0]) is not int:
+        raise LedgerError(
+            f"the events table holds a row at seq {str(row[0])[:40]!r}, which is not an "
+            "integer: it is no event of the chain (a table rebuilt around the ledger); "
+            "run `aborist-ledger verify`"
+        )
+    return row[0], str(row[1])
+
+
+def _seq_is_rowid(conn: Connection) -> bool:
+    """Whether SQLite's ``events.seq`` is the table's rowid (``INTEGER PRIMARY KEY``, as
+    migrated): then it holds integers only, never NULL, and no scan need look."""
+    cols = conn.exec_driver_sql("PRAGMA table_info(events)").all()
+    pk = [c for c in cols if c[5]]
+    sql = conn.exec_driver_sql(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'"
+    ).scalar()
+    return (
+        len(pk) == 1 and pk[0][1] == "seq" and str(pk[0][2]).upper() == "INTEGER"
+        and "WITHOUT ROWID" not in str(sql).upper()
+    )  # fmt: skip
 
 
 def stored_int(value: Any) -> Any:

@@ -7,27 +7,30 @@ bytes at all, e.g. TEXT written by an UPDATE once the triggers were dropped, is 
 failure too), every recorded
 checkpoint's root against the tree of the events it covers, and every stored Merkle tile
 (ledger/tlog/tiles.py) against the tiles re-derived from the events: tiles are derived data,
-and a forged one would make later checkpoints and proofs wrong. The tiles are checked
-before the checkpoints, so that a checkpoint within their reach takes its root from tiles
-just shown to be the events' own (O(log n) reads) rather than from every event hash.
+and a forged one would make later checkpoints and proofs wrong.
+
+Checkpoints are held to the roots the chain check folds as it goes
+(:class:`ledger.tlog.merkle.RootFold`, as ``replay`` does) from the hashes it recomputed
+and found chained: never to a second read of the stored hashes, which a database can
+answer with another history's while the rows the chain read are a rewrite. The tile check
+does read the hashes again (in pages), and that read is held to the same roots.
 """
 
 from __future__ import annotations
 
-from contextlib import suppress
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ledger.canonical import sha256_hex
-from ledger.chain import ChainReport, ChainVerifier
+from ledger.chain import ChainFailure, ChainReport, ChainVerifier
 from ledger.envelope_check import EnvelopeCheck, check_recorded_at
-from ledger.errors import ProofError
-from ledger.store import Ledger, stored_type
-from ledger.tlog import merkle
-from ledger.tlog.tiles import TILE_WIDTH, Tree
+from ledger.reads import OffChainRow
+from ledger.store import Checkpoint, Ledger, stored_type
+from ledger.tlog.tiles import TILE_WIDTH
 from ledger.tlog.tiles_verify import TileCheck, verify_tiles
 
-__all__ = ["LedgerReport", "verify_ledger"]
+__all__ = ["LedgerReport", "off_chain_failure", "verify_ledger"]
 
 
 @dataclass(slots=True)
@@ -38,8 +41,13 @@ class LedgerReport:
     blob_failure: dict[str, str] | None = None
     checkpoints_checked: int = 0
     checkpoint_failure: dict[str, Any] | None = None
+    #: Sizes of recorded checkpoints not checked: the chain failed before their size.
+    checkpoints_unchecked: list[int] = field(default_factory=list)
     tiles_checked: int = 0
     tile_failure: dict[str, Any] | None = None
+    #: Whether the tile check's read of the event hashes was held to the chain's roots
+    #: (False when the tiles reach past the events the chain verified, or it did not run).
+    tiles_held: bool = False
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -61,7 +69,9 @@ class LedgerReport:
             "blob_failure": self.blob_failure,
             "checkpoints_checked": self.checkpoints_checked,
             "checkpoint_failure": self.checkpoint_failure,
+            "checkpoints_unchecked": self.checkpoints_unchecked,
             "tiles_checked": self.tiles_checked,
+            "tiles_held": self.tiles_held,
             "tile_failure": self.tile_failure,
         }
 
@@ -69,12 +79,18 @@ class LedgerReport:
 def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
     """Check the whole ledger; ``blobs=False`` leaves the blob table out (for a caller
     that depends only on the events, like ``aborist-ledger rebuild``)."""
-    verifier = ChainVerifier()
+    cps = ledger.checkpoints()  # read first: the chain folds the roots of their sizes
+    sizes = {cp.tree_size for cp in cps if type(cp.tree_size) is int and cp.tree_size >= 1}
+    verifier = ChainVerifier(roots_at=sizes, roots_every=TILE_WIDTH)
     envelope = EnvelopeCheck()
     for ev in ledger.iter_events():
         verifier.check(ev)  # a no-op past the first failure
         envelope.check(ev)
     chain = verifier.report
+    if chain.ok:  # every row at or below the head was one the chain read, once
+        stray = ledger.off_chain_row(chain.head_seq)
+        if stray is not None:
+            chain.failure = off_chain_failure(stray, chain.head_seq)
     report = LedgerReport(chain=chain, envelope=envelope)
 
     for stored, data in ledger.iter_blobs() if blobs else ():
@@ -94,38 +110,42 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
         report.blobs_checked += 1
 
     if chain.ok:
-        tiles = check_tiles(ledger, report)
-        check_checkpoints(ledger, report, tiles)
+        check_tiles(ledger, report)
+    check_checkpoints(cps, report)
     return report
+
+
+def off_chain_failure(stray: OffChainRow, head: int) -> ChainFailure:
+    """The chain failure a row the chain's pass did not read makes
+    (:meth:`ledger.reads.LedgerReads.off_chain_row`)."""
+    seq = stray.seq if type(stray.seq) is int else None
+    want = f"one row at each seq 1..{head} and none below" if head else "no row below seq 1"
+    return ChainFailure(seq, "row", want, stray.describe())
 
 
 def check_tiles(ledger: Ledger, report: LedgerReport) -> TileCheck:
     """Every stored tile against the tiles re-derived from the events
-    (:func:`ledger.tlog.tiles_verify.verify_tiles`, which replay runs too); returns the check."""
-    check = verify_tiles(ledger.fetch)
+    (:func:`ledger.tlog.tiles_verify.verify_tiles`, which replay runs too), the hashes it
+    reads held to the roots the chain check folded; returns the check."""
+    check = verify_tiles(ledger.fetch, report.chain.roots)
     report.tiles_checked = check.checked
+    report.tiles_held = check.held or not check.covered
     if check.failure is not None:
         f = check.failure
         report.tile_failure = {"tile": f.tile, "expected": f.expected, "found": f.found}
     return check
 
 
-def check_checkpoints(ledger: Ledger, report: LedgerReport, tiles: TileCheck) -> None:
-    """Every recorded checkpoint's root against the Merkle tree of the events it covers
-    (run after the chain held, so the events are the chain's).
+def check_checkpoints(cps: Sequence[Checkpoint], report: LedgerReport) -> None:
+    """Every recorded checkpoint ``cps`` against the tree of the events this verify's
+    chain check re-hashed and found chained: the root the chain folded at its size, from
+    the very hashes it verified (:attr:`ledger.chain.ChainReport.roots`), never from a
+    second read of the stored hashes (which a database can answer with another history's).
 
-    When ``tiles`` (this verify's tile check) found no tile differing from the events, a
-    checkpoint whose whole 256-leaf blocks lie within the events the tiles cover takes
-    its root from those tiles and the event hashes of its last, partial block: O(log n)
-    reads of a tree just shown to be the events' own. Any other checkpoint (no tiles,
-    a tile finding, a checkpoint past the tiles or past the head) is checked against
-    the tree of every event hash, read once for all of them."""
-    cps = ledger.checkpoints()
-    if not cps:
-        return
-    head = report.chain.head_seq
-    tree = Tree(ledger.fetch, head) if tiles.ok and tiles.covered else None
-    hashes: list[bytes] | None = None
+    A checkpoint past the head is a truncation. When the chain failed at seq ``k``, a
+    checkpoint of size ``k`` or more has no verified tree: it is listed in
+    ``checkpoints_unchecked``, neither held nor failed (the chain failure fails verify)."""
+    chain = report.chain
     for cp in cps:
         if type(cp.tree_size) is not int:  # a raw write's value (SQLite keeps any type)
             report.checkpoint_failure = {
@@ -148,22 +168,18 @@ def check_checkpoints(ledger: Ledger, report: LedgerReport, tiles: TileCheck) ->
                 "found": str(cp.tree_size),
             }
             return
-        root = None
-        blocks = cp.tree_size - cp.tree_size % TILE_WIDTH
-        if tree is not None and cp.tree_size <= head and blocks <= tiles.covered:
-            with suppress(ProofError):  # a tile row changed since it was checked
-                root = tree.root(cp.tree_size).hex()
-        if root is None:
-            if hashes is None:
-                hashes = ledger.event_hashes(max(c.tree_size for c in cps))
-            if cp.tree_size > len(hashes):
-                report.checkpoint_failure = {
-                    "tree_size": cp.tree_size,
-                    "expected": f"at least {cp.tree_size} events",
-                    "found": f"{len(hashes)} events",
-                }
-                return
-            root = merkle.merkle_root(hashes[: cp.tree_size]).hex()
+        root = chain.roots.get(cp.tree_size)
+        reached = chain.ok or (chain.failure is not None and chain.failure.check == "row")
+        if root is None and reached:  # the chain held to its head, short of this size
+            report.checkpoint_failure = {
+                "tree_size": cp.tree_size,
+                "expected": f"at least {cp.tree_size} events",
+                "found": f"{chain.head_seq} events",
+            }
+            return
+        if root is None:  # past the chain's failure: no tree of verified events that large
+            report.checkpoints_unchecked.append(cp.tree_size)
+            continue
         if root != cp.root:
             report.checkpoint_failure = {
                 "tree_size": cp.tree_size,

@@ -38,6 +38,13 @@ def export_run(ledger: Ledger, run_id: str, *, extra_sizes: Sequence[int] = ()) 
     events = ledger.read_stream(run_stream(run_id))
     if not events:
         raise InputError(f"no run {run_id!r} in the ledger")
+    bad = next((ev for ev in events if type(ev.seq) is not int or ev.seq < 1), None)
+    if bad is not None:  # a row a plain INSERT put below seq 1: no tree has it
+        raise InputError(
+            f"run {run_id}: its event at stream position {bad.stream_seq!r} has seq "
+            f"{bad.seq!r}, which is no position in the chain (seqs start at 1); run "
+            "`aborist-ledger verify`"
+        )
     cp = _covering_checkpoint(ledger, events[-1].seq)
     recorded = {c.tree_size for c in ledger.checkpoints()}
     sizes = sorted((recorded | set(extra_sizes)) - {cp.tree_size})
@@ -56,8 +63,8 @@ def export_run(ledger: Ledger, run_id: str, *, extra_sizes: Sequence[int] = ()) 
         if ref.blob not in blobs:
             try:
                 data = ledger.get_blob(ref.blob)
-            except BlobNotFoundError as e:
-                raise InputError(f"run {run_id}: {e}") from e
+            except BlobNotFoundError as e:  # a KeyError: its str() is the repr of its text
+                raise InputError(f"run {run_id}: {e.args[0] if e.args else e}") from e
             blobs[ref.blob] = base64.b64encode(data).decode("ascii")
     inclusion = [
         {

@@ -186,6 +186,9 @@ class ReplayReport:
     #: The addresses ``--deep`` checked: a blob several runs reference counts once.
     blobs_seen: set[str] = field(default_factory=set, repr=False)
     checkpoints_checked: int = 0
+    #: Of those, the ones held only to the stored hashes (a consistency proof from a size
+    #: past the events the chain re-hashed: past its failure), not to recomputed ones.
+    checkpoints_unrehashed: int = 0
     tiles_checked: int = 0
     deep_runs: int = 0
     deep_stages: int = 0
@@ -368,6 +371,7 @@ class ReplayReport:
                 "stages_checked": self.stages_checked,
                 "blobs_checked": self.blobs_checked,
                 "checkpoints_checked": self.checkpoints_checked,
+                "checkpoints_unrehashed": self.checkpoints_unrehashed,
                 "tiles_checked": self.tiles_checked,
                 "deep_runs": self.deep_runs,
                 "deep_stages": self.deep_stages,

@@ -91,6 +91,8 @@ from ledger.envelope import GENESIS_HASH, RecordedEvent
 from ledger.envelope_check import EnvelopeCheck
 from ledger.errors import ProofError
 from ledger.store import Ledger
+from ledger.tlog.tiles import TILE_WIDTH
+from ledger.verify import off_chain_failure
 
 __all__ = ["chain_and_dags", "parse_checkpoint", "replay"]
 
@@ -372,8 +374,9 @@ class _Replay:
             self.envelope.last_recorded_at = before[0].recorded_at
         live = self.live_tables if self.projections else None
         roots_at, seed = self.tree_sizes()
+        every = TILE_WIDTH if self.tiles else 0  # the tile check's read is held to these
         wide = (self.since, prev, head_seq, self.run_id, live, self.full,
-                self.envelope.last_recorded_at, roots_at, seed)  # fmt: skip
+                self.envelope.last_recorded_at, roots_at, seed, every)  # fmt: skip
         with ExitStack() as stack:
             stack.callback(self.deep_batches.close)
             if _fork_pays(head_seq, self.parallel):
@@ -395,7 +398,8 @@ class _Replay:
                     chain, part = _ledger_wide(self.ledger, *wide)
             else:
                 verifier = ChainVerifier(start_seq=self.since + 1, start_prev_hash=prev,
-                                         roots_at=roots_at, seed=seed)  # fmt: skip
+                                         roots_at=roots_at, roots_every=every,
+                                         seed=seed)  # fmt: skip
                 local = ProjectionCheck(self.run_id, live) if live is not None else None
                 if local is not None:
                     stack.callback(local.scratch.close)
@@ -414,7 +418,7 @@ class _Replay:
         self.check_served()
         check_checkpoints(self.ledger, self.head[0], self.checkpoint, report, chain.roots)
         if self.tiles:
-            check_tiles(self.ledger, report)
+            check_tiles(self.ledger, report, chain.roots)
         if not self.deep and self.blobs:
             check_blobs(self.ledger, self.refs, report, scan_all=self.full)
         ran = {
@@ -478,13 +482,26 @@ class _Replay:
                                       clip(self.head[1]), why))  # fmt: skip
         if chain.failure is not None:
             f = chain.failure
-            at = self.ledger.read(gt=f.seq - 1, lte=f.seq)
+            at = self.ledger.read(gt=f.seq - 1, lte=f.seq) if f.seq is not None else []
             run = (
                 at[0].stream[len(_RUN_PREFIX) :]
                 if at and at[0].stream.startswith(_RUN_PREFIX)
                 else None
             )
             report.diverge(Divergence("chain", f.seq, run, None, f.expected, f.found, f.check))
+        else:  # every row at or below the head must be one the chain read, once
+            stray = self.ledger.off_chain_row(chain.head_seq)
+            if stray is not None:
+                f = off_chain_failure(stray, chain.head_seq)
+                st = stray.stream
+                run = (
+                    st[len(_RUN_PREFIX) :]
+                    if type(st) is str and st.startswith(_RUN_PREFIX)
+                    else None
+                )
+                # no seq: the events 1..head the chain verified still hold (and stay covered)
+                report.diverge(Divergence("chain", None, run, None, f.expected, f.found,
+                                          "a row the chain's pass does not read"))  # fmt: skip
 
 
 def replay(

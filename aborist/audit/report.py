@@ -41,7 +41,11 @@ from ledger.envelope import RecordedEvent
 from ledger.store import Ledger
 from ledger.tlog import merkle
 
-__all__ = ["cited_excerpts", "highlight", "render_report"]
+__all__ = ["cited_excerpts", "highlight", "render_report", "report_page"]
+
+#: What reading a payload of another shape than the pipeline writes raises (a field that is
+#: a string where a list or an object is read, a missing key, a value of no known form).
+_SHAPE_ERRORS = (AttributeError, TypeError, KeyError, ValueError, IndexError)
 
 _CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;
@@ -183,6 +187,9 @@ class _Page:
         self.run = run
         self.source = run  # the run whose answer is shown (a cache hit's served run)
         self.out: list[str] = []
+        #: The sections that could not be read (a payload of another shape): named on the
+        #: page in place of the section, and by :func:`report_page`.
+        self.unreadable: list[str] = []
 
     def add(self, *html: str) -> None:
         self.out.extend(html)
@@ -375,8 +382,22 @@ class _Page:
         self.add("</table>")
 
     def _inclusion(self, events: Sequence[RecordedEvent]) -> dict[int, bool]:
+        outside = [ev for ev in events if type(ev.seq) is not int or ev.seq < 1]
+        if outside:  # a row a plain INSERT put below seq 1 is in no tree: none is included
+            ev = outside[0]
+            self.add(
+                f'<p class="bad" id="checkpoint">The event at stream position '
+                f"{_e(ev.stream_seq)} has seq {_e(repr(ev.seq))}, which is no position in the "
+                "chain (seqs start at 1): no checkpoint includes it, and no inclusion is "
+                "verified; run <code>aborist-ledger verify</code>.</p>"
+            )
+            return {e.seq: False for e in events}
         last = max(ev.seq for ev in events)
-        covering = [cp for cp in self.ledger.checkpoints() if cp.tree_size >= last]
+        covering = [
+            cp
+            for cp in self.ledger.checkpoints()
+            if type(cp.tree_size) is int and cp.tree_size >= last
+        ]
         if not covering:
             self.add(
                 '<p id="checkpoint">No recorded checkpoint covers this run yet (seq '
@@ -417,13 +438,22 @@ class _Page:
         return out
 
     def html(self) -> str:
-        self.header()
-        self.verdict()
-        self.answer()
-        self.evidence()
-        self.repair()
-        self.dag()
-        self.chain()
+        sections = (("header", self.header), ("verdict", self.verdict),
+                    ("answer", self.answer), ("evidence", self.evidence),
+                    ("repair", self.repair), ("dag", self.dag), ("chain", self.chain))  # fmt: skip
+        for name, section in sections:
+            mark = len(self.out)
+            try:
+                section()
+            except _SHAPE_ERRORS as e:  # a payload written around the library, say
+                del self.out[mark:]  # nothing half-drawn is shown as what the run recorded
+                self.unreadable.append(name)
+                self.add(
+                    f'<p class="bad" id="unreadable-{name}">The {name} section could not be '
+                    f"read from the run's events: a payload is not in the shape this code "
+                    f"reads ({_e(type(e).__name__)}); nothing of it is shown. Run "
+                    "<code>aborist-ledger replay</code>.</p>"
+                )
         body = "\n".join(self.out)
         return (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -451,4 +481,12 @@ def _hashes_hold(ev: RecordedEvent) -> bool:
 def render_report(ledger: Ledger, run_id: str) -> str:
     """The audit report of ``run_id`` (a prefix of 6+ hex digits resolves) as one
     self-contained HTML document."""
-    return _Page(ledger, load_run(ledger, run_id)).html()
+    return report_page(ledger, run_id)[0]
+
+
+def report_page(ledger: Ledger, run_id: str) -> tuple[str, list[str]]:
+    """:func:`render_report`, and the sections of the page that could not be read from the
+    run's events (a payload of a shape this code does not read: each is named on the page
+    instead of being drawn)."""
+    page = _Page(ledger, load_run(ledger, run_id))
+    return page.html(), page.unreadable

@@ -17,7 +17,7 @@ import click
 
 from aborist.audit.bundle import BundleReport, export_run
 from aborist.audit.bundle import verify_bundle as verify_run_bundle
-from aborist.audit.report import render_report
+from aborist.audit.report import report_page
 from aborist.errors import AboristError
 from cli.audit.trust_args import TrustArgs, bundle_prover, trust_options
 from cli.common import clean_errors, db_option, pipeline_ledger, read_json_object, write_text
@@ -202,6 +202,16 @@ def report(run_id: str, output: Path, db_url: str | None) -> None:
     Example: aborist-ledger report 8e46b6db59e8 -o run.html
     """
     with pipeline_ledger(db_url) as lg, clean_errors():
-        html_text = render_report(lg, run_id)
+        html_text, unreadable = report_page(lg, run_id)
     write_text(output, html_text)
+    if unreadable:  # the page names them; the exit code says the report is not whole
+        click.echo(
+            printable(
+                f"report: wrote {output}, but its {', '.join(unreadable)} section(s) could not "
+                "be read from the run's events (a payload not in the shape this code reads); "
+                "run `aborist-ledger replay`"
+            ),
+            err=True,
+        )
+        sys.exit(1)
     click.echo(printable(f"wrote {output}"))

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -30,6 +30,9 @@ from ledger.engine import ledger_engine, parse_url, sqlite_path
 from ledger.envelope import RecordedEvent
 from ledger.jsonsafe import JSONRefusedError
 from ledger.store import Ledger
+
+if TYPE_CHECKING:
+    from ledger.verify import LedgerReport
 
 
 def resolve_url(db_url: str | None) -> str:
@@ -185,19 +188,44 @@ def verify(db_url: str | None, as_json: bool) -> None:
                 click.echo(printable(f"FAIL blob {b['blob']}: bytes hash to {b['found']}"))
         else:
             click.echo(f"ok   blobs: {report.blobs_checked} match their hashes")
-        if report.checkpoint_failure:
-            f = report.checkpoint_failure
-            click.echo(
-                f"FAIL checkpoint {f['tree_size']}: expected {f['expected']}, found {f['found']}"
-            )
-        elif c.ok:
-            click.echo(f"ok   checkpoints: {report.checkpoints_checked} roots match")
+        _echo_checkpoints(report)
         if report.tile_failure:
             t = report.tile_failure
-            click.echo(f"FAIL tile {t['tile']}: {t['found']}")
-        elif c.ok:
+            click.echo(printable(f"FAIL tile {t['tile']}: {t['found']}"))
+        elif c.failure is not None:
+            click.echo(f"skip tiles: not checked (the chain failed at {c.failure.where})")
+        elif report.tiles_held:
             click.echo(f"ok   tiles: {report.tiles_checked} match the events")
+        else:  # the tiles reach past the events the chain verified (appended meanwhile)
+            click.echo(
+                f"ok   tiles: {report.tiles_checked} match the event hashes read for them, "
+                f"which reach past the {c.head_seq} events the chain verified (not held to it)"
+            )
     sys.exit(0 if report.ok else 1)
+
+
+def _echo_checkpoints(report: LedgerReport) -> None:
+    """`verify`'s checkpoint line(s): held to the tree of the events the chain re-hashed,
+    and the ones past a chain failure named as not checked."""
+    if report.checkpoint_failure:
+        f = report.checkpoint_failure
+        click.echo(
+            printable(
+                f"FAIL checkpoint {f['tree_size']}: expected {f['expected']}, found {f['found']}"
+            )
+        )
+    elif report.chain.ok or report.checkpoints_checked:
+        click.echo(
+            f"ok   checkpoints: {report.checkpoints_checked} roots match the tree of the "
+            "events re-hashed above"
+        )
+    skipped = report.checkpoints_unchecked
+    if skipped and report.chain.failure is not None:
+        sizes = ", ".join(map(str, skipped[:5])) + (", …" if len(skipped) > 5 else "")
+        click.echo(
+            f"skip checkpoints: {len(skipped)} not checked (size {sizes}): they reach past "
+            f"the chain failure at {report.chain.failure.where}"
+        )
 
 
 @cli.command()

@@ -40,10 +40,20 @@ def _print_text(report: ReplayReport) -> None:
         f"{report.events_checked} events chained; head {report.head_seq} {report.head_hash}",
     )
     line("envelope", "every field as docs/ledger-format.md has it (recorded_at in order)")
+    stored = report.checkpoints_unrehashed
+    broke = report.first("chain")
     line(
         "checkpoint",
         f"{report.checkpoints_checked} checked against the tree of the hashes the chain check "
-        "recomputed (a consistency proof for a size it did not reach)",
+        "recomputed (a consistency proof for a size it did not reach)"
+        + (
+            f"; {stored} of them only against the stored hashes, which the chain did not "
+            "recompute"
+            + (f" from seq {broke.seq} on (it failed there)" if broke and broke.seq else "")
+            + ": they do not show those events unedited"
+            if stored
+            else ""
+        ),
     )
     if report.checks.get("tile") == "skipped":
         why = (

@@ -10,12 +10,19 @@ by its level and index. Events after ``M`` are simply not integrated yet.
 
 The check is a streaming fold (:func:`ledger.tlog.tiles.derive_tiles`) over the event hashes,
 read in pages of ``seq`` and ``hash`` alone; each derived tile is compared with its row
-as soon as it is complete, so memory stays O(256 x levels) whatever the ledger's size.
+as soon as it is complete, so memory stays O(256 x levels) whatever the ledger's size
+(plus one hash per 256 events when the check is held to a chain check's roots).
+
+That read is a second one: a database can answer it with another history's hashes than
+the rows the chain check re-hashed. So a caller that ran the chain check first passes the
+roots it folded from the hashes it verified (:attr:`ledger.chain.ChainReport.roots`, at
+every multiple of 256), and the tree of the hashes read here must be the one they give at
+the size the tiles cover; otherwise the finding is that read, not a tile.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +33,8 @@ from ledger.tlog.tiles import TILE_HEIGHT, TILE_WIDTH, Fetch, derive_tiles, tile
 __all__ = ["TileCheck", "TileFinding", "verify_tiles"]
 
 HASH = merkle.HASH_SIZE
+#: What a :attr:`TileFinding.reread` finding names instead of a tile.
+REREAD = "the event hashes read for the tiles"
 _PAGE = 10_000  # rows per read: memory stays that of one page, whatever the size
 
 
@@ -39,10 +48,13 @@ class TileFinding:
     found: str
     #: The first event whose leaf the differing part of the tile covers.
     first_seq: int
+    #: The finding is not a tile but the read of the event hashes the tiles were checked
+    #: against: it gave another tree than the events the chain check verified.
+    reread: bool = False
 
     @property
     def tile(self) -> str:
-        return tile_path(self.level, self.index)
+        return REREAD if self.reread else tile_path(self.level, self.index)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -63,6 +75,9 @@ class TileCheck:
     checked: int = 0
     covered: int = 0
     failure: TileFinding | None = None
+    #: Whether the hashes the tiles were compared with were held to the chain check's
+    #: roots (``verified`` given, and the chain verified as far as the tiles reach).
+    held: bool = False
 
     @property
     def ok(self) -> bool:
@@ -158,9 +173,11 @@ def _covered(fetch: Fetch, levels: dict[int, tuple[int, int]]) -> int | TileFind
     return covered
 
 
-def verify_tiles(fetch: Fetch) -> TileCheck:
+def verify_tiles(fetch: Fetch, verified: Mapping[int, str] | None = None) -> TileCheck:
     """Check every stored tile against the events (``fetch`` runs ``:name`` SQL on the
-    ledger). Stops at the first finding."""
+    ledger). Stops at the first finding. ``verified``: the roots (hex, by size) a chain
+    check folded from the hashes it re-hashed; the hashes read here must give its root at
+    the size the tiles cover (:attr:`TileCheck.held`), else a ``reread`` finding."""
     check = TileCheck()
     levels = _stored_levels(fetch)
     if not levels:
@@ -171,10 +188,13 @@ def verify_tiles(fetch: Fetch) -> TileCheck:
         return check
     check.covered = covered
     derived: dict[int, int] = {}  # level -> highest index derived
+    blocks: list[bytes] = []  # the level-1 hashes: roots of the 256-event blocks read
     try:
         for level, n, want in derive_tiles(_event_hashes(fetch, covered)):
             if level == 0:
                 continue
+            if level == 1:
+                blocks.extend(want)
             derived[level] = n
             rows = fetch(
                 "SELECT hashes FROM merkle_tiles WHERE level = :l AND idx = :n",
@@ -191,6 +211,18 @@ def verify_tiles(fetch: Fetch) -> TileCheck:
         )
         return check
     check.failure = _extra(fetch, levels, derived)
+    mine = verified.get(covered) if verified is not None else None
+    if check.failure is None and mine is not None:
+        # the tree of a multiple of 256 leaves splits only between whole blocks, so the
+        # block roots fold to it as leaf hashes would
+        read = merkle.root_from_leaf_hashes(blocks).hex()
+        if read != mine:
+            check.failure = TileFinding(
+                1, 0, f"the tree of the {covered} events the chain check verified ({mine})",
+                f"another tree of size {covered} ({read}): the database answered two reads "
+                "differently", 1, reread=True,
+            )  # fmt: skip
+        check.held = True
     return check
 
 

@@ -49,15 +49,16 @@ def check_envelopes(
 def ledger_wide(
     ledger: Ledger, since: int, prev: str, head: int, run_id: str | None,
     live: Tables | None, full: bool, last_at: str | None = None,
-    roots_at: Collection[int] = (), seed: Sequence[bytes] = (),
+    roots_at: Collection[int] = (), seed: Sequence[bytes] = (), roots_every: int = 0,
 ) -> tuple[ChainReport, ReplayReport | None]:  # fmt: skip
     """Checks 1 and 4 on their own pass over the events: the chain over the events in
-    scope (with the tree roots at ``roots_at`` folded from the hashes it verified), and
+    scope (with the tree roots at ``roots_at``, and every multiple of ``roots_every``,
+    folded from the hashes it verified), and
     (``live`` given) the projections folded from every event up to ``head`` and compared
     with ``live``. They follow the events in order and need no run grouping, so they can
     run in another process while this one checks the runs."""
     chain = ChainVerifier(start_seq=since + 1, start_prev_hash=prev, roots_at=roots_at,
-                          seed=seed)  # fmt: skip
+                          roots_every=roots_every, seed=seed)  # fmt: skip
     envelope, part = EnvelopeCheck(last_recorded_at=last_at), ReplayReport()
     projection = ProjectionCheck(run_id, live) if live is not None else None
     if projection is not None:  # it folds each page after the envelope check saw it

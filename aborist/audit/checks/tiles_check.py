@@ -6,10 +6,14 @@ Tiles are derived data that checkpoints, proofs and ``publish`` read: a forged t
 would make them wrong without touching an event, so a tile that is not the one the events
 give at its place is a ``tile`` divergence naming the tile (level and index) and the first
 event it covers. The check reads ``seq`` and ``hash`` of the events the tiles cover, once,
-in pages; it runs when the chain is checked from the first event (not with ``--since``).
+in pages, and that read must give the root the chain check folded at the size the tiles
+cover (a database can answer it with another history's hashes); it runs when the chain is
+checked from the first event (not with ``--since``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from aborist.audit.findings import Divergence, ReplayReport
 from ledger.store import Ledger
@@ -18,12 +22,16 @@ from ledger.tlog.tiles_verify import verify_tiles
 __all__ = ["check_tiles"]
 
 
-def check_tiles(ledger: Ledger, report: ReplayReport) -> None:
+def check_tiles(
+    ledger: Ledger, report: ReplayReport, verified: Mapping[int, str] | None = None
+) -> None:
     """Check every stored tile into ``report``: ``tiles_checked``, and a ``tile``
-    divergence at the first event the first wrong tile covers."""
-    check = verify_tiles(ledger.fetch)
+    divergence at the first event the first wrong tile covers. ``verified``: the roots
+    the chain check folded (:attr:`ledger.chain.ChainReport.roots`), which the hashes read
+    for the tiles must give (else a ``tile`` divergence naming that read)."""
+    check = verify_tiles(ledger.fetch, verified)
     report.tiles_checked += check.checked
     f = check.failure
     if f is not None:
-        detail = f"tile {f.tile} (level {f.level}, index {f.index})"
+        detail = f.tile if f.reread else f"tile {f.tile} (level {f.level}, index {f.index})"
         report.diverge(Divergence("tile", f.first_seq, None, None, f.expected, f.found, detail))
