@@ -142,9 +142,12 @@ class Guard:
         if too_large and not started:
             await _error(413, "too_large", f"the request body exceeds {limit} bytes", path)(send)
         elif too_slow and not started:
+            # The rest of the body is still on its way: the connection cannot carry another
+            # request, so it is closed with the answer (uvicorn kept it open until its
+            # keep-alive timer fired, 5 s later, and for ever while the client trickled).
             seconds = f"{self.config.body_timeout_s:g}"
             await _error(408, "timeout", f"the request body did not arrive within {seconds} s",
-                         path)(send)  # fmt: skip
+                         path, close=True)(send)  # fmt: skip
 
     def _refuse(
         self, scope: Scope, path: str, headers: dict[str, str]
@@ -220,7 +223,9 @@ def _with_security_headers(headers: list[tuple[bytes, bytes]], *, api: bool) -> 
     return headers + [(k, v) for k, v in extra if k not in names]
 
 
-def _error(status: int, error: str, detail: str, path: str) -> Callable[[Send], Awaitable[None]]:
+def _error(
+    status: int, error: str, detail: str, path: str, *, close: bool = False
+) -> Callable[[Send], Awaitable[None]]:
     if _is_api(path):
         body = json.dumps({"error": error, "detail": detail}).encode("utf-8")
         ctype = b"application/json"
@@ -237,6 +242,8 @@ def _error(status: int, error: str, detail: str, path: str) -> Callable[[Send], 
         )
         if status == 401:
             headers.append((b"www-authenticate", b"Bearer"))
+        if close:
+            headers.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

@@ -14,9 +14,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pytest
+
 from aborist.server import create_app
 from tests.server.conftest import Served
-from tests.server.live import live_server
+from tests.server.live import live_server, serve_process
 
 HEALTH = b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 HEALTH_CLOSE = HEALTH.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n")
@@ -180,3 +182,25 @@ def test_connections_beyond_the_limit_are_refused_with_503(served: Served) -> No
             for sock in held:
                 sock.close()
 
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_aborist_serve_sets_the_limits_in_every_worker(served: Served, workers: int) -> None:
+    """The options reach uvicorn in the one process and in each worker process."""
+    env = {"ABORIST_DB_URL": served.url, "ABORIST_SHARD_DIR": str(served.shards)}
+    args = ["--header-timeout", "1", "--body-timeout", "1", "--max-connections", "8"]
+    with serve_process(env, workers=workers, args=args) as base:
+        port = int(base.rsplit(":", 1)[1])
+        with _connect(port) as silent:
+            out = _watch(silent)
+        assert out.closed_after is not None and out.closed_after < 2.0, out
+        with _connect(port) as slow_body:
+            slow_body.sendall(
+                b"POST /api/v1/verify HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+            )
+            out = _watch(slow_body)
+        assert out.status == b"HTTP/1.1 408 Request Timeout", out
+        assert out.closed_after is not None and out.closed_after < 2.0, out
+        with _connect(port) as normal:
+            normal.sendall(HEALTH_CLOSE)
+            assert _watch(normal).status == b"HTTP/1.1 200 OK"
