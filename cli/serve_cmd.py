@@ -148,12 +148,13 @@ def serve(
         uvicorn.run(create_app(config), host=host, port=port, log_level="warning", **limits)
         return
     with tempfile.TemporaryDirectory(prefix="aborist-serve-") as shared:
-        jobs = Path(shared, "replays")
+        jobs, sessions = Path(shared, "replays"), Path(shared, "sessions")
         jobs.mkdir()
+        sessions.mkdir(mode=0o700)
         export_config(
             os.environ, settings=settings, model_kind=model_kind, timeout=timeout,
             token=token, max_body_bytes=max_body, body_timeout_s=body_timeout,
-            replay_jobs_dir=jobs, keys=keys,
+            replay_jobs_dir=jobs, sessions_dir=sessions, keys=keys,
         )  # fmt: skip
         uvicorn.run(
             "aborist.server.app:app_from_environment", factory=True, host=host, port=port,

@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_PORT",
+    "DEFAULT_SESSION_TTL_S",
     "LOG_KEY_ENV",
     "TOKEN_ENV",
     "WITNESS_KEY_ENV",
@@ -48,6 +49,8 @@ DEFAULT_HEADER_TIMEOUT_S = 10.0
 DEFAULT_KEEP_ALIVE_S = 5.0
 #: Open connections per worker process; one more is refused with 503 when accepted.
 DEFAULT_MAX_CONNECTIONS = 256
+#: A page login lasts this long (seconds), unless signed out or revoked first.
+DEFAULT_SESSION_TTL_S = 12 * 3600.0
 #: The environment variable holding the API token (never logged, never recorded).
 TOKEN_ENV = "ABORIST_API_TOKEN"
 #: The key files of ``aborist serve``'s transparency-log side (docs/serve.md, "Checkpoints
@@ -119,6 +122,10 @@ class ServerConfig:
     #: Open connections per worker; a connection beyond it gets 503 and is closed
     #: (None: no limit).
     max_connections: int | None = DEFAULT_MAX_CONNECTIONS
+    #: Seconds a page login lasts at most (:mod:`aborist.server.sessions`).
+    session_ttl_s: float = DEFAULT_SESSION_TTL_S
+    #: Where page sessions are shared between worker processes (None: in memory).
+    sessions_dir: Path | None = None
     #: Where replay jobs are shared between worker processes (None: in memory).
     replay_jobs_dir: Path | None = None
     #: Host headers accepted when no token is configured (a DNS-rebinding page sends its
