@@ -11,8 +11,12 @@ import click
 
 from aborist.clients.select import MODEL_KINDS, llm_timeout
 from aborist.server.config import (
+    DEFAULT_BODY_TIMEOUT_S,
+    DEFAULT_HEADER_TIMEOUT_S,
     DEFAULT_HOST,
+    DEFAULT_KEEP_ALIVE_S,
     DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_CONNECTIONS,
     DEFAULT_PORT,
     LOG_KEY_ENV,
     TOKEN_ENV,
@@ -48,6 +52,20 @@ __all__ = ["serve"]
 @click.option("--max-body", "max_body", type=click.IntRange(1024, 64 * 1024 * 1024),
               default=DEFAULT_MAX_BODY_BYTES, show_default=True, metavar="BYTES",
               help="Refuse request bodies larger than this (413).")  # fmt: skip
+@click.option("--header-timeout", "header_timeout", type=click.FloatRange(0.1, 3600),
+              default=DEFAULT_HEADER_TIMEOUT_S, show_default=True, metavar="SECONDS",
+              help="Close a connection whose request head has not arrived in full by then "
+              "(408 if part of it had).")  # fmt: skip
+@click.option("--body-timeout", "body_timeout", type=click.FloatRange(0.1, 3600),
+              default=DEFAULT_BODY_TIMEOUT_S, show_default=True, metavar="SECONDS",
+              help="Refuse a request body still arriving after this (408).")  # fmt: skip
+@click.option("--keep-alive", "keep_alive", type=click.FloatRange(0.1, 3600),
+              default=DEFAULT_KEEP_ALIVE_S, show_default=True, metavar="SECONDS",
+              help="Close an idle keep-alive connection after this.")  # fmt: skip
+@click.option("--max-connections", "max_connections", type=click.IntRange(1, 65536),
+              default=DEFAULT_MAX_CONNECTIONS, show_default=True, metavar="N",
+              help="Open connections per worker; one more is answered 503 and "
+              "closed.")  # fmt: skip
 @click.option("--log-key", type=PathArg(dir_okay=False, path_type=Path), envvar=LOG_KEY_ENV,
               metavar="KEYFILE", help="Sign GET /api/v1/checkpoint with this log key "
               f"(`aborist-ledger keygen`; default ${LOG_KEY_ENV}).")  # fmt: skip
@@ -71,6 +89,10 @@ def serve(
     model_kind: str | None,
     timeout_s: float | None,
     max_body: int,
+    header_timeout: float,
+    body_timeout: float,
+    keep_alive: float,
+    max_connections: int,
     log_key: Path | None,
     witness_key: Path | None,
     witness_logs: tuple[str, ...],
@@ -90,6 +112,7 @@ def serve(
 
     from aborist.server import create_app
     from aborist.server.cli_config import TlogKeys, client_factory, export_config
+    from aborist.server.connections import uvicorn_options
 
     token = token or os.environ.get(TOKEN_ENV) or None
     try:
@@ -113,22 +136,29 @@ def serve(
         f"{'s' if workers > 1 else ''} · {auth} · {signed}{witnessing}",
         err=True,
     )
+    config = ServerConfig(
+        ledger_url=settings.ledger_url(), shards_dir=settings.shards_path(),
+        client_factory=factory, token=token, max_body_bytes=max_body,
+        body_timeout_s=body_timeout, header_timeout_s=header_timeout,
+        keep_alive_s=keep_alive, max_connections=max_connections,
+        log_signing=signing, witness=witness,
+    )  # fmt: skip
+    limits = uvicorn_options(config)  # the same in every worker process
     if workers == 1:
-        config = ServerConfig(
-            ledger_url=settings.ledger_url(), shards_dir=settings.shards_path(),
-            client_factory=factory, token=token, max_body_bytes=max_body,
-            log_signing=signing, witness=witness,
-        )  # fmt: skip
-        uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(config), host=host, port=port, log_level="warning", **limits)
         return
-    with tempfile.TemporaryDirectory(prefix="aborist-replays-") as jobs:
+    with tempfile.TemporaryDirectory(prefix="aborist-serve-") as shared:
+        jobs, sessions = Path(shared, "replays"), Path(shared, "sessions")
+        jobs.mkdir()
+        sessions.mkdir(mode=0o700)
         export_config(
             os.environ, settings=settings, model_kind=model_kind, timeout=timeout,
-            token=token, max_body_bytes=max_body, replay_jobs_dir=Path(jobs), keys=keys,
+            token=token, max_body_bytes=max_body, body_timeout_s=body_timeout,
+            replay_jobs_dir=jobs, sessions_dir=sessions, keys=keys,
         )  # fmt: skip
         uvicorn.run(
             "aborist.server.app:app_from_environment", factory=True, host=host, port=port,
-            workers=workers, log_level="warning",
+            workers=workers, log_level="warning", **limits,
         )  # fmt: skip
 
 

@@ -164,6 +164,13 @@ def get_shards(request: Request) -> list[dict[str, Any]]:
     return [{**i.to_dict(), "path": i.path.name} for i in infos]  # no server paths
 
 
+@router.post("/sessions/revoke", summary="Sign every page login out (the token stays valid)")
+def revoke_sessions(request: Request) -> dict[str, int]:
+    """For an operator who fears a login cookie was copied: every page session is
+    forgotten, on every worker; the bearer token is not affected."""
+    return {"revoked": _state(request).sessions.revoke_all()}
+
+
 @router.get("/health", summary="Liveness and the ledger head", response_model=HealthBody)
 def get_health(request: Request) -> dict[str, Any]:
     from sqlalchemy.engine import make_url

@@ -50,7 +50,7 @@ def create_app(config: ServerConfig) -> Any:
         from ledger.tlog.witness_http import witness_app
 
         app.mount("/witness", witness_app(config.witness))
-    return Guard(app, config)
+    return Guard(app, config, state.sessions)
 
 
 def app_from_environment() -> Any:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from aborist.clients.base import ChatClient
 from aborist.server.config import (
+    DEFAULT_BODY_TIMEOUT_S,
     DEFAULT_MAX_BODY_BYTES,
     LOG_KEY_ENV,
     TOKEN_ENV,
@@ -97,6 +98,8 @@ def export_config(
     token: str | None,
     max_body_bytes: int,
     replay_jobs_dir: Path,
+    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S,
+    sessions_dir: Path | None = None,
     keys: TlogKeys | None = None,
 ) -> None:
     env["ABORIST_DB_URL"] = settings.ledger_url()
@@ -105,6 +108,9 @@ def export_config(
     env[_PREFIX + "TIMEOUT"] = "" if timeout is None else repr(timeout)
     env[_PREFIX + "MAX_BODY"] = str(max_body_bytes)
     env[_PREFIX + "JOBS_DIR"] = str(replay_jobs_dir)
+    env[_PREFIX + "BODY_TIMEOUT"] = repr(body_timeout_s)
+    if sessions_dir is not None:
+        env[_PREFIX + "SESSIONS_DIR"] = str(sessions_dir)
     if token is not None:
         env[TOKEN_ENV] = token
     if keys is not None:
@@ -123,7 +129,9 @@ def config_from_environment(env: Mapping[str, str]) -> ServerConfig:
         ),
         token=env.get(TOKEN_ENV) or None,
         max_body_bytes=int(env.get(_PREFIX + "MAX_BODY") or DEFAULT_MAX_BODY_BYTES),
+        body_timeout_s=float(env.get(_PREFIX + "BODY_TIMEOUT") or DEFAULT_BODY_TIMEOUT_S),
         replay_jobs_dir=Path(jobs) if (jobs := env.get(_PREFIX + "JOBS_DIR")) else None,
+        sessions_dir=Path(d) if (d := env.get(_PREFIX + "SESSIONS_DIR")) else None,
         log_signing=signing,
         witness=witness,
     )

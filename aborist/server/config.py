@@ -17,9 +17,14 @@ if TYPE_CHECKING:
     from ledger.tlog.witness import Witness
 
 __all__ = [
+    "DEFAULT_BODY_TIMEOUT_S",
+    "DEFAULT_HEADER_TIMEOUT_S",
     "DEFAULT_HOST",
+    "DEFAULT_KEEP_ALIVE_S",
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_PORT",
+    "DEFAULT_SESSION_TTL_S",
     "LOG_KEY_ENV",
     "TOKEN_ENV",
     "WITNESS_KEY_ENV",
@@ -37,6 +42,15 @@ DEFAULT_PORT = 8420
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 #: A request body still arriving after this many seconds is refused with 408.
 DEFAULT_BODY_TIMEOUT_S = 30.0
+#: A request head (request line and headers) still arriving after this many seconds is
+#: answered 408 and its connection closed; a connection that sends nothing is closed.
+DEFAULT_HEADER_TIMEOUT_S = 10.0
+#: An idle keep-alive connection is closed after this many seconds.
+DEFAULT_KEEP_ALIVE_S = 5.0
+#: Open connections per worker process; one more is refused with 503 when accepted.
+DEFAULT_MAX_CONNECTIONS = 256
+#: A page login lasts this long (seconds), unless signed out or revoked first.
+DEFAULT_SESSION_TTL_S = 12 * 3600.0
 #: The environment variable holding the API token (never logged, never recorded).
 TOKEN_ENV = "ABORIST_API_TOKEN"
 #: The key files of ``aborist serve``'s transparency-log side (docs/serve.md, "Checkpoints
@@ -100,6 +114,18 @@ class ServerConfig:
     #: Seconds a request body may take to arrive in full (408 after): a client that
     #: sends its headers and then a byte now and then would otherwise hold a worker.
     body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S
+    #: Seconds a request head may take to arrive in full, from the connection's opening
+    #: or the head's first byte (408 and closed after; :mod:`aborist.server.connections`).
+    header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S
+    #: Seconds an idle keep-alive connection stays open (uvicorn's ``timeout_keep_alive``).
+    keep_alive_s: float = DEFAULT_KEEP_ALIVE_S
+    #: Open connections per worker; a connection beyond it gets 503 and is closed
+    #: (None: no limit).
+    max_connections: int | None = DEFAULT_MAX_CONNECTIONS
+    #: Seconds a page login lasts at most (:mod:`aborist.server.sessions`).
+    session_ttl_s: float = DEFAULT_SESSION_TTL_S
+    #: Where page sessions are shared between worker processes (None: in memory).
+    sessions_dir: Path | None = None
     #: Where replay jobs are shared between worker processes (None: in memory).
     replay_jobs_dir: Path | None = None
     #: Host headers accepted when no token is configured (a DNS-rebinding page sends its

@@ -37,6 +37,7 @@ table{border-collapse:collapse;font-size:13px;width:100%}td,th{border:1px solid 
 padding:3px 8px;text-align:left;vertical-align:top}
 .ok{color:#1f7a3e;font-weight:600}.bad{color:#b83232;font-weight:600}
 .error{background:#fbe4e4;border:1px solid #b83232;padding:8px 12px}
+nav form.signout{display:inline;float:right}nav form.signout button{padding:0 10px}
 """
 
 _NAV = (("/", "Ask"), ("/runs", "Runs"), ("/ledger", "Ledger"), ("/shards", "Shards"))
@@ -48,11 +49,23 @@ def e(value: object) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
-def page(title: str, body: str, *, here: str = "", refresh: int | None = None) -> str:
-    """A whole page around ``body`` (already escaped HTML)."""
+#: The nav bar's sign-out button (a form: signing out changes the server's state, so it
+#: is a POST, which the cross-origin check covers).
+_SIGN_OUT = (
+    '<form method="post" action="/logout" class="signout" id="signout">'
+    '<button type="submit">Sign out</button> <button type="submit" name="everywhere" '
+    'value="1">Sign out everywhere</button></form>'
+)
+
+
+def page(
+    title: str, body: str, *, here: str = "", refresh: int | None = None, signout: bool = False
+) -> str:
+    """A whole page around ``body`` (already escaped HTML); ``signout`` adds the sign-out
+    button (when a token is configured)."""
     nav = "".join(
         f'<a href="{href}"{" class=here" if href == here else ""}>{name}</a>' for href, name in _NAV
-    )
+    ) + (_SIGN_OUT if signout else "")
     meta = f'<meta http-equiv="refresh" content="{int(refresh)}">' if refresh else ""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

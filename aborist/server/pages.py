@@ -21,7 +21,7 @@ from aborist.server.errors import ApiError
 from aborist.server.layout import APP_CSS, e, page
 from aborist.server.models import QueryRequest
 from aborist.server.run_list import RunFilter, list_runs
-from aborist.server.security import REPORT_CSP, SESSION_COOKIE, session_value, token_matches
+from aborist.server.security import REPORT_CSP, SESSION_COOKIE, session_cookie, token_matches
 from aborist.server.state import AppState
 from aborist.server.tlog import checkpoint_html
 
@@ -33,6 +33,12 @@ router = APIRouter(include_in_schema=False)
 def _state(request: Request) -> AppState:
     state: AppState = request.app.state.aborist
     return state
+
+
+def _html(request: Request, title: str, body: str, **kw: Any) -> HTMLResponse:
+    """A page, with the sign-out button when a token is configured."""
+    signout = _state(request).config.token is not None
+    return HTMLResponse(page(title, body, signout=signout, **kw))
 
 
 async def _form(request: Request) -> dict[str, list[str]]:
@@ -91,7 +97,7 @@ def ask_page(request: Request) -> HTMLResponse:
         '<p class="meta">Every answer is checked claim by claim against the retrieved text '
         "and recorded in the ledger.</p>" + _ask_form(_state(request))
     )
-    return HTMLResponse(page("Ask", body, here="/"))
+    return _html(request, "Ask", body, here="/")
 
 
 @router.post("/ask", response_class=HTMLResponse)
@@ -119,7 +125,7 @@ async def ask(request: Request) -> HTMLResponse:
         "<h1>Ask</h1>" + _ask_form(state, question, body.mode) + "<h2>Answer</h2>"
         f'<p class="question" id="asked">{e(body.question)}</p>' + html
     )
-    return HTMLResponse(page("Answer", out, here="/"))
+    return _html(request, "Answer", out, here="/")
 
 
 @router.get("/runs", response_class=HTMLResponse)
@@ -156,7 +162,7 @@ def runs_page(request: Request) -> HTMLResponse:
         + ("" if items else '<p class="meta" id="no-runs">No runs match.</p>')
         + more
     )
-    return HTMLResponse(page("Runs", body, here="/runs"))
+    return _html(request, "Runs", body, here="/runs")
 
 
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
@@ -198,7 +204,7 @@ def ledger_page(request: Request) -> HTMLResponse:
         '<form method="post" action="/ledger/replay"><button type="submit" id="replay-now">'
         f"Replay now</button></form>{last}"
     )
-    return HTMLResponse(page("Ledger", body, here="/ledger"))
+    return _html(request, "Ledger", body, here="/ledger")
 
 
 @router.post("/ledger/replay")
@@ -241,7 +247,7 @@ def replay_page(job_id: str, request: Request) -> HTMLResponse:
             f'<h1>Replay</h1><p id="replay-state">running{e(todo)}: '
             f"{job.elapsed():.1f} s so far (this page refreshes itself)</p>"
         )
-        return HTMLResponse(page("Replay", body, here="/ledger", refresh=1))
+        return _html(request, "Replay", body, here="/ledger", refresh=1)
     if job.state == "failed":
         body = f'<h1>Replay</h1><p class="error" id="replay-state">failed: {e(job.error)}</p>'
     else:
@@ -256,7 +262,7 @@ def replay_page(job_id: str, request: Request) -> HTMLResponse:
             f'<h1>Replay</h1><p id="replay-state">{verdict} ({job.seconds or 0:.1f} s)</p>'
             + _replay_summary(job.report)
         )
-    return HTMLResponse(page("Replay", body + '<p><a href="/ledger">Back to the ledger</a></p>'))
+    return _html(request, "Replay", body + '<p><a href="/ledger">Back to the ledger</a></p>')
 
 
 @router.get("/shards", response_class=HTMLResponse)
@@ -281,7 +287,7 @@ def shards_page(request: Request) -> HTMLResponse:
             f"documents, {info.chunks} chunks · source root <code>{e(info.source_root)}</code>"
             f"</p><ul>{items}</ul>"
         )
-    return HTMLResponse(page("Shards", "".join(out), here="/shards"))
+    return _html(request, "Shards", "".join(out), here="/shards")
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -308,9 +314,29 @@ async def login(request: Request) -> Response:
         return RedirectResponse(target, status_code=303)
     if not token_matches(_first(form, "token"), token):
         raise ApiError(401, "wrong token")
+    state = _state(request)
+    value = await run_in_threadpool(state.sessions.create)
     resp = RedirectResponse(target, status_code=303)
     resp.set_cookie(
-        SESSION_COOKIE, session_value(token), httponly=True, samesite="strict",
-        secure=request.url.scheme == "https", path="/",
+        SESSION_COOKIE, value, max_age=int(state.config.session_ttl_s), httponly=True,
+        samesite="strict", secure=request.url.scheme == "https", path="/",
     )  # fmt: skip
+    return resp
+
+
+@router.post("/logout")
+async def logout(request: Request) -> Response:
+    """Sign out: the server forgets this session (``everywhere``: every session), so the
+    cookie, kept or copied, opens nothing any more."""
+    state = _state(request)
+    ctype = request.headers.get("content-type", "")  # a bare POST signs this session out
+    form = await _form(request) if ctype.startswith("application/x-www-form-urlencoded") else {}
+    sessions = state.sessions
+    if _first(form, "everywhere"):
+        await run_in_threadpool(sessions.revoke_all)
+    else:
+        await run_in_threadpool(sessions.revoke, session_cookie(request.headers.get("cookie", "")))
+    resp = RedirectResponse("/login" if state.config.token else "/", status_code=303)
+    resp.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict",
+                       secure=request.url.scheme == "https")  # fmt: skip
     return resp

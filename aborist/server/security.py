@@ -3,14 +3,14 @@ the Host check, authentication, the cross-origin check on forms, and the securit
 (docs/serve.md, "Authentication" and "Limits").
 
 The token is compared with :func:`hmac.compare_digest` (constant time). The pages' login
-cookie holds an HMAC of the token, never the token itself; neither appears in a URL, a
-log line or the ledger.
+cookie names a session the server holds (:mod:`aborist.server.sessions`): one the server
+has forgotten (signed out, revoked, expired, or from before a restart) is sent to the
+login page again. The token itself is never in a cookie, a URL, a log line or the ledger.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import hmac
 import json
 import re
@@ -19,8 +19,9 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from aborist.server.config import ServerConfig
+from aborist.server.sessions import SessionStore
 
-__all__ = ["PAGE_CSP", "REPORT_CSP", "SESSION_COOKIE", "Guard", "session_value", "token_matches"]
+__all__ = ["PAGE_CSP", "REPORT_CSP", "SESSION_COOKIE", "Guard", "session_cookie", "token_matches"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -48,9 +49,9 @@ def token_matches(given: str, token: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8"), token.encode("utf-8"))
 
 
-def session_value(token: str) -> str:
-    """What the login cookie holds: an HMAC of a fixed label under the token."""
-    return hmac.new(token.encode("utf-8"), b"aborist-session-v1", hashlib.sha256).hexdigest()
+def session_cookie(cookie_header: str) -> str | None:
+    """The session cookie's value in a ``Cookie`` header (None: there is none)."""
+    return _cookie(cookie_header, SESSION_COOKIE)
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -78,9 +79,12 @@ class Guard:
     """See the module docstring. Wraps the whole application (FastAPI's own error
     handling included), so nothing reaches a route that these rules refuse."""
 
-    def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
+    def __init__(
+        self, app: ASGIApp, config: ServerConfig, sessions: SessionStore | None = None
+    ) -> None:
         self.app = app
         self.config = config
+        self.sessions = sessions or SessionStore(config.sessions_dir, config.session_ttl_s)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -175,8 +179,7 @@ class Guard:
             if scheme.lower() == "bearer" and token_matches(given.strip(), cfg.token):
                 return None
             return _error(401, "unauthorized", "send Authorization: Bearer <token>", path)
-        cookie = _cookie(headers.get("cookie", ""), SESSION_COOKIE)
-        if cookie is not None and hmac.compare_digest(cookie, session_value(cfg.token)):
+        if self.sessions.valid(session_cookie(headers.get("cookie", ""))):
             return None
         return _redirect("/login?next=" + quote(path, safe="/"))
 

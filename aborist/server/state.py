@@ -1,5 +1,6 @@
 """What one application instance holds: its configuration, the ledger (opened on first
-use, so an app built for a test needs no lifespan), and the background replay jobs."""
+use, so an app built for a test needs no lifespan), the background replay jobs and the
+pages' login sessions."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import threading
 
 from aborist.server.config import ServerConfig
 from aborist.server.replay_jobs import ReplayJobs
+from aborist.server.sessions import SessionStore
 from ledger.store import Ledger
 
 __all__ = ["AppState"]
@@ -16,6 +18,7 @@ class AppState:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.replays = ReplayJobs(config.ledger_url, config.replay_jobs_dir)
+        self.sessions = SessionStore(config.sessions_dir, config.session_ttl_s)
         self._ledger: Ledger | None = None
         self._lock = threading.Lock()
 

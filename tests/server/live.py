@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,8 +17,14 @@ __all__ = ["live_server"]
 
 @contextmanager
 def live_server(app: Any) -> Iterator[str]:
-    """``http://127.0.0.1:PORT`` serving ``app`` until the block ends."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+    """``http://127.0.0.1:PORT`` serving ``app`` until the block ends, with the connection
+    limits ``aborist serve`` sets for its configuration."""
+    from aborist.server.connections import uvicorn_options
+
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, log_level="warning", lifespan="off",
+        **uvicorn_options(app.config),
+    )  # fmt: skip
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
     thread.start()
@@ -46,9 +52,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve_process(env: dict[str, str], *, workers: int = 1) -> Iterator[str]:
-    """``aborist serve`` as a separate process (with ``workers`` uvicorn workers), as a
-    user starts it; stopped (SIGTERM, then SIGKILL) when the block ends."""
+def serve_process(
+    env: dict[str, str], *, workers: int = 1, args: Sequence[str] = ()
+) -> Iterator[str]:
+    """``aborist serve`` as a separate process (with ``workers`` uvicorn workers and the
+    options ``args``), as a user starts it; stopped (SIGTERM, then SIGKILL) when the block
+    ends."""
     import os
     import signal
     import subprocess
@@ -58,7 +67,7 @@ def serve_process(env: dict[str, str], *, workers: int = 1) -> Iterator[str]:
 
     port = free_port()
     aborist = str(Path(sys.executable).with_name("aborist"))  # the installed console script
-    cmd = [aborist, "serve", "--port", str(port), "--workers", str(workers)]
+    cmd = [aborist, "serve", "--port", str(port), "--workers", str(workers), *args]
     proc = subprocess.Popen(
         cmd, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         start_new_session=True,

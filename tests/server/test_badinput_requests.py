@@ -50,6 +50,30 @@ def test_a_request_body_that_stops_arriving_is_refused_with_408(served: Served) 
     assert 0.4 < elapsed < 5
 
 
+@pytest.mark.parametrize("trickle", [False, True])
+def test_the_408_closes_the_connection_within_the_body_timeout(
+    served: Served, trickle: bool
+) -> None:
+    """The 408 was written on time but the connection stayed open: until uvicorn's
+    keep-alive timer closed it 5 s later (a 30 s body timeout read as ~35 s by a client
+    waiting for the end of the response), and for ever while the client kept sending a
+    byte now and then (each byte cancelled that timer)."""
+    from tests.server.test_connections import _watch
+
+    app = create_app(replace(served.config, body_timeout_s=1.0, header_timeout_s=30))
+    with live_server(app) as base:
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(
+                b"POST /api/v1/verify HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+            )
+            out = _watch(sock, trickle=b" " * 200 if trickle else b"", gap=0.2, limit_s=8)
+    assert out.status == b"HTTP/1.1 408 Request Timeout", out
+    assert b"\r\nconnection: close\r\n" in out.data.lower(), out
+    assert out.closed_after is not None and 0.9 < out.closed_after < 2.0, out
+
+
 def test_a_body_that_arrives_in_time_is_answered(served: Served) -> None:
     app = create_app(replace(served.config, body_timeout_s=5))
     with live_server(app) as base:

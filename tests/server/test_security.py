@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from aborist.server.config import BindRefusedError, check_bind, is_loopback
-from aborist.server.security import SESSION_COOKIE, session_value
+from aborist.server.security import SESSION_COOKIE
 from cli.main import cli
 from ledger.store import Ledger
 from tests.server.conftest import TOKEN, Client, Served
@@ -54,7 +54,8 @@ def test_api_needs_the_bearer_token(guarded: Served) -> None:
     ok = c.get("/api/v1/runs", headers={"authorization": f"Bearer {TOKEN}"})
     assert ok.status_code == 200
     # a page's login cookie is not an API credential
-    c.cookies.set(SESSION_COOKIE, session_value(TOKEN))
+    assert c.post("/login", data={"token": TOKEN}).status_code == 303
+    assert SESSION_COOKIE in c.cookies
     assert c.get("/api/v1/runs").status_code == 401
 
 
