@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
 from aborist.verify.policy import VerifierPolicy
-from aborist.verify.rules.names import missing_name, name_runs
 from aborist.verify.rules.roles import echoes_question
+from aborist.verify.text.names import missing_name, name_runs
 from aborist.verify.text.textcanon import canonicalize, tokens
 from aborist.verify.verify import verify_answer
 

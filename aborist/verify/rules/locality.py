@@ -35,10 +35,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from aborist.verify.rules.names import missing_name, name_runs
 from aborist.verify.rules.swaps import dropped_cue, rearranged, substitution  # noqa: F401 (re-exported)
 from aborist.verify.text.anchors import anchor_key, value_keys
 from aborist.verify.text.dates import adjunct_keys, date_adjunct, normalize_dates
+from aborist.verify.text.names import missing_name, name_runs
 from aborist.verify.text.sentences import claim_parts, relative_clause, split_sentences
 from aborist.verify.text.stems import stem
 from aborist.verify.text.textcanon import (
