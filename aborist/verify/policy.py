@@ -85,7 +85,7 @@ class VerifierPolicy(BaseModel):
     answer_competition_margin: float = Field(default=1.5, ge=1.0)
     answer_title_units: bool = True
     answer_echo: bool = True
-    claim_names: bool = True
+    claim_names: bool = False
     answer_bare_paraphrase: bool = True
 
     def role_allowed(self, role: str) -> bool:

@@ -58,9 +58,10 @@ def test_a_shorter_name_and_a_lower_case_name_are_held() -> None:
 def test_a_claim_with_a_built_name_is_not_supported() -> None:
     claim = "The air force base east of Panama City is Panama City Air Force Base."
     right = "The air force base east of Panama City is Tyndall Air Force Base."
-    assert rung(right, [BASE]) == 2
-    assert rung(claim, [BASE]) > 2
-    assert rung(claim, [BASE], policy=VerifierPolicy(claim_names=False)) == 2  # the control
+    on = VerifierPolicy(claim_names=True)
+    assert rung(right, [BASE], policy=on) == 2
+    assert rung(claim, [BASE], policy=on) > 2
+    assert rung(claim, [BASE]) == 2  # the control: off by default
 
 
 def test_echoes_question_needs_the_question_s_own_run_and_no_choice() -> None:
@@ -125,7 +126,7 @@ def test_a_swapped_first_name_word_is_never_vouched(head: str) -> None:
     """A claim naming "<X> <Y> Park" where the passage's only park is "Presque Isle State
     Park" is vouched for only when <X> <Y> is the passage's own name."""
     claim = f"The peninsula that juts into Lake Erie is in {head} State Park."
-    r = rung(claim, [PARK])
+    r = rung(claim, [PARK], policy=VerifierPolicy(claim_names=True))
     if head == "Presque Isle":
         assert r == 2
     else:
