@@ -173,3 +173,23 @@ def test_docx_samples_read_as_before_but_the_nested_table() -> None:
         pytest.skip(f"shared sample {path} is absent")
     doc = parse_document(extract_source(path.read_bytes(), "docx"), "docx", file_name="d")
     assert "Text before Table Between Text after" in [b.text for b in doc.blocks]
+
+
+def test_a_content_control_in_a_header_is_read_as_the_header() -> None:
+    import io
+    import zipfile
+
+    from tests.corpus.documents import make_docx
+
+    base = zipfile.ZipFile(io.BytesIO(make_docx([("p", "Body text.")], header="HEAD")))
+    parts = {name: base.read(name) for name in base.namelist()}
+    header = parts["word/header1.xml"].decode()
+    wrapped = _sdt(_p(_r("Company confidential")) + _tbl(_tr(_tc(_p(_r("Rev 3"))))))
+    parts["word/header1.xml"] = header.replace("</w:hdr>", wrapped + "</w:hdr>").encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as package:
+        for name, blob in parts.items():
+            package.writestr(name, blob)
+    doc = parse_document(extract_source(out.getvalue(), "docx"), "docx", file_name="d.docx")
+    header_texts = [b.text for b in doc.blocks if b.locator.part == "header"]
+    assert header_texts == ["HEAD", "Company confidential", "Rev 3"]
