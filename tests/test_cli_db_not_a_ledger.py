@@ -45,6 +45,7 @@ COMMANDS = [
     (cli, ["ask", "Why is the sky blue?", "{doc}"]),
     (cli, ["runs"]),
     (cli, ["show", "0123456789abcdef0123456789abcdef"]),
+    (cli, ["inspect", "0123456789abcdef0123456789abcdef"]),
     (ledger_cli, ["verify"]),
     (ledger_cli, ["events"]),
     (ledger_cli, ["checkpoint"]),
@@ -80,6 +81,24 @@ def test_a_file_that_is_not_a_ledger_is_refused_and_left_as_it_is(
     assert len(errors) == 1 and errors[0].startswith(f"Error: {path} {message}"), errors
     assert path.read_bytes() == before
     assert sorted(p.name for p in home.iterdir()) == ["doc.md", "store.db"]
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_ingest_refuses_it_before_writing_a_shard(
+    home: Path, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ingest` has no --db: the ledger comes from $ABORIST_DB_URL."""
+    make, message = KINDS[kind]
+    path = home / "store.db"
+    make(path)
+    before = path.read_bytes()
+    monkeypatch.setenv("ABORIST_DB_URL", f"sqlite:///{path}")
+    result = CliRunner().invoke(cli, ["ingest", str(home / "doc.md"), "--shard", "sky"])
+    assert result.exit_code != 0 and "Traceback" not in result.stderr
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("Error: ")]
+    assert len(errors) == 1 and errors[0].startswith(f"Error: {path} {message}"), errors
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in home.iterdir()) == ["doc.md", "store.db"]  # no shard
 
 
 def test_migrate_makes_a_ledger_in_an_empty_file_and_refuses_the_others(tmp_path: Path) -> None:
