@@ -74,6 +74,64 @@ def _exists(path: Path) -> bool:
         raise UnavailableError(f"cannot use the ledger path {path}: {e.strerror or e}") from e
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _check_ledger_file(path: Path) -> None:
+    """Refuse, before anything connects to it, a file at ``path`` that is not a ledger: an
+    empty file, a file that is not SQLite, an SQLite database with no ledger schema.
+    Connecting would change them (the first connection sets WAL mode, which writes an
+    SQLite header into an empty file and the journal mode into another application's
+    database); each is left as it is. An empty file beside a ``-wal`` file that holds
+    data is a database whose first commits are still in the log, and is opened as one.
+    ``aborist-ledger migrate`` (which does not come here) makes a ledger in an empty file."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(_SQLITE_HEADER))
+        if not head:
+            wal = path.with_name(path.name + "-wal")
+            if wal.is_file() and wal.stat().st_size > 0:
+                return
+    except OSError as e:
+        raise UnavailableError(f"cannot use the ledger path {path}: {e.strerror or e}") from e
+    if not head:
+        raise NotMigratedError(
+            f"{path} is an empty file, not a ledger; it was left as it is (run "
+            "`aborist-ledger migrate` to make a ledger there)"
+        )
+    if head != _SQLITE_HEADER:
+        raise UnavailableError(
+            f"{path} is not an SQLite database (nor a ledger); it was left as it is"
+        )
+    if _has_ledger_table(path) is False:
+        raise NotMigratedError(
+            f"{path} is an SQLite database with no ledger schema; it was left as it is "
+            "(run `aborist-ledger migrate` to add the ledger's tables to it)"
+        )
+
+
+def _has_ledger_table(path: Path) -> bool | None:
+    """Whether the SQLite database at ``path`` records schema revisions (``alembic_version``),
+    read through a read-only connection that cannot change it; None when that cannot be
+    told (the connection that follows then says why)."""
+    import sqlite3
+    from urllib.parse import quote
+
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
+        ).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    return row is not None
+
+
 def utc_now() -> str:
     """RFC 3339 UTC timestamp with microseconds, e.g. ``2026-11-29T19:35:33.123456Z``."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -152,6 +210,8 @@ class Ledger(LedgerReads):
             raise NotMigratedError(
                 f"no ledger at {path}; run `aborist-ledger migrate` to create it"
             )
+        if check_schema and path is not None:
+            _check_ledger_file(path)
         engine = ledger_engine(parsed, sqlite_synchronous=sqlite_synchronous)
         try:
             return cls(engine, projections=projections, clock=clock, check_schema=check_schema)

@@ -30,6 +30,25 @@ created 0700 on first use, and the console scripts create every file 0600. The f
 named by `--db` or `$ABORIST_DB_URL` (PostgreSQL) is created and upgraded with
 `aborist-ledger migrate`.
 
+**The ledger file.** Every command that opens the ledger (`query`, `ask`, `runs`, `show`,
+`inspect`, `serve`, every `aborist-ledger` command but `migrate`) refuses an SQLite path
+that exists and is not a ledger, before anything connects to it, in one line, and leaves
+the file byte for byte as it was: an empty file (`… is an empty file, not a ledger; it was
+left as it is (run `aborist-ledger migrate` to make a ledger there)`), a file that is not
+SQLite (`… is not an SQLite database (nor a ledger); …`), and an SQLite database with no
+ledger schema (another application's: `… is an SQLite database with no ledger schema;
+…`). Connecting would have changed them: the ledger's first connection sets WAL mode,
+which wrote an SQLite header into the empty file and the journal mode into the other
+database. A path that does not exist is refused as before (`no ledger at …`), and no
+file is created. **`aborist-ledger migrate` is the one command that makes a ledger** at a
+path you name: a new file, an existing empty one (it holds nothing to lose), or an SQLite
+database you mean to share with the ledger's tables; a file that is not SQLite is
+refused by SQLite (`file is not a database`) and left as it is. The embedded ledger in
+the data home is the one aborist makes itself: found empty (a first run stopped before
+its migration), it is migrated by the next `ingest`, `query` or `ask`. An empty file
+beside a `-wal` file that holds data is a database whose first commits are still in the
+log, and is opened as one.
+
 **Settings.** Each value comes from the first of: a flag, an `ABORIST_*` environment
 variable, the TOML config file (`$ABORIST_CONFIG`, else `~/.config/aborist/config.toml`),
 the default. The file's keys are `home`, `db_url`, `shard_dir`, `llm_base_url`,

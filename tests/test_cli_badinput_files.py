@@ -181,7 +181,7 @@ def test_delete_shard_keeps_the_shard_when_the_ledger_cannot_record_it(
     result = run("delete-shard", "bees", "--yes")
     assert result.exit_code == 1
     line = error_line(result)
-    assert ("file is not a database" in line) or ("has no ledger schema" in line)
+    assert ("not an SQLite database" in line) or ("no ledger schema" in line)
     assert shard.exists()
 
 

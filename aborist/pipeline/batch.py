@@ -151,7 +151,10 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 def read_jsonl(path: Path, what: str) -> tuple[list[str], list[int]]:
     """A JSON Lines file read line by line (:func:`jsonl_lines`); a line longer than
     :data:`MAX_LINE_BYTES` refuses the file (:class:`InputError`), as a file that cannot
-    be read does."""
+    be read does, and so does a carriage return that does not end a line: JSON Lines ends
+    lines with ``\n`` (or ``\r\n``), and a file whose lines end with a bare ``\r`` (old Mac)
+    was read as one line. Not split at ``\r``: outside a string a ``\r`` is JSON
+    whitespace, so splitting there could cut a valid record in two."""
     try:
         with path.open("rb") as f:
             return jsonl_lines(_bounded_lines(f, f"the {what} file {path}"))
@@ -163,6 +166,12 @@ def _bounded_lines(f: BinaryIO, where: str) -> Iterator[bytes]:
     n = 0
     while raw := f.readline(MAX_LINE_BYTES + 1):
         n += 1
+        if b"\r" in raw.removesuffix(b"\n").removesuffix(b"\r"):
+            raise InputError(
+                f"line {n} of {where} holds a carriage return (\\r) that does not end the "
+                "line: JSON Lines ends lines with \\n or \\r\\n, and a file whose lines end "
+                "with \\r alone is not read (convert it: tr '\\r' '\\n'); nothing was run"
+            )
         if len(raw.removesuffix(b"\n")) > MAX_LINE_BYTES:
             raise InputError(
                 f"line {n} of {where} is longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB "

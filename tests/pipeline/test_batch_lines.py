@@ -118,3 +118,34 @@ def test_a_line_past_the_limit_refuses_the_file(
         read_questions(src)
     src.write_text('{"question": "short?"}\n' * 3, encoding="utf-8")  # at the limit: read
     assert len(read_questions(src)[0]) == 3
+
+
+OLD_MAC = b'{"id": "a", "question": "One?"}\r{"id": "b", "question": "Two?"}\r'
+
+
+def test_a_carriage_return_that_ends_no_line_refuses_the_file(tmp_path: Path) -> None:
+    """Old Mac line ends (``\\r`` alone) were read as one line; ``\\r\\n`` still ends one."""
+    from aborist.errors import InputError
+
+    src = tmp_path / "q.jsonl"
+    src.write_bytes(b'{"id": "z", "question": "Fine?"}\r\n' + OLD_MAC)
+    with pytest.raises(InputError, match=r"line 2 of the questions file .* carriage return"):
+        read_questions(src)
+    src.write_bytes(OLD_MAC.replace(b"\r", b"\r\n"))
+    items, problems = read_questions(src)
+    assert [i.id for i in items] == ["a", "b"] and problems == []
+
+
+@pytest.mark.parametrize("command", ["query", "verify"])
+def test_the_cli_refuses_old_mac_line_ends_in_one_line(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ABORIST_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("ABORIST_DB_URL", raising=False)
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(OLD_MAC)
+    result = CliRunner().invoke(cli, [command, "--batch", str(src)])
+    assert result.exit_code != 0 and "Traceback" not in result.stderr
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("Error: ")]
+    assert len(errors) == 1 and "with \\r alone is not read" in errors[0], result.stderr
+    assert "nothing was run" in errors[0] and result.stdout == ""

@@ -8,7 +8,9 @@ Two steps, like the PDF reader, so a shard can re-derive a document from what it
    them) with its heading level (style ``Title`` → 1, ``Heading N`` → N, capped at 6;
    else 0), each table row as its cells (merged cells once), then each section's headers
    and footers that are its own (not linked to the previous section's), once per
-   distinct text. Stored as canonical JSON in the shard's ``raw_text``.
+   distinct text. Content inside wrappers (content controls, custom XML, smart tags,
+   tracked insertions, hyperlinks, simple fields: :data:`_WRAPPERS`) is read in place;
+   tracked deletions are not. Stored as canonical JSON in the shard's ``raw_text``.
 2. :func:`docx_blocks` (extraction → blocks, pure). The locator is the heading path and
    the paragraph number (DOCX stores no pages); header and footer blocks also carry
    ``part`` (``header`` / ``footer``), and chunks never mix them with the body.
@@ -41,7 +43,7 @@ __all__ = [
     "extract_docx",
 ]
 
-EXTRACTION_VERSION = "docx-extract-2"
+EXTRACTION_VERSION = "docx-extract-3"
 MAX_UNPACKED_BYTES = 256 * 1024 * 1024
 """Limit on the declared sizes of all parts together (images included)."""
 MAX_XML_BYTES = 64 * 1024 * 1024
@@ -96,17 +98,69 @@ def _style_level(paragraph: Any) -> int:
     return min(int(m.group(1)), 6) if m else 0
 
 
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_WRAPPERS = frozenset(
+    _W + tag
+    for tag in ("sdt", "sdtContent", "customXml", "smartTag", "ins", "moveTo", "hyperlink",
+                "fldSimple", "bdo", "dir")
+)  # fmt: skip
+"""Elements that hold document content without being any themselves, read through: content
+controls (``w:sdt``; their ``w:sdtPr`` holds no content), custom XML and smart tags,
+tracked insertions and moves (``w:ins``, ``w:moveTo``: the text is in the document),
+hyperlinks, simple fields (``w:fldSimple``: its runs are the result Word shows) and
+bidirectional embeddings. Tracked deletions (``w:del``, ``w:moveFrom``) are not read:
+that text is no longer in the document. python-docx reads none of these but hyperlinks,
+and those one level deep."""
+
+
+def _inner(element: Any, tags: frozenset[str]) -> list[Any]:
+    """The descendants of ``element`` whose tag is in ``tags``, in document order, found
+    through :data:`_WRAPPERS` at any depth (and not inside a found one)."""
+    found: list[Any] = []
+    stack = [iter(element)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        elif child.tag in tags:
+            found.append(child)
+        elif child.tag in _WRAPPERS:
+            stack.append(iter(child))
+    return found
+
+
+_BLOCKS = frozenset((_W + "p", _W + "tbl"))
+_RUNS = frozenset((_W + "r",))
+_ROWS = frozenset((_W + "tr",))
+_CELLS = frozenset((_W + "tc",))
+
+
 def _visible_text(paragraph: Any) -> str:
-    from docx.text.hyperlink import Hyperlink
+    """The text of ``paragraph``'s runs that Word shows: all but those marked hidden,
+    including runs inside :data:`_WRAPPERS`."""
     from docx.text.run import Run
 
     parts: list[str] = []
-    for item in paragraph.iter_inner_content():
-        runs = item.runs if isinstance(item, Hyperlink) else [item]
-        for run in runs:
-            if isinstance(run, Run) and not run.font.hidden:
-                parts.append(run.text)
+    for r in _inner(paragraph._p, _RUNS):
+        run = Run(r, paragraph)
+        if not run.font.hidden:
+            parts.append(run.text)
     return "".join(parts)
+
+
+def _cell_text(tc: Any, parent: Any, reading: _Reading) -> str:
+    """A cell's paragraphs, one a line, with the rows of a table nested in it in place
+    (cells joined by `` ; ``, as a row block is)."""
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    lines: list[str] = []
+    for el in _inner(tc, _BLOCKS):
+        if el.tag == _W + "tbl":
+            lines.extend(" ; ".join(r) for r in _rows(Table(el, parent), reading))
+        else:
+            lines.append(_visible_text(Paragraph(el, parent)))
+    return "\n".join(lines)
 
 
 def _rows(table: Any, reading: _Reading) -> list[list[str]]:
@@ -115,15 +169,13 @@ def _rows(table: Any, reading: _Reading) -> list[list[str]]:
     them. That property finds the top of a vertical merge by walking up one row at a time,
     each step searching the table, so 20,000 merged rows took 25 s and then failed
     (``RecursionError``); here each row's cells are found from the row above's."""
-    from docx.table import _Cell
-
     rows = []
     above: dict[int, Any] = {}  # grid offset → the top element of the cell there, row above
-    for tr in table._tbl.tr_lst:
+    for tr in _inner(table._tbl, _ROWS):
         reading.check_time()
         here: dict[int, Any] = {}
         offset = tr.grid_before
-        for tc in tr.tc_lst:
+        for tc in _inner(tr, _CELLS):
             if tc.vMerge == "continue" and offset not in above:
                 raise ValueError(f"a merged cell continues no cell above (grid offset {offset})")
             here[offset] = above[offset] if tc.vMerge == "continue" else tc
@@ -134,50 +186,53 @@ def _rows(table: Any, reading: _Reading) -> list[list[str]]:
             if id(top) not in seen:  # a merged cell is given once
                 seen.add(id(top))
                 tops.append(top)
-        cells = [_Cell(top, table) for top in tops]
-        rows.append(["\n".join(_visible_text(p) for p in cell.paragraphs) for cell in cells])
+        rows.append([_cell_text(top, table, reading) for top in tops])
         above = here
     return rows
 
 
-def _items(container: Any, part: str, reading: _Reading) -> list[dict[str, Any]]:
+def _block_items(
+    element: Any, parent: Any, part: str, reading: _Reading, *, box: bool = False
+) -> list[dict[str, Any]]:
+    """The paragraphs and table rows of a body, header, footer or text box (``box``:
+    every paragraph level 0), in document order, those inside :data:`_WRAPPERS` (a
+    content control around paragraphs, a table, rows or cells) included."""
     from docx.table import Table
+    from docx.text.paragraph import Paragraph
 
     items: list[dict[str, Any]] = []
-    for item in container.iter_inner_content():
+    for el in _inner(element, _BLOCKS):
         reading.check_time()
-        if isinstance(item, Table):
-            items.extend({"kind": "row", "part": part, "cells": r} for r in _rows(item, reading))
+        if el.tag == _W + "tbl":
+            rows = _rows(Table(el, parent), reading)
+            items.extend({"kind": "row", "part": part, "cells": r} for r in rows)
         else:
+            paragraph = Paragraph(el, parent)
+            level = 0 if box else _level(paragraph, reading.levels)
             items.append(
-                {"kind": "paragraph", "part": part, "level": _level(item, reading.levels),
-                 "text": _visible_text(item)}
+                {"kind": "paragraph", "part": part, "level": level,
+                 "text": _visible_text(paragraph)}
             )  # fmt: skip
-            items.extend(_text_box_items(item, part, reading))
+            if not box:
+                items.extend(_text_box_items(paragraph, part, reading))
     return items
+
+
+_DELETED = frozenset(_W + tag for tag in ("del", "moveFrom"))
 
 
 def _text_box_items(paragraph: Any, part: str, reading: _Reading) -> list[dict[str, Any]]:
     """The text boxes anchored in ``paragraph``, in document order, right after it: their
     paragraphs (level 0: a box's styles do not make the page's sections) and table rows.
     Word stores a box twice, as DrawingML (``mc:Choice``) and as VML for old readers
-    (``mc:Fallback``); the fallback is skipped. A box inside a box follows it."""
-    from docx.oxml.ns import qn
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
-
+    (``mc:Fallback``); the fallback is skipped, as is a box in deleted text (``w:del``).
+    A box inside a box follows it."""
     fallback = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
     items: list[dict[str, Any]] = []
-    for box in paragraph._p.iter(qn("w:txbxContent")):
-        if any(a.tag == fallback for a in box.iterancestors()):
+    for box in paragraph._p.iter(_W + "txbxContent"):
+        if any(a.tag == fallback or a.tag in _DELETED for a in box.iterancestors()):
             continue
-        for child in box:
-            if child.tag == qn("w:tbl"):
-                rows = _rows(Table(child, paragraph._parent), reading)
-                items.extend({"kind": "row", "part": part, "cells": r} for r in rows)
-            elif child.tag == qn("w:p"):
-                text = _visible_text(Paragraph(child, paragraph._parent))
-                items.append({"kind": "paragraph", "part": part, "level": 0, "text": text})
+        items.extend(_block_items(box, paragraph._parent, part, reading, box=True))
     return items
 
 
@@ -338,7 +393,7 @@ def extract_docx(data: bytes) -> str:
         import docx
 
         document = docx.Document(io.BytesIO(package))
-        items = _items(document, "body", reading)
+        items = _block_items(document.element.body, document._body, "body", reading)
         items.extend(_note_items(document, reading))
         seen: set[str] = set()
         for section in document.sections:
@@ -350,7 +405,7 @@ def extract_docx(data: bytes) -> str:
                     hf = getattr(section, kind)
                     if hf.is_linked_to_previous:
                         continue
-                    found = _items(hf, part, reading)
+                    found = _block_items(hf._element, hf, part, reading)
                     key = json.dumps(found, sort_keys=True)
                     if key not in seen:
                         seen.add(key)
