@@ -17,6 +17,7 @@ from ledger.store import Ledger
 from ledger.tlog.checkpoint_note import CheckpointBody, open_checkpoint, sign_checkpoint
 from ledger.tlog.note import parse_signer_key, parse_verifier_key
 from tests.conftest import migrate_url
+from tests.ledger.tamper import tamper
 
 ORIGIN = "example.org/ledger"
 
@@ -90,7 +91,7 @@ def test_checkpoint_sign_prints_a_note_that_verifies(url: str, key: Path) -> Non
 def test_verify_checkpoint(url: str, key: Path, tmp_path: Path) -> None:
     note = sign(url, key, tmp_path, "cp.note")
     out, _ = run("verify-checkpoint", str(note), "--key", pub(key), "--db", url)
-    assert "tree size 5 has root" in out
+    assert "tree size 5 has root" in out and "events 1..5 re-hashed and chained" in out
     data = json.loads(run("verify-checkpoint", str(note), "--key", pub(key), "--db", url,
                           "--json")[0])  # fmt: skip
     assert data["ok"] is True and data["checkpoint"]["tree_size"] == 5
@@ -137,6 +138,20 @@ def test_verify_checkpoint_of_another_tree(url: str, key: Path, tmp_path: Path) 
         forged.write_text(sign_checkpoint(CheckpointBody(ORIGIN, size, b"\x07" * 32), signer))
         _, err = run("verify-checkpoint", str(forged), "--key", pub(key), "--db", url, code=1)
         assert why in err
+
+
+def test_verify_checkpoint_rehashes_the_events(url: str, key: Path, tmp_path: Path) -> None:
+    """An edited payload whose stored hashes were left alone: the stored tree still has the
+    signed root, so a check of the stored hashes alone would say it holds. The events are
+    re-hashed, and the checkpoint is not confirmed."""
+    note = sign(url, key, tmp_path, "cp.note")
+    lg = Ledger.open(url)
+    try:
+        tamper(lg, "UPDATE events SET payload = REPLACE(payload, '2', '7') WHERE seq = 3")
+    finally:
+        lg.close()
+    _, err = run("verify-checkpoint", str(note), "--key", pub(key), "--db", url, code=1)
+    assert "do not verify" in err and "seq 3" in err and "payload_hash" in err
 
 
 def test_state_file_three_way_rule(url: str, key: Path, tmp_path: Path) -> None:
