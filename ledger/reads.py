@@ -320,11 +320,13 @@ class LedgerReads:
         return found
 
     def event_hashes(self, size: int | None = None) -> list[bytes]:
-        """Raw event hashes of seq 1..size (all when None): the Merkle tree's entries."""
+        """Raw event hashes of seq 1..size (all when None): the Merkle tree's entries. A row
+        below seq 1 (a plain INSERT writes one) is no entry: it is never read here, and the
+        chain check names it (:meth:`off_chain_row`)."""
         params: dict[str, Any] = {}
-        sql = "SELECT hash FROM events"
+        sql = "SELECT hash FROM events WHERE seq >= 1"
         if size is not None:
-            sql += " WHERE seq <= :n"
+            sql += " AND seq <= :n"
             params["n"] = size
         sql += " ORDER BY seq"
         with translate_errors(self.where), self.reader.connect() as conn:

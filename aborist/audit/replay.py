@@ -192,6 +192,10 @@ class _Replay:
         self.parse = _PARSED_DEEP if deep else _PARSED_BLOBS if blobs else _PARSED_DAG
         self.deep_batches = DeepBatches(self.report, BlobCache(ledger), EvidenceMemo())
         self.envelope = EnvelopeCheck()
+        #: The recorded checkpoints, read before the head: a checkpoint a writer records
+        #: while replay runs is not in this list, so one past the head read next is a
+        #: truncation, never a checkpoint of later appends.
+        self.checkpoints = ledger.checkpoints()
         self.head, self.live_tables, self.live = read_live(ledger, run_id)
         #: Each run's corpus against the ingests (:mod:`aborist.audit.checks.corpus_binding`),
         #: in every replay but the bench's bare chain-and-DAG pass.
@@ -416,7 +420,9 @@ class _Replay:
             report.absorb(part)
         self.chain_result(chain)
         self.check_served()
-        check_checkpoints(self.ledger, self.head[0], self.checkpoint, report, chain.roots)
+        check_checkpoints(
+            self.ledger, self.head[0], self.checkpoint, report, chain.roots, self.checkpoints
+        )
         if self.tiles:
             check_tiles(self.ledger, report, chain.roots)
         if not self.deep and self.blobs:
@@ -443,7 +449,7 @@ class _Replay:
         hold them against (:mod:`aborist.audit.checks.checkpoints`)."""
         sizes = {
             cp.tree_size
-            for cp in self.ledger.checkpoints()
+            for cp in self.checkpoints
             if type(cp.tree_size) is int and cp.tree_size >= 1  # others: named as malformed
         }
         if self.checkpoint is not None:

@@ -10,14 +10,14 @@ checkpoint larger than the ledger (history truncated) or without a consistency p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aborist.audit.findings import Divergence, ReplayReport, clip, clip_typed
 from aborist.errors import InputError
 from ledger.envelope_check import check_recorded_at
 from ledger.errors import ProofError
-from ledger.store import Ledger
+from ledger.store import Checkpoint, Ledger
 from ledger.tlog import merkle
 
 __all__ = ["CHECKPOINT_FIELDS", "check_checkpoints", "parse_checkpoint"]
@@ -68,7 +68,7 @@ def _is_hex(s: str) -> bool:
 
 def check_checkpoints(
     ledger: Ledger, head_seq: int, checkpoint: tuple[int, str] | None, report: ReplayReport,
-    verified: Mapping[int, str] | None = None,
+    verified: Mapping[int, str] | None = None, cps: Sequence[Checkpoint] | None = None,
 ) -> None:  # fmt: skip
     """Each recorded checkpoint of ``ledger`` and ``checkpoint`` (``(tree_size, root)``,
     kept outside the database) against the tree of the events up to ``head_seq``.
@@ -76,8 +76,12 @@ def check_checkpoints(
     ``verified``: the roots the chain check folded, by size, from the hashes it
     recomputed (:attr:`ledger.chain.ChainReport.roots`). A checkpoint is held to those
     first: the hashes read again for the tree are the database's second answer, which an
-    insider can make the original history's while the rows the chain read are a rewrite."""
-    cps = ledger.checkpoints()
+    insider can make the original history's while the rows the chain read are a rewrite.
+
+    ``cps``: the recorded checkpoints as read *before* ``head_seq`` was (read here when
+    None): one recorded by a writer after the head was read is of later appends, and held
+    to this head it would read as a truncation."""
+    cps = ledger.checkpoints() if cps is None else cps
     recorded = [(cp.tree_size, cp.root, "recorded checkpoint") for cp in cps]
     if checkpoint is not None:
         recorded.append((*checkpoint, "checkpoint file"))
