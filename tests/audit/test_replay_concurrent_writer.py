@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import text
 
@@ -14,6 +15,7 @@ from cli.audit.ledger_cli import cli
 from ledger.envelope import NewEvent
 from ledger.store import Ledger
 from ledger.tlog.proofs import checkpoint
+from tests.ledger.tamper import tamper
 
 replay_mod = sys.modules["aborist.audit.replay"]
 
@@ -80,3 +82,46 @@ def test_a_row_below_seq_1_is_no_entry_of_the_tree(ledger_url: str) -> None:
     r = CliRunner().invoke(cli, ["replay", "--db", ledger_url, "--since", "100"])
     assert r.exit_code == 1
     assert "rewritten" not in r.output, r.output  # only the chain finding, naming the row
+
+
+def test_verify_while_a_writer_grows_the_tiles_is_no_tile_finding(
+    ledger_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tile check reads the event hashes, then each tile row: a writer that appends a
+    block of 256 events and checkpoints in between grows a stored tile. That is not a
+    forged tile; a tile that holds a hash the events do not give still is."""
+    import ledger.tlog.tiles_verify as tv
+
+    lg = Ledger.open(ledger_url)
+    try:
+        _append(lg, 600, "early")
+        checkpoint(lg)
+    finally:
+        lg.close()
+    real = tv._event_hashes
+    fired: list[int] = []
+
+    def hashes_then_writer(fetch, covered):  # type: ignore[no-untyped-def]
+        if not fired:
+            fired.append(1)
+            w = Ledger.open(ledger_url)
+            try:
+                _append(w, 300, "late")
+                checkpoint(w)
+            finally:
+                w.close()
+        yield from real(fetch, covered)
+
+    monkeypatch.setattr(tv, "_event_hashes", hashes_then_writer)
+    r = CliRunner().invoke(cli, ["verify", "--db", ledger_url])
+    assert fired
+    assert r.exit_code == 0, r.output
+    # the control: a level-1 tile with a hash appended by hand, and no writer, is caught
+    monkeypatch.setattr(tv, "_event_hashes", real)
+    lg = Ledger.open(ledger_url)
+    try:
+        tamper(lg, "UPDATE merkle_tiles SET hashes = hashes || hashes WHERE level = 1 AND idx = 0")
+    finally:
+        lg.close()
+    r = CliRunner().invoke(cli, ["verify", "--db", ledger_url])
+    assert r.exit_code == 1 and "tile" in r.output
