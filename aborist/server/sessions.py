@@ -15,7 +15,9 @@ valid until the token changed, and nothing a sign-out could take back.)
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import math
 import os
 import re
 import secrets
@@ -24,6 +26,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from aborist.server.errors import ApiError
 
 __all__ = ["SessionStore"]
 
@@ -54,34 +58,44 @@ class SessionStore:
         self._lock = threading.Lock()
 
     def create(self) -> str:
-        """A new session's cookie value (expired sessions are swept first)."""
+        """A new session's cookie value (expired sessions are swept first). A shared
+        directory that is gone is made again (its sessions are gone with it); one that
+        cannot be written is a 503, never a traceback."""
         self._sweep()
         value = secrets.token_urlsafe(32)
         expires = self._clock() + self.ttl_s
         if self.directory is None:
             with self._lock:
                 self._memory[_key(value)] = expires
-        else:
+            return value
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".new-")
             with os.fdopen(fd, "w", encoding="ascii") as f:
                 f.write(repr(expires))
             os.replace(tmp, self.directory / _key(value))
+        except OSError as e:
+            raise ApiError(503, f"the session store cannot be written: {_why(e)}") from None
         return value
 
     def valid(self, value: str | None) -> bool:
-        """True while the session is held and has not expired."""
+        """True while the session is held and has not expired (an entry that cannot be
+        read, or whose expiry is not a time within the lifetime, is no session)."""
         if value is None or not _VALUE.fullmatch(value):
             return False
         expires = self._expiry(_key(value))
         return expires is not None and self._clock() < expires
 
     def revoke(self, value: str | None) -> None:
-        """Forget one session (signing out); a value that names none is ignored."""
+        """Forget one session (signing out); a value that names none is ignored. A session
+        that cannot be forgotten is a 503: the sign-out did not happen."""
         if value is not None and _VALUE.fullmatch(value):
             self._forget(_key(value))
 
     def revoke_all(self) -> int:
-        """Forget every session; how many there were."""
+        """Forget every session; how many there were. A shared directory that is gone
+        holds none; one that cannot be read, or a session that cannot be forgotten, is a
+        503 (never "revoked" for a session still valid)."""
         keys = self._keys()
         for key in keys:
             self._forget(key)
@@ -93,27 +107,52 @@ class SessionStore:
         if self.directory is None:
             with self._lock:
                 return list(self._memory)
-        return [p.name for p in self.directory.iterdir() if _KEY.fullmatch(p.name)]
+        try:
+            return [p.name for p in self.directory.iterdir() if _KEY.fullmatch(p.name)]
+        except FileNotFoundError:
+            return []
+        except OSError as e:
+            raise ApiError(503, f"the session store cannot be read: {_why(e)}") from None
 
     def _expiry(self, key: str) -> float | None:
         if self.directory is None:
             with self._lock:
                 return self._memory.get(key)
         try:
-            return float((self.directory / key).read_text(encoding="ascii"))
-        except (FileNotFoundError, ValueError):
+            expires = float((self.directory / key).read_text(encoding="ascii"))
+        except (OSError, ValueError, UnicodeDecodeError):
             return None
+        # written as now + ttl: a later or non-finite time was not written by this store
+        if not math.isfinite(expires) or expires > self._clock() + self.ttl_s:
+            return None
+        return expires
 
     def _forget(self, key: str) -> None:
         if self.directory is None:
             with self._lock:
                 self._memory.pop(key, None)
             return
-        (self.directory / key).unlink(missing_ok=True)
+        path = self.directory / key
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as e:
+            if self._expiry(key) is not None:  # still a live session: say so
+                raise ApiError(503, f"a session could not be revoked: {_why(e)}") from None
+            # not a session this store wrote (a directory, unreadable): it opens nothing
 
     def _sweep(self) -> None:
         now = self._clock()
-        for key in self._keys():
+        try:
+            keys = self._keys()
+        except ApiError:
+            return  # create() reports the store's state when it writes
+        for key in keys:
             expires = self._expiry(key)
             if expires is not None and expires <= now:
-                self._forget(key)
+                # an expired session opens nothing whether or not it is removed
+                with contextlib.suppress(ApiError):
+                    self._forget(key)
+
+
+def _why(e: OSError) -> str:
+    return e.strerror or type(e).__name__
