@@ -30,7 +30,7 @@ from ledger.store import Checkpoint, Ledger, stored_type
 from ledger.tlog.tiles import TILE_WIDTH
 from ledger.tlog.tiles_verify import TileCheck, verify_tiles
 
-__all__ = ["LedgerReport", "off_chain_failure", "verify_ledger"]
+__all__ = ["LedgerReport", "off_chain_failure", "rehashed_root", "verify_ledger"]
 
 
 @dataclass(slots=True)
@@ -113,6 +113,27 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
         check_tiles(ledger, report)
     check_checkpoints(cps, report)
     return report
+
+
+def rehashed_root(ledger: Ledger, size: int) -> bytes | str:
+    """The root of the tree of events ``1..size``, folded from the hashes the chain check
+    recomputed and found chained (never the stored hashes read a second time, which a
+    database can answer with another history's); or, as text, why there is none (the
+    chain's first failure, a row the pass over ``1..size`` did not read)."""
+    verifier = ChainVerifier(roots_at={size})
+    for ev in ledger.iter_events(lte=size):
+        if not verifier.check(ev):
+            break
+    report = verifier.report
+    if report.ok and report.head_seq == size:
+        stray = ledger.off_chain_row(size)
+        if stray is not None:
+            report.failure = off_chain_failure(stray, size)
+    if report.failure is not None:
+        return report.failure.message()
+    if report.head_seq != size or size not in report.roots:
+        return f"only {report.head_seq} events chain"
+    return bytes.fromhex(report.roots[size])
 
 
 def off_chain_failure(stray: OffChainRow, head: int) -> ChainFailure:

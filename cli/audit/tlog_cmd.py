@@ -17,7 +17,7 @@ import click
 from cli.audit.trust_args import TrustArgs, ledger_prover, log_origin, trust_options
 from cli.common import clean_errors, db_option, emit_json, json_option
 from ledger.errors import LedgerError, NoteError
-from ledger.store import Checkpoint, Ledger
+from ledger.store import Checkpoint
 from ledger.tlog.checkpoint_note import CheckpointBody, sign_checkpoint
 from ledger.tlog.note import (
     ALG_COSIGNATURE_V1,
@@ -117,6 +117,7 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
     Example: aborist-ledger verify-checkpoint cp.note --key log.key.pub --state state.json
     """
     from cli.audit.ledger_cli import open_ledger
+    from ledger.verify import rehashed_root
 
     if not trust.keys:
         raise click.UsageError("give the log's verifier key: --key VKEYFILE")
@@ -131,7 +132,12 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
             raise click.ClickException(
                 f"{note_file}: checkpoint of size {body.size}, but this ledger has {head} events"
             )
-        root = _rehashed_root(lg, body.size, note_file)
+        root = rehashed_root(lg, body.size)
+        if isinstance(root, str):
+            raise click.ClickException(
+                f"{note_file}: the events of tree size {body.size} do not verify, so no "
+                f"root is checked ({root})"
+            )
         if root != body.root:
             raise click.ClickException(
                 f"{note_file}: this ledger's tree of size {body.size} has root {root.hex()}, "
@@ -155,32 +161,6 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
     if outcome is not None:
         click.echo(f"ok   state {trust.state_file}: {outcome}")
     sys.exit(0)
-
-
-def _rehashed_root(lg: Ledger, size: int, note_file: Path) -> bytes:
-    """The root of the tree of events ``1..size``, folded from the hashes the chain check
-    recomputed and found chained (never the stored hashes read a second time: a database
-    can answer that read with another history's while its rows are a rewrite)."""
-    from ledger.chain import ChainVerifier
-    from ledger.verify import off_chain_failure
-
-    verifier = ChainVerifier(roots_at={size})
-    for ev in lg.iter_events(lte=size):
-        if not verifier.check(ev):
-            break
-    report = verifier.report
-    if report.ok and report.head_seq == size:
-        stray = lg.off_chain_row(size)
-        if stray is not None:
-            report.failure = off_chain_failure(stray, size)
-    if not report.ok or report.head_seq != size or size not in report.roots:
-        f = report.failure
-        why = f.message() if f is not None else f"only {report.head_seq} events chain"
-        raise click.ClickException(
-            f"{note_file}: the events of tree size {size} do not verify, so no root is "
-            f"checked ({why})"
-        )
-    return bytes.fromhex(report.roots[size])
 
 
 @click.command("publish")

@@ -133,8 +133,7 @@ def _compare(level: int, n: int, want: list[bytes], blob: object) -> TileFinding
     bad = _malformed(blob)
     if bad is not None:
         return _finding(level, n, bad)
-    have = bytes(blob)  # type: ignore[call-overload]
-    got = [have[i : i + HASH] for i in range(0, len(have), HASH)]
+    got = _hashes(blob)
     for i, (g, w) in enumerate(zip(got, want, strict=False)):
         if g != w:
             return _finding(level, n, f"hash {i} is {g.hex()}, not {w.hex()}", i)
@@ -143,15 +142,20 @@ def _compare(level: int, n: int, want: list[bytes], blob: object) -> TileFinding
     return None
 
 
+def _hashes(blob: object) -> list[bytes]:
+    """The hashes of a well-formed tile row (:func:`_malformed` found nothing wrong)."""
+    have = bytes(blob)  # type: ignore[call-overload]
+    return [have[i : i + HASH] for i in range(0, len(have), HASH)]
+
+
 def _grown(want: list[bytes], blob: object, fetch: Fetch, covered: int) -> bool:
     """Is the stored tile ``want`` followed by more hashes, because an honest writer
     appended events since the tiles were first read? Only when the stored tiles now cover
     more than ``covered`` events (within the ledger's head): the hashes past ``want`` are
     of those later events, which this check does not claim (the next one does)."""
-    if _malformed(blob) is not None:
+    if blob is None or _malformed(blob) is not None:
         return False
-    have = bytes(blob)  # type: ignore[call-overload]
-    got = [have[i : i + HASH] for i in range(0, len(have), HASH)]
+    got = _hashes(blob)
     if len(got) <= len(want) or got[: len(want)] != want:
         return False
     now = _covered(fetch, _stored_levels(fetch))

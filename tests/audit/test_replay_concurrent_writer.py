@@ -28,15 +28,20 @@ def _append(lg: Ledger, n: int, stream: str) -> None:
         )
 
 
-def test_a_checkpoint_recorded_during_replay_is_not_a_truncation(
-    ledger_url: str, monkeypatch
-) -> None:
-    lg = Ledger.open(ledger_url)
+def _write(url: str, n: int, stream: str) -> None:
+    """A writer's session: ``n`` events on ``stream``, then a checkpoint."""
+    lg = Ledger.open(url)
     try:
-        _append(lg, 300, "early")
+        _append(lg, n, stream)
         checkpoint(lg)
     finally:
         lg.close()
+
+
+def test_a_checkpoint_recorded_during_replay_is_not_a_truncation(
+    ledger_url: str, monkeypatch
+) -> None:
+    _write(ledger_url, 300, "early")
     real = replay_mod.read_live
     fired: list[int] = []
 
@@ -44,12 +49,7 @@ def test_a_checkpoint_recorded_during_replay_is_not_a_truncation(
         out = real(*a, **k)
         if not fired:
             fired.append(1)
-            w = Ledger.open(ledger_url)
-            try:
-                _append(w, 200, "late")
-                checkpoint(w)
-            finally:
-                w.close()
+            _write(ledger_url, 200, "late")
         return out
 
     monkeypatch.setattr(replay_mod, "read_live", head_then_writer)
@@ -80,8 +80,8 @@ def test_a_row_below_seq_1_is_no_entry_of_the_tree(ledger_url: str) -> None:
     finally:
         lg.close()
     r = CliRunner().invoke(cli, ["replay", "--db", ledger_url, "--since", "100"])
-    assert r.exit_code == 1
-    assert "rewritten" not in r.output, r.output  # only the chain finding, naming the row
+    assert r.exit_code == 1 and "forged:0" in r.output, r.output  # the chain names the row
+    assert "rewritten" not in r.output, r.output  # and no checkpoint is blamed
 
 
 def test_verify_while_a_writer_grows_the_tiles_is_no_tile_finding(
@@ -92,24 +92,14 @@ def test_verify_while_a_writer_grows_the_tiles_is_no_tile_finding(
     forged tile; a tile that holds a hash the events do not give still is."""
     import ledger.tlog.tiles_verify as tv
 
-    lg = Ledger.open(ledger_url)
-    try:
-        _append(lg, 600, "early")
-        checkpoint(lg)
-    finally:
-        lg.close()
+    _write(ledger_url, 600, "early")
     real = tv._event_hashes
     fired: list[int] = []
 
     def hashes_then_writer(fetch, covered):  # type: ignore[no-untyped-def]
         if not fired:
             fired.append(1)
-            w = Ledger.open(ledger_url)
-            try:
-                _append(w, 300, "late")
-                checkpoint(w)
-            finally:
-                w.close()
+            _write(ledger_url, 300, "late")
         yield from real(fetch, covered)
 
     monkeypatch.setattr(tv, "_event_hashes", hashes_then_writer)

@@ -5,8 +5,7 @@ test has its control: the rule switched off, or the right answer."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+import pytest
 
 from aborist.verify.evidence import build_evidence
 from aborist.verify.policy import VerifierPolicy
@@ -120,14 +119,10 @@ def test_any_is_a_quantifier_the_passage_must_state() -> None:
     assert rung("If any expression is false, the else clause is executed.", [ELSE]) > 2
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.sampled_from(["Presque Isle", "Tyndall Air", "Royal Ontario", "Appleby Art"]))
+@pytest.mark.parametrize("head", ["Presque Isle", "Tyndall Air", "Royal Ontario", "Appleby Art"])
 def test_a_swapped_first_name_word_is_never_vouched(head: str) -> None:
     """A claim naming "<X> <Y> Park" where the passage's only park is "Presque Isle State
     Park" is vouched for only when <X> <Y> is the passage's own name."""
     claim = f"The peninsula that juts into Lake Erie is in {head} State Park."
     r = rung(claim, [PARK], policy=VerifierPolicy(claim_names=True))
-    if head == "Presque Isle":
-        assert r == 2
-    else:
-        assert r > 2
+    assert (r == 2) if head == "Presque Isle" else (r > 2)
