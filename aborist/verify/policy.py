@@ -15,7 +15,7 @@ from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = ["DEFAULT_POLICY", "VERIFIER_VERSION", "VerifierPolicy", "policy_hash"]
 
-VERIFIER_VERSION = "aborist-verifier/2.4.0"
+VERIFIER_VERSION = "aborist-verifier/2.5.0"
 
 
 class VerifierPolicy(BaseModel):
@@ -87,6 +87,7 @@ class VerifierPolicy(BaseModel):
     answer_echo: bool = True
     claim_names: bool = False
     answer_bare_paraphrase: bool = True
+    claim_item_order: bool = True
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -52,6 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from aborist.verify.rules.items import item_order
 from aborist.verify.rules.locality import Passage, SupportResult
 from aborist.verify.rules.order import MEANINGFUL
 from aborist.verify.rules.swaps import REARRANGED
@@ -277,7 +278,10 @@ def misbound(
     (:func:`relation_binding`, :func:`number_unit`, :func:`code_names`, as ``policy``
     switches them on), a failed result that says why."""
     if not found.supported or not (
-        policy.relation_bindings or policy.number_units or policy.code_names
+        policy.relation_bindings
+        or policy.number_units
+        or policy.code_names
+        or policy.claim_item_order
     ):
         return found
     passage = next((p for ev_id, p in objects if ev_id == found.evidence_id), None)
@@ -293,6 +297,8 @@ def misbound(
         why = number_unit(text, joined)
     if not why and policy.code_names:
         why = code_names(text, [s.text for _id, p in objects for s in p.sentences])
+    if not why and policy.claim_item_order:
+        why = item_order(text, joined)
     if not why:
         return found
     return replace(found, supported=False, reason=f"ANCHOR_MISMATCH: {REARRANGED}: {why}")

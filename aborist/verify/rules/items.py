@@ -1,0 +1,145 @@
+"""The order of a claim's items against its sentence (docs/verifier.md §19.22).
+
+A reworded claim may move words about: "the film was directed by X" and "X directed the
+film" say one thing. What the local-support test cannot see is *which* item a reworded
+claim binds to which slot. "The H120 vaccine strain is its major parent and the SC021202
+strain its minor parent" holds every word of "… with the SC021202 strain as a major
+parent and the H120 vaccine strain as a minor parent"; so does "leaf has the value 5 …;
+branch has the value 3" for "leaf with the value 3 …, and … branch with the value 5".
+The words are there; the two items of one kind traded slots.
+
+An **item** is a word that names one thing: a number (``5``, ``10,000``, ``1.4``), a
+code-like token (``__getitem__()``, ``H120``, ``src/main.rs``) or a capitalized word that
+does not open its sentence (``Harmon``, ``Federal``). Two items are of one **kind** when
+both are numbers, both code, or both names.
+
+:func:`item_order` refuses a claim that puts two items of one kind in the other order
+than its sentence does — where each occurs once in the sentence, so the order is read
+without a guess — unless the order says nothing: the sentence joins the two in one list
+("Kepner, Avery, Karev and Webber": nothing but other items and list words between them);
+one of them follows ``by``/``which``/``whom``/``whose`` (a passive's agent, a relative
+clause's subject); or a finite copula stands between them in the sentence and in the
+claim (an identity reads both ways). A claim that keeps its items in the sentence's order is not judged here; a
+verbatim claim always does. The check only ever takes a rung away. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import combinations
+
+from aborist.verify.text.stems import stem
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
+
+__all__ = ["claim_items", "item_order"]
+
+#: One written word: letters, digits and the marks code and numbers hold.
+_WORD = re.compile(r"[\w$][\w.,:/'’()<>-]*[\w)>]|[\w$]")
+#: A number as written ("10,000", "1.4", "3rd" is not one).
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*\Z")
+#: A code-like token: an inner underscore, two leading ones, a call, a path or a word
+#: with a digit in it ("H120", "u32").
+_CODE = re.compile(r"\w_\w|\A__\w|\(\)\Z|\w/\w|\A[A-Za-z]+\d+[A-Za-z\d]*\Z|::")
+#: Words that turn a clause round: a passive's agent ("directed *by* X") and a relative
+#: clause's subject ("literals, *which* Python used"). The item right after one stands
+#: later than the thing it acts on, so the order of the two says nothing.
+_TURNS = frozenset({"by", "which", "whom", "whose"})
+_DETERMINERS = frozenset({"the", "a", "an"})
+#: A finite copula: "X is Y" and "Y is X" identify the same two things.
+_COPULAS = frozenset({"is", "are", "was", "were"})
+#: Words between two items that still leave them in one list.
+_LIST_WORDS = frozenset({"and", "or", "nor", "as", "well", "both", "either", "the", "a", "an"})
+
+
+def _kind(word: str, first: bool) -> str:
+    core = word.strip(".,:'’")
+    if not core:
+        return ""
+    if _NUMBER.match(core):
+        return "number"
+    if _CODE.search(core):
+        return "code"
+    if core[0].isupper() and not first:
+        low = tokens(core)
+        if low and low[0] not in STOPWORDS:
+            return "name"
+    return ""
+
+
+def _key(word: str, kind: str) -> str:
+    core = word.strip(".,:'’")
+    if kind == "number":
+        return core.replace(",", "")
+    if kind == "code":
+        return core.lower()
+    return " ".join(stem(t) for t in tokens(core))
+
+
+def claim_items(text: str, opening: bool = False) -> list[tuple[str, str, int, int]]:
+    """``(kind, key, start, end)`` for every item of ``text`` in order. The opening word
+    counts only with ``opening`` (a claim may open with a name; a sentence's first word
+    is capitalized whatever it is)."""
+    canon = canonicalize(text)
+    out: list[tuple[str, str, int, int]] = []
+    for n, m in enumerate(_WORD.finditer(canon)):
+        kind = _kind(m.group(), first=n == 0 and not opening)
+        if kind:
+            out.append((kind, _key(m.group(), kind), m.start(), m.end()))
+    return out
+
+
+def _one_list(sentence: str, a: tuple[str, str, int, int], b: tuple[str, str, int, int]) -> bool:
+    """Does nothing but other items, list words and punctuation stand between ``a`` and
+    ``b`` in ``sentence``?"""
+    lo, hi = sorted((a, b), key=lambda x: x[2])
+    between = canonicalize(sentence)[lo[3] : hi[2]]
+    spans = [(s, e) for _k, _key, s, e in claim_items(sentence) if lo[3] <= s and e <= hi[2]]
+    rest = between
+    for s, e in sorted(spans, reverse=True):
+        rest = rest[: s - lo[3]] + " " + rest[e - lo[3] :]
+    return all(t in _LIST_WORDS for t in tokens(rest))
+
+
+def _turned(text: str, item: tuple[str, str, int, int]) -> bool:
+    """Does a word of :data:`_TURNS` stand right before ``item`` in ``text``, determiners
+    and the capitalized words of the item's own name ("by Anna Holm") between them aside?"""
+    words = canonicalize(text)[: item[2]].split()
+    while words and (words[-1][:1].isupper() or words[-1].lower() in _DETERMINERS):
+        words.pop()
+    return bool(words) and words[-1].lower().strip(",;:") in _TURNS
+
+
+def _copula_between(text: str, a: tuple[str, str, int, int], b: tuple[str, str, int, int]) -> bool:
+    """Does a finite copula stand between ``a`` and ``b`` in ``text``?"""
+    lo, hi = sorted((a, b), key=lambda x: x[2])
+    return bool(_COPULAS & set(tokens(canonicalize(text)[lo[3] : hi[2]])))
+
+
+def item_order(claim: str, sentence: str) -> str:
+    """Why the claim puts two items of one kind in the other order than ``sentence`` (see
+    the module text), or ``""``."""
+    held = claim_items(sentence)
+    once: dict[tuple[str, str], tuple[str, str, int, int]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for item in held:
+        seen[item[:2]] = seen.get(item[:2], 0) + 1
+        once[item[:2]] = item
+    mine: list[tuple[tuple[str, str, int, int], tuple[str, str, int, int]]] = []
+    for item in claim_items(claim, opening=True):
+        if seen.get(item[:2]) == 1 and all(x[:2] != item[:2] for x, _ in mine):
+            mine.append((once[item[:2]], item))
+    for (a, ca), (b, cb) in combinations(mine, 2):  # a stands before b in the claim
+        if (
+            a[0] == b[0]
+            and a[2] > b[2]
+            and a[1] != b[1]
+            and not _one_list(sentence, a, b)
+            and not _turned(sentence, a)
+            and not _turned(claim, cb)
+            and not (_copula_between(sentence, a, b) and _copula_between(claim, ca, cb))
+        ):
+            return (
+                f"the claim puts {a[1]!r} before {b[1]!r}; its sentence has them the other "
+                "way round"
+            )
+    return ""
