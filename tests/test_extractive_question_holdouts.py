@@ -1,5 +1,5 @@
 """The extractive answerer's later held-out question sets
-(bench/data/extractive_questions_holdout2.jsonl, …_holdout3.jsonl, …_holdout4.jsonl) parse with the
+(bench/data/extractive_questions_holdout2.jsonl … …_holdout5.jsonl) parse with the
 benchmark's loader, cover both corpora, carry gold spans the benchmark's own checker finds
 in their corpus (and reports when a word is changed), and repeat no question of an
 earlier set. Each set's own demands are a row of :data:`SETS`."""
@@ -46,6 +46,10 @@ SETS = (
     QuestionSet("holdout4", 60, 25, 15, (3, 12), "python-reference",
                 ("extractive_questions.jsonl", "extractive_questions_holdout.jsonl",
                  "extractive_questions_holdout2.jsonl", "extractive_questions_holdout3.jsonl")),
+    QuestionSet("holdout5", 70, 30, 20, (3, 12), "rust-book",
+                ("extractive_questions.jsonl", "extractive_questions_holdout.jsonl",
+                 "extractive_questions_holdout2.jsonl", "extractive_questions_holdout3.jsonl",
+                 "extractive_questions_holdout4.jsonl")),
 )  # fmt: skip
 
 
