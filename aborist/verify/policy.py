@@ -88,6 +88,7 @@ class VerifierPolicy(BaseModel):
     claim_names: bool = False
     answer_bare_paraphrase: bool = True
     claim_item_order: bool = True
+    parts_max_gap: int = Field(default=1, ge=0, le=1000)
 
     def role_allowed(self, role: str) -> bool:
         """Hard check 3: denied roles always fail; a non-empty allow-list is exhaustive."""

@@ -136,6 +136,9 @@ def local_support(
             found.append(r)
         else:
             where = "; ".join(f"part {k + 1}: {r.where()}" for k, r in enumerate(found))
+            apart = _parts_apart(found, policy.parts_max_gap)
+            if apart:
+                return False, [f"NOT_LOCALLY_SUPPORTED: {apart} ({where})"], ()
             ids = tuple(sorted({r.evidence_id for r in found}))
             return True, [f"multi-sentence support, every part local: {where}"], ids
     why = whole.reason or "no passage supports it"
@@ -145,6 +148,24 @@ def local_support(
 
 
 _CODES = ("POLARITY_MISMATCH", "ANCHOR_MISMATCH")
+
+
+def _parts_apart(found: Sequence[SupportResult], max_gap: int) -> str:
+    """Why the parts of a claim, each supported on its own, do not make one statement:
+    two of them found in sentences of one evidence object more than ``max_gap`` sentences
+    apart (first to last, §19.7); ``""`` when they do. Parts found in different objects
+    are each a source of their own and are not held to a distance."""
+    spans: dict[str, tuple[int, int]] = {}
+    for r in found:
+        lo, hi = spans.get(r.evidence_id, (r.first, r.last))
+        spans[r.evidence_id] = (min(lo, r.first), max(hi, r.last))
+    for ev_id, (lo, hi) in sorted(spans.items()):
+        if hi - lo > max_gap:
+            return (
+                f"its parts are found in sentences {lo + 1} and {hi + 1} of {ev_id}, more "
+                f"than {max_gap} apart: true apart, they are not shown to hold together"
+            )
+    return ""
 
 
 def failure_code(reasons: Sequence[str], default: str) -> str:

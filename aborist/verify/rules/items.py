@@ -19,8 +19,9 @@ without a guess — unless the order says nothing: the sentence joins the two in
 ("Kepner, Avery, Karev and Webber": nothing but other items and list words between them);
 one of them follows ``by``/``which``/``whom``/``whose`` (a passive's agent, a relative
 clause's subject); or a finite copula stands between them in the sentence and in the
-claim (an identity reads both ways). A claim that keeps its items in the sentence's order is not judged here; a
-verbatim claim always does. The check only ever takes a rung away. Pure.
+claim (an identity reads both ways). A claim that keeps its items in the sentence's
+order is not judged here; a verbatim claim always does. The check only ever takes a rung
+away. Pure.
 """
 
 from __future__ import annotations
