@@ -45,6 +45,7 @@ MECHANICAL_KINDS = (
     "no_overlap",
     "contradicted_polarity",
     "mismatched_quantity",
+    "swapped_items",
 )
 #: Kinds whose unit is removed whole: nothing of it is kept (docs/repair.md §3).
 DROP_KINDS = ("no_overlap", *CONTRADICTION_KINDS)

@@ -12,9 +12,10 @@ Three pure pieces the pipeline calls (no I/O, no clock, no randomness, so
     ``"prose."`` — the verbatim prefix stays, the appended tail goes;
   - ``no_overlap`` (``drop_line``): the line holding the bad span goes (only the failing
     sentence, when the line also holds a verified unit);
-  - ``contradicted_polarity`` / ``mismatched_quantity`` (``drop_claim``): the claim that
-    says the opposite of its evidence, or another number, goes whole, the same way — it is
-    never trimmed into a fragment.
+  - ``contradicted_polarity`` / ``mismatched_quantity`` / ``swapped_items``
+    (``drop_claim``): the claim that says the opposite of its evidence, another number, or
+    puts two of its items in each other's slots, goes whole, the same way — it is never
+    trimmed into a fragment.
 
   Every other kind (``include_aside_for_verbatim``, ``paraphrase``, ``partial_paraphrase``,
   and the citation kinds) is left for the re-prompt and listed in ``skipped``.
@@ -72,7 +73,7 @@ __all__ = [
     "reprompt_template_sha256",
 ]
 
-REPAIR_VERSION = "aborist-repair/2"
+REPAIR_VERSION = "aborist-repair/3"
 REPROMPT_VERSION = "reprompt/2"
 
 
@@ -224,6 +225,7 @@ _KIND_HELP: dict[str, str] = {
         "other way round"
     ),
     "mismatched_quantity": "the evidence gives another number, count or ordinal",
+    "swapped_items": "the evidence has two of its numbers, names or code in the other slots",
 }
 
 _MODE_FORMAT: dict[str, str] = {

@@ -19,6 +19,9 @@ contradicted_polarity              a sentence of the evidence  drop_claim  yes
                                    with the other polarity
 mismatched_quantity                ... but another number,      drop_claim  yes
                                    count or ordinal
+swapped_items                      ... but two of its numbers,  drop_claim  yes
+                                   names or code tokens in
+                                   the other order
 trailing_artifact                  a prefix cut at punctuation  drop_trailing_artifact  yes
                                    is verbatim and covers
                                    >= half the span's tokens
@@ -85,6 +88,7 @@ REPAIR_ACTIONS: dict[str, tuple[str, bool]] = {
     "synthetic_elision_inside_quote": ("split_elision", True),
     "contradicted_polarity": ("drop_claim", True),
     "mismatched_quantity": ("drop_claim", True),
+    "swapped_items": ("drop_claim", True),
     "trailing_artifact": ("drop_trailing_artifact", True),
     "include_aside_for_verbatim": ("include_aside", False),
     "paraphrase": ("requote_from_source", False),
@@ -92,7 +96,7 @@ REPAIR_ACTIONS: dict[str, tuple[str, bool]] = {
     "no_overlap": ("drop_line", True),
 }
 DIAGNOSIS_KINDS = tuple(REPAIR_ACTIONS)
-CONTRADICTION_KINDS = ("contradicted_polarity", "mismatched_quantity")
+CONTRADICTION_KINDS = ("contradicted_polarity", "mismatched_quantity", "swapped_items")
 
 _ELISION = re.compile(r"\s*(?:\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)|\.\.\.)\s*")
 _CUT = re.compile(r"(?<=[.;:,!?])\s|\s(?=[(\[])|\s-\s")

@@ -98,7 +98,7 @@ def test_the_accept_rule_does_not_count_a_dropped_contradiction_as_support() -> 
     assert outcome.accepted
     assert not_worse(verdict, outcome.post_verdict, discounted=max(dropped_verified, 0))
     assert not not_worse(verdict, outcome.post_verdict, discounted=-1)
-    assert REPAIR_VERSION == "aborist-repair/2"
+    assert REPAIR_VERSION == "aborist-repair/3"
 
 
 def test_a_trailing_tail_cut_at_a_comma_ends_the_sentence_cleanly() -> None:
@@ -137,3 +137,20 @@ def test_repair_never_leaves_a_clause_mark_before_a_full_stop(
     if negate:
         kinds = {x.kind for x in outcome.diagnoses}
         assert "trailing_artifact" not in kinds and "contradicted_polarity" in kinds
+
+
+def test_a_claim_whose_two_numbers_traded_slots_goes_whole() -> None:
+    """§19.22: "leaf has the value 5 …; branch has the value 3" read against a sentence
+    that gives leaf 3 and branch 5 is diagnosed swapped_items and dropped, not requoted."""
+    nodes = (
+        "We create one Node instance named leaf with the value 3 and no children, and "
+        "another instance named branch with the value 5 and leaf as one of its children."
+    )
+    ev = build_evidence([nodes, OWNERSHIP])
+    answer = f"{OWNERSHIP} [E2]\nleaf has the value 5 and no children; branch has the value 3. [E1]"
+    verdict = verify_answer(answer, ev, mode="claim-lattice")
+    diagnoses = inspect_answer(answer, ev, verdict).diagnoses
+    assert [(d.kind, d.repair) for d in diagnoses] == [("swapped_items", "drop_claim")]
+    result = mechanical_repair(answer, diagnoses, ev)
+    assert result.text == f"{OWNERSHIP} [E2]"
+    assert [(c.action, c.kind) for c in result.changes] == [("drop_claim", "swapped_items")]

@@ -27,7 +27,7 @@ SOURCE = (
 EV = build_evidence([SOURCE])
 
 
-def test_ten_kinds_each_with_a_repair_action() -> None:
+def test_eleven_kinds_each_with_a_repair_action() -> None:
     assert set(DIAGNOSIS_KINDS) == {
         "verbatim_in_base",
         "verbatim_in_raw_only",
@@ -35,6 +35,7 @@ def test_ten_kinds_each_with_a_repair_action() -> None:
         "synthetic_elision_inside_quote",
         "contradicted_polarity",
         "mismatched_quantity",
+        "swapped_items",
         "include_aside_for_verbatim",
         "paraphrase",
         "partial_paraphrase",
@@ -47,9 +48,11 @@ def test_ten_kinds_each_with_a_repair_action() -> None:
         "no_overlap",
         "contradicted_polarity",
         "mismatched_quantity",
+        "swapped_items",
     }
     assert REPAIR_ACTIONS["contradicted_polarity"] == ("drop_claim", True)
     assert REPAIR_ACTIONS["mismatched_quantity"] == ("drop_claim", True)
+    assert REPAIR_ACTIONS["swapped_items"] == ("drop_claim", True)
 
 
 @pytest.mark.parametrize(
@@ -290,3 +293,22 @@ def test_one_negation_or_one_number_away_is_a_contradiction(words: list[str], n:
     for span in (negated, other):
         assert contradiction(span, ev) is not None
         assert classify_span(span, ev)[0] in CONTRADICTION_KINDS
+
+
+NODES = build_evidence(
+    [
+        "Next, we create one Node instance named leaf with the value 3 and no children, and "
+        "another instance named branch with the value 5 and leaf as one of its children."
+    ]
+)
+
+
+def test_two_items_that_trade_slots_are_a_contradiction_to_drop() -> None:
+    """§19.22 in inspect: a claim that puts two numbers of its sentence in each other's
+    slots is diagnosed swapped_items (drop_claim), not a paraphrase to requote."""
+    swapped = "leaf has the value 5 and no children; branch has the value 3."
+    kind, details = classify_span(swapped, NODES)
+    assert kind == "swapped_items"
+    assert "'5' before '3'" in details["order"]
+    right = "leaf has the value 3 and no children; branch has the value 5."
+    assert classify_span(right, NODES)[0] == "paraphrase"

@@ -14,7 +14,10 @@ cannot, fails to, ``n't`` … — that governs one of the shared words, within
 :data:`NEGATION_SCOPE` tokens after it in the same clause, in one and not the other) or in
 quantity (the span states a number, count or ordinal, digits and words alike, that the
 sentence does not, and the sentence states one the span does not: another value in its
-place; a number the sentence simply lacks is unsupported, which the verifier judges).
+place; a number the sentence simply lacks is unsupported, which the verifier judges) or
+in the order of two of its items (two numbers, code tokens or names of one kind the span
+puts in the other order than the sentence: :func:`aborist.verify.rules.items.item_order`,
+docs/verifier.md §19.22 — two items that traded slots).
 
 Pure: functions of the span and the evidence objects.
 """
@@ -26,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from aborist.verify.evidence import EvidenceObject
+from aborist.verify.rules.items import item_order
 from aborist.verify.text.textcanon import content_tokens, tokens
 
 __all__ = ["CONTRADICTION_MIN_COVERAGE", "NEGATION_SCOPE", "contradiction"]
@@ -173,8 +177,9 @@ def _contradicted_sentence(
             # a number the sentence does not state is unsupported, not contradicted: a
             # mismatch needs the sentence to give another value in its place
             missing = span_qty - sentence_qty if sentence_qty - span_qty else frozenset()
-            if claim_neg == source_neg and not missing:
-                return None  # one sentence holds the span with its polarity and numbers
+            swapped = item_order(span, sentence) if claim_neg == source_neg else ""
+            if claim_neg == source_neg and not missing and not swapped:
+                return None  # one sentence holds the span with its polarity, numbers, order
             details: dict[str, Any] = {
                 "evidence_id": ev.evidence_id,
                 "pointer_id": ev.pointer_id,
@@ -185,10 +190,13 @@ def _contradicted_sentence(
                 kind = "contradicted_polarity"
                 details["claim_negated"] = claim_neg
                 details["evidence_negated"] = source_neg
-            else:
+            elif missing:
                 kind = "mismatched_quantity"
                 details["claim_quantities"] = sorted(_show(q) for q in missing)
                 details["evidence_quantities"] = sorted(_show(q) for q in sentence_qty)
+            else:
+                kind = "swapped_items"
+                details["order"] = swapped
             if found is None or coverage > found[0]:
                 found = (coverage, kind, details)
     return (found[1], found[2]) if found is not None else None
