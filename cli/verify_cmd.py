@@ -236,7 +236,7 @@ def verify(
     STRICT, HYBRID or UNGROUNDED). What each rung checked, lexically: 1, every claim occurs
     word for word inside one sentence of the evidence, with its polarity (a short answer's
     sentence also shares a term with the question); 2, every claim's words, polarity and
-    numbers were found together in one sentence (or each clause in one); 3, some claim's
+    numbers were found together in one sentence (or each clause in one), in order; 3, some claim's
     were not; 4, no claim's were (a claim whose words are there with the other polarity is
     rung 4 too). The rules are in docs/verifier.md. An answer or evidence text longer than
     200,000 characters, or more than 200 evidence objects, is refused (as `aborist serve`

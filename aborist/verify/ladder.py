@@ -45,19 +45,20 @@ LADDER: tuple[tuple[int, str, str], ...] = (
         2,
         "SUPPORTED",
         "every claim's words, polarity and numbers were found together in one sentence "
-        "of the evidence (or each clause in one sentence), not all word for word",
+        "of the evidence (or each clause in one sentence, next to each other), its "
+        "numbers, names and code in that sentence's order, not all word for word",
     ),
     (
         3,
         "PARTIAL",
-        "some claim's words, polarity and numbers were not found together in one sentence "
-        "of the evidence",
+        "some claim's words, polarity and numbers were not found together, in order, in "
+        "one sentence of the evidence",
     ),
     (
         4,
         "UNSUPPORTED",
-        "no claim's words, polarity and numbers were found together in one sentence of "
-        "the evidence",
+        "no claim's words, polarity and numbers were found together, in order, in one "
+        "sentence of the evidence",
     ),
 )
 
