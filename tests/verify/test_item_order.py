@@ -63,7 +63,7 @@ def test_two_code_tokens_and_two_names_that_trade_slots_are_refused() -> None:
     assert rung(swapped, [STRAINS]) > 2 and rung(right, [STRAINS]) == 2
     said = "On September 23, 2017, Bradley Bell announced that Harmon intended to recast Thorne."
     kept = "On September 23, 2017, Harmon announced that Bradley Bell intended to recast Thorne."
-    assert "bradley" in item_order(said, ROLE)
+    assert "'harmon'" in item_order(said, ROLE)
     assert rung(said, [ROLE]) > 2 and rung(kept, [ROLE]) == 2
 
 
@@ -135,3 +135,19 @@ def test_a_passive_agent_of_two_words_is_read_as_one() -> None:
     assert item_order(
         "Erik Berg hired Anna Holm in Bergen.", "Anna Holm hired Erik Berg in Bergen."
     )
+
+
+def test_the_check_gives_up_after_max_inversions() -> None:
+    """A claim that lists thousands of a sentence's items in reverse order (each inversion
+    inside one list, so none is a swap) is read for MAX_INVERSIONS inversions and given up:
+    giving up keeps the rung the other checks gave, it never vouches."""
+    from aborist.verify.rules.items import MAX_INVERSIONS
+
+    n = 3000
+    sentence = "The codes are " + ", ".join(f"X{i}" for i in range(n)) + "."
+    claim = "The codes are " + ", ".join(f"X{i}" for i in reversed(range(n))) + "."
+    assert item_order(claim, sentence) == ""
+    # a real swap within the first MAX_INVERSIONS inversions is still found
+    few = "The codes are " + ", ".join(f"X{i}" for i in range(10)) + " and then Y1 before Y2."
+    swapped = "The codes are " + ", ".join(f"X{i}" for i in range(10)) + " and then Y2 before Y1."
+    assert MAX_INVERSIONS > 1 and item_order(swapped, few)
