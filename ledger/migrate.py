@@ -21,6 +21,7 @@ need (:attr:`ledger.store.Projection.revision`), and :func:`stored_revisions` re
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -101,6 +102,11 @@ def current_revisions(connection: Connection) -> frozenset[str]:
     return frozenset(MigrationContext.configure(connection).get_current_heads())
 
 
+#: Alembic's command API keeps its environment in module globals (``alembic.context``):
+#: two upgrades at once in one process tear each other's down. They take turns.
+_ALEMBIC = threading.Lock()
+
+
 def upgrade(
     engine: Engine, *, version_locations: Sequence[Path] = ()
 ) -> tuple[frozenset[str], frozenset[str]]:
@@ -108,7 +114,7 @@ def upgrade(
     returns the recorded heads before and after."""
     from alembic import command
 
-    with engine.begin() as conn:
+    with _ALEMBIC, engine.begin() as conn:
         before = current_revisions(conn)
         target = "heads" if version_locations else f"{BRANCH}@head"
         command.upgrade(_config(conn, version_locations), target)
