@@ -1,7 +1,9 @@
 """Alembic's command API keeps its environment in module globals, so two upgrades at once
 in one process (a replay job's scratch projection in `aborist serve` while another thread
 migrates) could tear each other's environment down ("KeyError: 'script'"). Upgrades in one
-process take turns (`ledger.migrate.upgrade`)."""
+process take turns (`ledger.migrate.upgrade`). The race is in Alembic's Python module
+globals, not in a database, so each thread gets its own in-memory SQLite ledger (on
+PostgreSQL eight threads would need eight databases to migrate apart)."""
 
 from __future__ import annotations
 
