@@ -75,7 +75,12 @@ definition of a side); when none does, the answerer refuses. A candidate holding
 beyond the question's own (languages aside) only restates it and is no answer. An
 operator the question names as a word of its own ("what does // do", "the ? operator")
 is invisible to the content keys, so a candidate that does not hold it — or the word
-its passage glosses it with, ``"%" (modulo)`` — is no answer.
+its passage glosses it with, ``"%" (modulo)`` — is no answer. So is one (``extractive/8``)
+that does not say a code term the question names (the last name of ``list.sort()``,
+``std::sync::mpsc``: :func:`~aborist.clients.terms.code_terms`) or the asker's action, the
+verb of "how do I *sort* …" / "can I *share* …" or of its complement ("how do I force X
+to be *passed* …"; light verbs such as get, use, make aside:
+:func:`~aborist.clients.terms.action_verbs`).
 
 **Refusal.** When no sentence covers :data:`MIN_COVERAGE` (or none passes the rules
 above), the answer is
@@ -110,12 +115,15 @@ from aborist.clients.relation import (
 )
 from aborist.clients.terms import (
     LANGUAGES,
+    action_verbs,
+    code_terms,
     main_language,
     named_keywords,
     named_language,
     passage_languages,
     qualifier_language,
     question_keys,
+    says_verb,
     stemmed,
     text_keys,
 )
@@ -135,7 +143,7 @@ __all__ = [
     "whole_sentences",
 ]
 
-EXTRACTIVE_VERSION = "extractive/7"
+EXTRACTIVE_VERSION = "extractive/8"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 CLOSEST_PREFIX = "Closest passages:"
@@ -151,6 +159,7 @@ _FRAMES = (
     (re.compile(r"(?i)^how\s+(?:does|do|did|would|will|can)\s.+\swork\W*$"), "work"),
 )
 _OPERATOR = re.compile(r"[-+*/%=<>!&|^~?@]+")
+_NAME = re.compile(r"[^\W_]+|\w+")  # a dotted name's parts: "list.sort()" holds "sort"
 _SYMBOL_TRIM = "\"'`‘’“”()[],;:"
 
 
@@ -196,6 +205,9 @@ def _ranked(
     wanted -= {language[0]}
     required = "" if language[1] else language[0]
     symbols = _symbols(question)
+    # the code terms it names ("list.sort()") and the asker's action ("how do I sort …"):
+    # an answer that says neither is about something else
+    terms, verbs = code_terms(question), action_verbs(question)
     # every word the question says, frame and language included: an answer says more
     asked = question_keys(question) | LANGUAGES
     if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
@@ -241,6 +253,9 @@ def _ranked(
         free = s.kind in ("sentence", "described", "followed")  # may answer outside it
         if (not related and not free) or not _holds_symbols(symbols, s):
             continue
+        said = {w.lower() for w in _NAME.findall(f"{s.text} {' '.join(s.lines)}")}
+        if not set(terms) <= said or (verbs and not any(says_verb(v, said) for v in verbs)):
+            continue  # "… adds complexity" is no answer to "the time complexity of list.sort()"
         if not text_keys(" ".join(s.lines)) - asked:
             continue  # "Update to a newer Rust version." says nothing the question does not
         # a list, or a comparison stated in so many words or by defining a side, says
