@@ -80,7 +80,15 @@ that does not say a code term the question names (the last name of ``list.sort()
 ``std::sync::mpsc``: :func:`~aborist.clients.terms.code_terms`) or the asker's action, the
 verb of "how do I *sort* …" / "can I *share* …" or of its complement ("how do I force X
 to be *passed* …"; light verbs such as get, use, make aside:
-:func:`~aborist.clients.terms.action_verbs`).
+:func:`~aborist.clients.terms.action_verbs`; file and site names such as ``Cargo.lock`` are
+not code terms).
+
+**The question asked** (:func:`asked_part`, ``extractive/8``). A question whose last clause
+after ``:`` or ``;`` is itself a question ("Coming from C, where a bool is an int: how big
+is a Boolean?") asks that clause; the words before it are the asker's context, weighed in
+the ranking and never required. "Is it true that X?" asks about X. The measure of "how
+big / long / old …" and the asker's hedges (actually, exactly, really …) are frame words
+an answer need not hold.
 
 **Refusal.** When no sentence covers :data:`MIN_COVERAGE` (or none passes the rules
 above), the answer is
@@ -195,14 +203,18 @@ def _ranked(
     pool: list[Candidate],
     min_coverage: float,
     language: tuple[str, bool] = ("", True),
+    context: frozenset[str] = frozenset(),
 ) -> tuple[list[Candidate], list[tuple[float, Candidate]]]:
     """The candidates at or above ``min_coverage``, best first, and every candidate with
     its coverage (for a refusal's closest passages). ``language``: the language the
     question names and whether it is only a corpus cue (:func:`_of_language`); never a
-    word weighed in the coverage, it must otherwise be held by the candidate itself."""
+    word weighed in the coverage, it must otherwise be held by the candidate itself.
+    ``context``: the keys of the asker's preamble (:func:`asked_part`), weighed in the
+    ranking but not in the gate."""
     rel = question_relation(question)
     wanted = question_keys(question) - _FRAME_WORDS - rel.frame - _frame_keys(question)
-    wanted -= {language[0]}
+    optional = rel.optional | (context - wanted - LANGUAGES - _FRAME_WORDS)
+    wanted = (wanted | optional) - {language[0]}
     required = "" if language[1] else language[0]
     symbols = _symbols(question)
     # the code terms it names ("list.sort()") and the asker's action ("how do I sort …"):
@@ -219,7 +231,7 @@ def _ranked(
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
     total = sum(idf.values())
     # the gate leaves the optional words out: "when does X run" passes on X alone
-    gate = sum(v for k, v in idf.items() if k not in rel.optional) or total
+    gate = sum(v for k, v in idf.items() if k not in optional) or total
     # a type's generic parameters are not the question's words: "Box<T>" makes no (box, t)
     q_words = _WORD.findall(_GENERIC.sub("", question).lower())
     words = set(q_words)
@@ -237,7 +249,7 @@ def _ranked(
     for s, tokens, shared in zip(pool, pool_words, shared_words, strict=True):
         held = s.keys | s.heading  # a sentence under "The "return" statement" is of one
         covered = sum(idf[k] for k in held & wanted) / total
-        passes = sum(idf[k] for k in held & wanted - rel.optional) / gate
+        passes = sum(idf[k] for k in held & wanted - optional) / gate
         every.append((covered, s))
         if required and required not in s.keys:
             continue  # "… in Java" over evidence not of Java: the sentence must say Java
@@ -268,7 +280,7 @@ def _ranked(
         first = hits[0][0] if hits else len(tokens)
         weight = round(sum(widf[w] for w in shared), 9)
         # stating it in the section about X ("The Slice Type" for "What is a slice?")
-        titled = int(bool(related) and _titles(s.section, wanted - rel.optional))
+        titled = int(bool(related) and _titles(s.section, wanted - optional))
         scored.append((-related, -titled, -covered, -adjacent, first, -weight, s.order, s))
     scored.sort(key=lambda t: t[:7])
     if scored and scored[0][0] < 0:  # something states the relation: answer with that only
@@ -276,6 +288,32 @@ def _ranked(
     elif rel.kind in _CLOSED:  # nothing says how many, why, or what X stands for
         scored = []
     return [t[-1] for t in scored], every
+
+
+#: "Coming from C, where a bool is an int: how big is …", "In C I can write x = y = 6; can
+#: I chain …": the question asked is the last clause, the rest is the asker's context
+_ASKED = re.compile(
+    r"^(?P<context>.+?\w.*?)[:;]\s+(?P<asked>(?:what|how|why|when|where|which|who|whose|can|could"
+    r"|is|are|does|do|did|should|would|will|may|must)\b[^:;]+\?)\s*$",
+    re.IGNORECASE,
+)
+#: "Is it true that X?": the claim to check is X
+_TRUE_THAT = re.compile(r"(?i)^(?:is\s+it\s+(?:true|the\s+case|correct)\s+that)\s+(?P<x>.+)$")
+
+
+def asked_part(question: str) -> tuple[str, frozenset[str]]:
+    """The question asked and the keys of the asker's context before it: "Coming from C:
+    what sign does …" asks "what sign does …" (C is context, weighed in the ranking,
+    never required); "Is it true that X?" asks about X ("true" is not a word to find)."""
+    q = " ".join(question.split())
+    context: frozenset[str] = frozenset()
+    if m := _ASKED.match(q):
+        q, context = m.group("asked"), frozenset(question_keys(m.group("context")))
+        q = q[0].upper() + q[1:]
+    if m := _TRUE_THAT.match(q):
+        q = m.group("x")
+        q = q[0].upper() + q[1:]
+    return q, context
 
 
 def _of_language(
@@ -304,6 +342,7 @@ def extract(
     min_coverage: float = MIN_COVERAGE,
 ) -> str:
     """The extractive answer for ``question`` over ``(pointer_id, text)`` evidence."""
+    question, context = asked_part(question)
     rel = question_relation(question)
     evidence, language = _of_language(question, evidence)
     keywords = frozenset(named_keywords(question))
@@ -313,7 +352,7 @@ def extract(
         keywords=keywords,
         pairs=rel.kind == "abbreviation" and len(rel.anchor[0]) == 1 and len(rel.anchor[0][0]) == 1,
     )
-    ranked, every = _ranked(question, pool, min_coverage, language)
+    ranked, every = _ranked(question, pool, min_coverage, language, context)
     lines: list[str] = []
     seen: set[str] = set()
     for s in ranked:

@@ -226,6 +226,13 @@ _IRREGULAR = {
 }  # fmt: skip
 
 
+#: The endings of file and site names: "Cargo.lock", "crates.io" name no code.
+_EXTENSIONS = frozenset(
+    {"io", "com", "org", "net", "dev", "rs", "py", "toml", "lock", "md", "txt", "json",
+     "yaml", "yml", "cfg", "ini", "html", "pyc", "so", "exe", "zip", "gz", "tar"}
+)  # fmt: skip
+
+
 def code_terms(question: str) -> list[str]:
     """The final name of each code term the question names, lower-cased: ``sort`` for
     ``list.sort()``, ``mpsc`` for ``std::sync::mpsc``, ``join`` for ``str.join``."""
@@ -235,6 +242,8 @@ def code_terms(question: str) -> list[str]:
         names = [n for n in re.split(r"\.|::", term) if re.fullmatch(r"\w+", n)]
         if term.lower() in ("e.g", "i.e") or not names or len(names[-1]) < 2:
             continue  # an abbreviation, or a one-letter name ("x.y" placeholders)
+        if "." in term and names[-1].lower() in _EXTENSIONS:
+            continue  # a file or a site ("Cargo.lock", "crates.io"), not a name in code
         if not (len(names) == 1 and m.group(1) is None and "(" not in m.group(2)):
             out.append(names[-1].lower())
     return list(dict.fromkeys(out))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from aborist.clients.extractive import EXTRACTIVE_VERSION, extract
+from aborist.clients.extractive import EXTRACTIVE_VERSION, asked_part, extract
 from aborist.clients.terms import action_verbs, code_terms, says_verb
 from aborist.prompts import CANNOT_ANSWER
 
@@ -113,3 +113,65 @@ def test_the_code_term_said_answers() -> None:
     said = ("E3", 'The "sort()" method of a list takes time in proportion to its complexity.')
     got = answer("What is the time complexity of list.sort()?", THREADS, LISTS, said)
     assert got.splitlines()[0] == f"{said[1]} [E3]"
+
+
+def test_a_file_or_site_name_is_no_code_term() -> None:
+    assert code_terms("Does every crate get its own Cargo.lock file?") == []
+    assert code_terms("What does yanking a version published to crates.io do?") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "context"),
+    [
+        (
+            "Coming from C, where a bool is often an int: how big is a Boolean in Rust?",
+            "How big is a Boolean in Rust?",
+            {"bool", "int", "often"},
+        ),
+        ("In C I can write x = y = 6; can I chain them?", "Can I chain them?", {"writ", "6"}),
+        (
+            "Is it true that an unsafe block disables checks?",
+            "An unsafe block disables checks?",
+            set(),
+        ),
+        ("What is a slice?", "What is a slice?", set()),
+        (
+            "What does the ? operator do: return early?",
+            "What does the ? operator do: return early?",
+            set(),
+        ),
+    ],
+)
+def test_asked_part(question: str, asked: str, context: set[str]) -> None:
+    got, keys = asked_part(question)
+    assert got == asked
+    assert context <= keys
+
+
+BOOL = ("E1", "Booleans are one byte in size. The Boolean type is specified using bool.")
+PROGRAMS = (
+    "E2",
+    "C programs often treat an int as a truth value, and an int where a bool is expected "
+    "is accepted. In C, where a value is often an int, the size varies.",
+)
+
+
+def test_the_askers_context_is_not_required() -> None:
+    # "Coming from C, where a bool is often an int:" is the asker's; the question is how big
+    # a Boolean is ("big" is the measure asked for, not a word the answer must hold)
+    got = answer(
+        "Coming from C, where a bool is often an int: how big is a Boolean?", BOOL, PROGRAMS
+    )
+    assert got.splitlines()[0] == f"{BOOL[1].split('. ')[0]}. [E1]"
+
+
+def test_a_count_measure_is_not_required() -> None:
+    got = answer("How big is a Boolean?", BOOL, PROGRAMS)
+    assert got.splitlines()[0] == f"{BOOL[1].split('. ')[0]}. [E1]"
+
+
+def test_a_hedge_is_not_a_word_to_find() -> None:
+    sync = ("E1", "The Sync marker trait indicates that a type is safe to share between threads.")
+    other = ("E2", "Exactly one thread may own the value, and the value is exactly the same.")
+    got = answer("What exactly does the Sync marker trait promise about a type?", sync, other)
+    assert got.splitlines()[0] == f"{sync[1]} [E1]"
