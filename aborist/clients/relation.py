@@ -187,11 +187,11 @@ def question_relation(question: str) -> Relation:
         # "how many X does Y contain": the closing verb asks for the count, it is not a
         # word the answer must hold ("… a sequence counting 30,847 nucleotides")
         verb = re.search(r"\s(?:does|do|did|can|will)\s.+\s([a-z]+)$", m.group("x"), re.I)
-        frame = {light_stem(verb.group(1).lower())} if verb else set()
+        words = {light_stem(verb.group(1).lower())} if verb else set()
         # "how big is a Boolean": the measure asks for the number ("one byte in size"),
         # it is not a word the answer must hold
-        frame.add(light_stem(m.group("measure").lower()))
-        return Relation("count", (_words(m.group("x")),), frame=frozenset(frame))
+        words.add(light_stem(m.group("measure").lower()))
+        return Relation("count", (_words(m.group("x")),), frame=frozenset(words))
     if m := _CAUSE.match(q):
         return Relation("cause", (_words(m.group("x")),))
     if m := _STANDS_FOR.match(q):
