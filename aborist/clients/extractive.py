@@ -81,7 +81,10 @@ that does not say a code term the question names (the last name of ``list.sort()
 verb of "how do I *sort* …" / "can I *share* …" or of its complement ("how do I force X
 to be *passed* …"; light verbs such as get, use, make aside:
 :func:`~aborist.clients.terms.action_verbs`; file and site names such as ``Cargo.lock`` are
-not code terms).
+not code terms). And when a name the question asks about (a capitalized word after its
+first, a language aside: "… with *Valgrind*", "*BTreeMap* or *HashMap*") is held by no
+evidence candidate nor section heading, the evidence is not about it: it refuses
+(:func:`named`).
 
 **The question asked** (:func:`asked_part`, ``extractive/8``). A question whose last clause
 after ``:`` or ``;`` is itself a question ("Coming from C, where a bool is an int: how big
@@ -191,6 +194,14 @@ def _holds_symbols(symbols: frozenset[str], s: Candidate) -> bool:
     return symbols <= set(_OPERATOR.findall(f"{s.text} {' '.join(s.lines)}")) | s.glossed
 
 
+def named(question: str) -> set[str]:
+    """The keys of the names the question asks about (``extractive/8``): its capitalized
+    words after the first ("… a Kubernetes ingress controller", "… with Valgrind",
+    "BTreeMap"), languages aside (a corpus cue, :func:`_of_language`)."""
+    words = re.findall(r"[^\W\d_][\w’']*", question)[1:]
+    return {stemmed(w.lower()) for w in words if w[0].isupper() and len(w) > 1} - LANGUAGES
+
+
 def _titles(section: frozenset[str], core: set[str]) -> bool:
     """Whether a section heading names the question's words and nothing else, category
     nouns and language names aside: "The Slice Type" is the section about slices,
@@ -226,6 +237,7 @@ def _ranked(
         wanted -= {light_stem(w) for w in _NUMBER_WORDS}
     if not wanted or not pool:
         return [], []
+
     df = Counter(k for s in pool for k in s.keys & wanted)
     n = len(pool)
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
@@ -287,6 +299,9 @@ def _ranked(
         scored = [t for t in scored if t[0] < 0]
     elif rel.kind in _CLOSED:  # nothing says how many, why, or what X stands for
         scored = []
+    held_anywhere = frozenset().union(*(s.keys | s.section for s in pool))
+    if not named(question) & wanted <= held_anywhere:
+        return [], every  # "… with Valgrind?" over evidence never naming Valgrind
     return [t[-1] for t in scored], every
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from aborist.clients.extractive import EXTRACTIVE_VERSION, asked_part, extract
+from aborist.clients.extractive import EXTRACTIVE_VERSION, asked_part, extract, named
 from aborist.clients.terms import action_verbs, code_terms, says_verb
 from aborist.prompts import CANNOT_ANSWER
 
@@ -175,3 +175,34 @@ def test_a_hedge_is_not_a_word_to_find() -> None:
     other = ("E2", "Exactly one thread may own the value, and the value is exactly the same.")
     got = answer("What exactly does the Sync marker trait promise about a type?", sync, other)
     assert got.splitlines()[0] == f"{sync[1]} [E1]"
+
+
+def test_named_reads_the_capitalized_words_after_the_first() -> None:
+    assert named("How do I find memory leaks in a Rust program with Valgrind?") == {"valgrind"}
+    assert named("Which is faster, BTreeMap or HashMap?") == {"btreemap", "hashmap"}
+    assert named("What is a slice?") == set()
+
+
+LEAKS = ("E1", "You can find memory leaks in a program by counting the references it holds.")
+# sentences sharing none of the question's words: its words are rare in the evidence, so
+# without the rule the sentence above passes the gate although it never names Valgrind
+FILLER = tuple(
+    (f"E{i}", f"Chapter {i} covers the {topic} of the standard library in detail.")
+    for i, topic in enumerate(
+        ("iterators", "closures", "traits", "modules", "crates", "errors", "macros", "slices",
+         "strings", "vectors", "threads", "channels", "patterns", "generics"),
+        start=2,
+    )
+)  # fmt: skip
+
+
+def test_a_name_no_passage_holds_is_refused() -> None:
+    # every other word of the question is in the passage, Valgrind is not: not about it
+    question = "How do I find memory leaks in a program with Valgrind?"
+    assert answer(question, LEAKS, *FILLER).startswith(CANNOT_ANSWER)
+
+
+def test_a_name_a_passage_holds_answers() -> None:
+    tool = ("E99", "You find memory leaks in a program by running it under Valgrind.")
+    question = "How do I find memory leaks in a program with Valgrind?"
+    assert answer(question, LEAKS, tool, *FILLER).splitlines()[0] == f"{tool[1]} [E99]"
