@@ -109,6 +109,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
@@ -209,6 +210,43 @@ def _titles(section: frozenset[str], core: set[str]) -> bool:
     return bool(section) and core <= section and not section - core - _CATEGORY - LANGUAGES
 
 
+@dataclass(frozen=True, slots=True)
+class _Musts:
+    """What every answer must say, whatever its coverage: the language the question names
+    when it is not only a corpus cue ("… in Java" over evidence not of Java), the operators
+    it names, the code terms it names ("list.sort()") and the asker's action ("how do I
+    sort …"), and something the question does not say."""
+
+    language: str
+    symbols: frozenset[str]
+    terms: frozenset[str]
+    verbs: tuple[str, ...]
+    asked: frozenset[str]  # every word of the question, frame and languages included
+
+    @classmethod
+    def of(cls, question: str, language: tuple[str, bool]) -> _Musts:
+        return cls(
+            "" if language[1] else language[0],
+            _symbols(question),
+            frozenset(code_terms(question)),
+            action_verbs(question),
+            frozenset(question_keys(question) | LANGUAGES),
+        )
+
+    def said_by(self, s: Candidate) -> bool:
+        if self.language and self.language not in s.keys:
+            return False
+        if not _holds_symbols(self.symbols, s):
+            return False
+        said = {w.lower() for w in _NAME.findall(f"{s.text} {' '.join(s.lines)}")}
+        if not self.terms <= said:
+            return False  # "… adds complexity" is no answer to "the complexity of list.sort()"
+        if self.verbs and not any(says_verb(v, said) for v in self.verbs):
+            return False  # "… a HashMap's keys and values" is no answer to how to sort one
+        # "Update to a newer Rust version." says nothing the question does not
+        return bool(text_keys(" ".join(s.lines)) - self.asked)
+
+
 def _ranked(
     question: str,
     pool: list[Candidate],
@@ -226,13 +264,7 @@ def _ranked(
     wanted = question_keys(question) - _FRAME_WORDS - rel.frame - _frame_keys(question)
     optional = rel.optional | (context - wanted - LANGUAGES - _FRAME_WORDS)
     wanted = (wanted | optional) - {language[0]}
-    required = "" if language[1] else language[0]
-    symbols = _symbols(question)
-    # the code terms it names ("list.sort()") and the asker's action ("how do I sort …"):
-    # an answer that says neither is about something else
-    terms, verbs = code_terms(question), action_verbs(question)
-    # every word the question says, frame and language included: an answer says more
-    asked = question_keys(question) | LANGUAGES
+    musts = _Musts.of(question, language)
     if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
         wanted -= {light_stem(w) for w in _NUMBER_WORDS}
     if not wanted or not pool:
@@ -263,8 +295,6 @@ def _ranked(
         covered = sum(idf[k] for k in held & wanted) / total
         passes = sum(idf[k] for k in held & wanted - optional) / gate
         every.append((covered, s))
-        if required and required not in s.keys:
-            continue  # "… in Java" over evidence not of Java: the sentence must say Java
         if passes < min_coverage and not (
             # "the difference between X and Y": defining one side holds half the question
             rel.kind == "comparison" and covered >= min_coverage / 2 and _in_relation(rel, s)
@@ -275,13 +305,8 @@ def _ranked(
         # answer in relation
         related = int(_in_relation(rel, s))
         free = s.kind in ("sentence", "described", "followed")  # may answer outside it
-        if (not related and not free) or not _holds_symbols(symbols, s):
+        if (not related and not free) or not musts.said_by(s):
             continue
-        said = {w.lower() for w in _NAME.findall(f"{s.text} {' '.join(s.lines)}")}
-        if not set(terms) <= said or (verbs and not any(says_verb(v, said) for v in verbs)):
-            continue  # "… adds complexity" is no answer to "the time complexity of list.sort()"
-        if not text_keys(" ".join(s.lines)) - asked:
-            continue  # "Update to a newer Rust version." says nothing the question does not
         # a list, or a comparison stated in so many words or by defining a side, says
         # more than a sentence that only mentions both sides with "but"
         related += related and (
@@ -299,10 +324,16 @@ def _ranked(
         scored = [t for t in scored if t[0] < 0]
     elif rel.kind in _CLOSED:  # nothing says how many, why, or what X stands for
         scored = []
-    held_anywhere = frozenset().union(*(s.keys | s.section for s in pool))
-    if not named(question) & wanted <= held_anywhere:
+    if not _names_held(question, wanted, pool):
         return [], every  # "… with Valgrind?" over evidence never naming Valgrind
     return [t[-1] for t in scored], every
+
+
+def _names_held(question: str, wanted: set[str], pool: list[Candidate]) -> bool:
+    """Whether every name the question asks about (:func:`named`) is held by some
+    candidate or section heading of the evidence."""
+    held = frozenset().union(*(s.keys | s.section for s in pool))
+    return named(question) & wanted <= held
 
 
 #: "Coming from C, where a bool is an int: how big is …", "In C I can write x = y = 6; can
