@@ -149,8 +149,10 @@ __all__ = [
     "MAX_SENTENCES",
     "MIN_COVERAGE",
     "ExtractiveClient",
+    "asked_part",
     "closest_passages",
     "extract",
+    "named",
     "question_relation",
     "whole_sentences",
 ]

@@ -24,6 +24,10 @@ are listed in docs/pipeline.md ("Extractive answerer") and in
   not it is not evidence for it; the name is never weighed in the coverage, and is a
   word the answer must hold unless the question only qualifies itself with it ("… in
   Python") and the evidence is of it.
+- **Terms an answer must say** (extractive/8): the last name of a code term the question
+  names (:func:`code_terms`: ``sort`` for ``list.sort()``; file and site names such as
+  ``Cargo.lock`` are none), and the asker's action (:func:`action_verbs`: "how do I
+  *sort* …", or the verb of its complement), in one of its forms (:func:`says_verb`).
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ __all__ = [
     "CODE_KEYWORDS",
     "LANGUAGES",
     "TRUNCATED_KEYWORDS",
+    "action_verbs",
+    "code_terms",
     "identifiers",
     "main_language",
     "named_keywords",
@@ -44,6 +50,7 @@ __all__ = [
     "passage_languages",
     "qualifier_language",
     "question_keys",
+    "says_verb",
     "text_keys",
 ]
 
@@ -209,7 +216,7 @@ _CODE_TERM = re.compile(
 _ACTION = re.compile(
     r"(?i)^(?:how\s+(?:do|can|could|should|would|might|may)\s+(?:i|you|we|one)"
     r"|how\s+to|(?:can|could|may)\s+(?:i|you|we|one)"
-    r"|is\s+(?:it|there\s+a\s+way)\s+possible\s+to|is\s+there\s+a\s+way\s+to)"
+    r"|is\s+it\s+possible\s+to|is\s+there\s+a\s+way\s+to)"
     r"\s+(?:ever\s+|still\s+|actually\s+|just\s+)?([a-z]+)\b"
 )
 #: Verbs too general to be the question's point ("how do I get …", "how can I use …"
@@ -221,10 +228,9 @@ _IRREGULAR = {
     "give": ("gave", "given"), "tell": ("told",), "send": ("sent",), "build": ("built",),
     "keep": ("kept",), "leave": ("left",), "choose": ("chose", "chosen"), "hold": ("held",),
     "bind": ("bound",), "catch": ("caught",), "throw": ("threw", "thrown"),
-    "begin": ("began", "begun"),
-    "break": ("broke", "broken"), "hide": ("hid", "hidden"), "show": ("shown",),
+    "begin": ("began", "begun"), "break": ("broke", "broken"), "hide": ("hid", "hidden"),
+    "show": ("shown",),
 }  # fmt: skip
-
 
 #: The endings of file and site names: "Cargo.lock", "crates.io" name no code.
 _EXTENSIONS = frozenset(

@@ -44,6 +44,8 @@ def test_code_terms(question: str, terms: list[str]) -> None:
         ("Can I share an Rc<T> between multiple threads?", ("share",)),
         ("How do I force an argument to be passed by keyword?", ("force", "passed")),
         ("How to run only the ignored tests?", ("run",)),
+        ("Is it possible to sort a HashMap?", ("sort",)),
+        ("Is there a way to stop a thread?", ("stop",)),
         ("How do I get the length of a vector?", ()),  # a light verb says nothing
         ("What is a slice?", ()),
     ],
