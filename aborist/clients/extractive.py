@@ -75,7 +75,23 @@ definition of a side); when none does, the answerer refuses. A candidate holding
 beyond the question's own (languages aside) only restates it and is no answer. An
 operator the question names as a word of its own ("what does // do", "the ? operator")
 is invisible to the content keys, so a candidate that does not hold it — or the word
-its passage glosses it with, ``"%" (modulo)`` — is no answer.
+its passage glosses it with, ``"%" (modulo)`` — is no answer. So is one (``extractive/8``)
+that does not say a code term the question names (the last name of ``list.sort()``,
+``std::sync::mpsc``: :func:`~aborist.clients.terms.code_terms`) or the asker's action, the
+verb of "how do I *sort* …" / "can I *share* …" or of its complement ("how do I force X
+to be *passed* …"; light verbs such as get, use, make aside:
+:func:`~aborist.clients.terms.action_verbs`; file and site names such as ``Cargo.lock`` are
+not code terms). And when a name the question asks about (a capitalized word after its
+first, a language aside: "… with *Valgrind*", "*BTreeMap* or *HashMap*") is held by no
+evidence candidate nor section heading, the evidence is not about it: it refuses
+(:func:`named`).
+
+**The question asked** (:func:`asked_part`, ``extractive/8``). A question whose last clause
+after ``:`` or ``;`` is itself a question ("Coming from C, where a bool is an int: how big
+is a Boolean?") asks that clause; the words before it are the asker's context, weighed in
+the ranking and never required. "Is it true that X?" asks about X. The measure of "how
+big / long / old …" and the asker's hedges (actually, exactly, really …) are frame words
+an answer need not hold.
 
 **Refusal.** When no sentence covers :data:`MIN_COVERAGE` (or none passes the rules
 above), the answer is
@@ -93,6 +109,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
@@ -110,12 +127,15 @@ from aborist.clients.relation import (
 )
 from aborist.clients.terms import (
     LANGUAGES,
+    action_verbs,
+    code_terms,
     main_language,
     named_keywords,
     named_language,
     passage_languages,
     qualifier_language,
     question_keys,
+    says_verb,
     stemmed,
     text_keys,
 )
@@ -129,13 +149,15 @@ __all__ = [
     "MAX_SENTENCES",
     "MIN_COVERAGE",
     "ExtractiveClient",
+    "asked_part",
     "closest_passages",
     "extract",
+    "named",
     "question_relation",
     "whole_sentences",
 ]
 
-EXTRACTIVE_VERSION = "extractive/7"
+EXTRACTIVE_VERSION = "extractive/8"
 MAX_SENTENCES = 3
 MIN_COVERAGE = 0.6
 CLOSEST_PREFIX = "Closest passages:"
@@ -151,6 +173,7 @@ _FRAMES = (
     (re.compile(r"(?i)^how\s+(?:does|do|did|would|will|can)\s.+\swork\W*$"), "work"),
 )
 _OPERATOR = re.compile(r"[-+*/%=<>!&|^~?@]+")
+_NAME = re.compile(r"[^\W_]+|\w+")  # a dotted name's parts: "list.sort()" holds "sort"
 _SYMBOL_TRIM = "\"'`‘’“”()[],;:"
 
 
@@ -174,6 +197,14 @@ def _holds_symbols(symbols: frozenset[str], s: Candidate) -> bool:
     return symbols <= set(_OPERATOR.findall(f"{s.text} {' '.join(s.lines)}")) | s.glossed
 
 
+def named(question: str) -> set[str]:
+    """The keys of the names the question asks about (``extractive/8``): its capitalized
+    words after the first ("… a Kubernetes ingress controller", "… with Valgrind",
+    "BTreeMap"), languages aside (a corpus cue, :func:`_of_language`)."""
+    words = re.findall(r"[^\W\d_][\w’']*", question)[1:]
+    return {stemmed(w.lower()) for w in words if w[0].isupper() and len(w) > 1} - LANGUAGES
+
+
 def _titles(section: frozenset[str], core: set[str]) -> bool:
     """Whether a section heading names the question's words and nothing else, category
     nouns and language names aside: "The Slice Type" is the section about slices,
@@ -181,33 +212,72 @@ def _titles(section: frozenset[str], core: set[str]) -> bool:
     return bool(section) and core <= section and not section - core - _CATEGORY - LANGUAGES
 
 
+@dataclass(frozen=True, slots=True)
+class _Musts:
+    """What every answer must say, whatever its coverage: the language the question names
+    when it is not only a corpus cue ("… in Java" over evidence not of Java), the operators
+    it names, the code terms it names ("list.sort()") and the asker's action ("how do I
+    sort …"), and something the question does not say."""
+
+    language: str
+    symbols: frozenset[str]
+    terms: frozenset[str]
+    verbs: tuple[str, ...]
+    asked: frozenset[str]  # every word of the question, frame and languages included
+
+    @classmethod
+    def of(cls, question: str, language: tuple[str, bool]) -> _Musts:
+        return cls(
+            "" if language[1] else language[0],
+            _symbols(question),
+            frozenset(code_terms(question)),
+            action_verbs(question),
+            frozenset(question_keys(question) | LANGUAGES),
+        )
+
+    def said_by(self, s: Candidate) -> bool:
+        if self.language and self.language not in s.keys:
+            return False
+        if not _holds_symbols(self.symbols, s):
+            return False
+        said = {w.lower() for w in _NAME.findall(f"{s.text} {' '.join(s.lines)}")}
+        if not self.terms <= said:
+            return False  # "… adds complexity" is no answer to "the complexity of list.sort()"
+        if self.verbs and not any(says_verb(v, said) for v in self.verbs):
+            return False  # "… a HashMap's keys and values" is no answer to how to sort one
+        # "Update to a newer Rust version." says nothing the question does not
+        return bool(text_keys(" ".join(s.lines)) - self.asked)
+
+
 def _ranked(
     question: str,
     pool: list[Candidate],
     min_coverage: float,
     language: tuple[str, bool] = ("", True),
+    context: frozenset[str] = frozenset(),
 ) -> tuple[list[Candidate], list[tuple[float, Candidate]]]:
     """The candidates at or above ``min_coverage``, best first, and every candidate with
     its coverage (for a refusal's closest passages). ``language``: the language the
     question names and whether it is only a corpus cue (:func:`_of_language`); never a
-    word weighed in the coverage, it must otherwise be held by the candidate itself."""
+    word weighed in the coverage, it must otherwise be held by the candidate itself.
+    ``context``: the keys of the asker's preamble (:func:`asked_part`), weighed in the
+    ranking but not in the gate."""
     rel = question_relation(question)
     wanted = question_keys(question) - _FRAME_WORDS - rel.frame - _frame_keys(question)
-    wanted -= {language[0]}
-    required = "" if language[1] else language[0]
-    symbols = _symbols(question)
-    # every word the question says, frame and language included: an answer says more
-    asked = question_keys(question) | LANGUAGES
+    optional = rel.optional | (context - wanted - LANGUAGES - _FRAME_WORDS)
+    wanted = (wanted | optional) - {language[0]}
+    musts = _Musts.of(question, language)
     if rel.kind == "definition" and rel.plural:  # "the three rules": the list's length
         wanted -= {light_stem(w) for w in _NUMBER_WORDS}
     if not wanted or not pool:
         return [], []
+
     df = Counter(k for s in pool for k in s.keys & wanted)
     n = len(pool)
     idf = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in wanted}
     total = sum(idf.values())
     # the gate leaves the optional words out: "when does X run" passes on X alone
-    gate = sum(v for k, v in idf.items() if k not in rel.optional) or total
+    gate = sum(v for k, v in idf.items() if k not in optional) or total
     # a type's generic parameters are not the question's words: "Box<T>" makes no (box, t)
     q_words = _WORD.findall(_GENERIC.sub("", question).lower())
     words = set(q_words)
@@ -225,10 +295,8 @@ def _ranked(
     for s, tokens, shared in zip(pool, pool_words, shared_words, strict=True):
         held = s.keys | s.heading  # a sentence under "The "return" statement" is of one
         covered = sum(idf[k] for k in held & wanted) / total
-        passes = sum(idf[k] for k in held & wanted - rel.optional) / gate
+        passes = sum(idf[k] for k in held & wanted - optional) / gate
         every.append((covered, s))
-        if required and required not in s.keys:
-            continue  # "… in Java" over evidence not of Java: the sentence must say Java
         if passes < min_coverage and not (
             # "the difference between X and Y": defining one side holds half the question
             rel.kind == "comparison" and covered >= min_coverage / 2 and _in_relation(rel, s)
@@ -239,10 +307,8 @@ def _ranked(
         # answer in relation
         related = int(_in_relation(rel, s))
         free = s.kind in ("sentence", "described", "followed")  # may answer outside it
-        if (not related and not free) or not _holds_symbols(symbols, s):
+        if (not related and not free) or not musts.said_by(s):
             continue
-        if not text_keys(" ".join(s.lines)) - asked:
-            continue  # "Update to a newer Rust version." says nothing the question does not
         # a list, or a comparison stated in so many words or by defining a side, says
         # more than a sentence that only mentions both sides with "but"
         related += related and (
@@ -253,14 +319,49 @@ def _ranked(
         first = hits[0][0] if hits else len(tokens)
         weight = round(sum(widf[w] for w in shared), 9)
         # stating it in the section about X ("The Slice Type" for "What is a slice?")
-        titled = int(bool(related) and _titles(s.section, wanted - rel.optional))
+        titled = int(bool(related) and _titles(s.section, wanted - optional))
         scored.append((-related, -titled, -covered, -adjacent, first, -weight, s.order, s))
     scored.sort(key=lambda t: t[:7])
     if scored and scored[0][0] < 0:  # something states the relation: answer with that only
         scored = [t for t in scored if t[0] < 0]
     elif rel.kind in _CLOSED:  # nothing says how many, why, or what X stands for
         scored = []
+    if not _names_held(question, wanted, pool):
+        return [], every  # "… with Valgrind?" over evidence never naming Valgrind
     return [t[-1] for t in scored], every
+
+
+def _names_held(question: str, wanted: set[str], pool: list[Candidate]) -> bool:
+    """Whether every name the question asks about (:func:`named`) is held by some
+    candidate or section heading of the evidence."""
+    held = frozenset().union(*(s.keys | s.section for s in pool))
+    return named(question) & wanted <= held
+
+
+#: "Coming from C, where a bool is an int: how big is …", "In C I can write x = y = 6; can
+#: I chain …": the question asked is the last clause, the rest is the asker's context
+_ASKED = re.compile(
+    r"^(?P<context>.+?\w.*?)[:;]\s+(?P<asked>(?:what|how|why|when|where|which|who|whose|can|could"
+    r"|is|are|does|do|did|should|would|will|may|must)\b[^:;]+\?)\s*$",
+    re.IGNORECASE,
+)
+#: "Is it true that X?": the claim to check is X
+_TRUE_THAT = re.compile(r"(?i)^(?:is\s+it\s+(?:true|the\s+case|correct)\s+that)\s+(?P<x>.+)$")
+
+
+def asked_part(question: str) -> tuple[str, frozenset[str]]:
+    """The question asked and the keys of the asker's context before it: "Coming from C:
+    what sign does …" asks "what sign does …" (C is context, weighed in the ranking,
+    never required); "Is it true that X?" asks about X ("true" is not a word to find)."""
+    q = " ".join(question.split())
+    context: frozenset[str] = frozenset()
+    if m := _ASKED.match(q):
+        q, context = m.group("asked"), frozenset(question_keys(m.group("context")))
+        q = q[0].upper() + q[1:]
+    if m := _TRUE_THAT.match(q):
+        q = m.group("x")
+        q = q[0].upper() + q[1:]
+    return q, context
 
 
 def _of_language(
@@ -289,6 +390,7 @@ def extract(
     min_coverage: float = MIN_COVERAGE,
 ) -> str:
     """The extractive answer for ``question`` over ``(pointer_id, text)`` evidence."""
+    question, context = asked_part(question)
     rel = question_relation(question)
     evidence, language = _of_language(question, evidence)
     keywords = frozenset(named_keywords(question))
@@ -298,7 +400,7 @@ def extract(
         keywords=keywords,
         pairs=rel.kind == "abbreviation" and len(rel.anchor[0]) == 1 and len(rel.anchor[0][0]) == 1,
     )
-    ranked, every = _ranked(question, pool, min_coverage, language)
+    ranked, every = _ranked(question, pool, min_coverage, language, context)
     lines: list[str] = []
     seen: set[str] = set()
     for s in ranked:

@@ -68,7 +68,11 @@ _WHEN = re.compile(
     r"(?P<x>.+?)\s+(?P<v>[a-z]+)$",
     re.IGNORECASE,
 )
-_COUNT = re.compile(r"^how\s+(?:many|much|long|big|large|old|often)\s+(?P<x>.+)$", re.I)
+_COUNT = re.compile(
+    r"^how\s+(?P<measure>many|much|long|big|large|small|old|often|far|wide|deep|high|fast)\s+"
+    r"(?P<x>.+)$",
+    re.I,
+)
 #: "… in Python", "… in a Rust program": which corpus is asked, not part of the anchor
 _QUALIFIER = re.compile(
     r"(?i)(?<!\s)\s+in\s+(?:an?\s+)?(?:"
@@ -97,6 +101,12 @@ _FRAME_WORDS = frozenset(
         "different",
         "versus",
         "stand",
+        # the asker's hedges (extractive/8): "what does yanking *actually* do"
+        "actually",
+        "exactly",
+        "really",
+        "precisely",
+        "basically",
     )
 )
 _DEFINING_VERBS = frozenset(
@@ -177,8 +187,11 @@ def question_relation(question: str) -> Relation:
         # "how many X does Y contain": the closing verb asks for the count, it is not a
         # word the answer must hold ("… a sequence counting 30,847 nucleotides")
         verb = re.search(r"\s(?:does|do|did|can|will)\s.+\s([a-z]+)$", m.group("x"), re.I)
-        frame = frozenset({light_stem(verb.group(1).lower())} if verb else ())
-        return Relation("count", (_words(m.group("x")),), frame=frame)
+        words = {light_stem(verb.group(1).lower())} if verb else set()
+        # "how big is a Boolean": the measure asks for the number ("one byte in size"),
+        # it is not a word the answer must hold
+        words.add(light_stem(m.group("measure").lower()))
+        return Relation("count", (_words(m.group("x")),), frame=frozenset(words))
     if m := _CAUSE.match(q):
         return Relation("cause", (_words(m.group("x")),))
     if m := _STANDS_FOR.match(q):

@@ -24,6 +24,10 @@ are listed in docs/pipeline.md ("Extractive answerer") and in
   not it is not evidence for it; the name is never weighed in the coverage, and is a
   word the answer must hold unless the question only qualifies itself with it ("… in
   Python") and the evidence is of it.
+- **Terms an answer must say** (extractive/8): the last name of a code term the question
+  names (:func:`code_terms`: ``sort`` for ``list.sort()``; file and site names such as
+  ``Cargo.lock`` are none), and the asker's action (:func:`action_verbs`: "how do I
+  *sort* …", or the verb of its complement), in one of its forms (:func:`says_verb`).
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ __all__ = [
     "CODE_KEYWORDS",
     "LANGUAGES",
     "TRUNCATED_KEYWORDS",
+    "action_verbs",
+    "code_terms",
     "identifiers",
     "main_language",
     "named_keywords",
@@ -44,6 +50,7 @@ __all__ = [
     "passage_languages",
     "qualifier_language",
     "question_keys",
+    "says_verb",
     "text_keys",
 ]
 
@@ -193,3 +200,81 @@ def passage_languages(text: str) -> frozenset[str]:
 def stemmed(word: str) -> str:
     """The key of one word: whole for an identifier, else its light stem."""
     return word if "_" in word else light_stem(word)
+
+
+# ---------------------------------------------------------------------------------------
+# Terms an answer must hold (extractive/8)
+
+#: A code term the question names: a dotted or path name (``list.sort()``,
+#: ``std::sync::mpsc``, ``str.join``), a call (``sorted()``) or a backticked span.
+_CODE_TERM = re.compile(
+    r"`([^`\s]{2,40})`"
+    r"|(?<![\w.:])([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?|[A-Za-z_]\w*\(\))(?![\w(])"
+)
+#: "how do I sort …", "how can I stop …", "can I share …", "how to run …": the asker's
+#: action, a verb the answer must say (or a form of it)
+_ACTION = re.compile(
+    r"(?i)^(?:how\s+(?:do|can|could|should|would|might|may)\s+(?:i|you|we|one)"
+    r"|how\s+to|(?:can|could|may)\s+(?:i|you|we|one)"
+    r"|is\s+it\s+possible\s+to|is\s+there\s+a\s+way\s+to)"
+    r"\s+(?:ever\s+|still\s+|actually\s+|just\s+)?([a-z]+)\b"
+)
+#: Verbs too general to be the question's point ("how do I get …", "how can I use …"
+#: say no more than "how do I …"), and the auxiliaries the pattern may reach.
+_LIGHT_VERBS = frozenset({"do", "be", "get", "have", "use", "make", "go", "not", "also"})
+#: The irregular forms of common verbs a sentence may say instead of the question's.
+_IRREGULAR = {
+    "run": ("ran",), "write": ("wrote", "written"), "find": ("found",), "take": ("took", "taken"),
+    "give": ("gave", "given"), "tell": ("told",), "send": ("sent",), "build": ("built",),
+    "keep": ("kept",), "leave": ("left",), "choose": ("chose", "chosen"), "hold": ("held",),
+    "bind": ("bound",), "catch": ("caught",), "throw": ("threw", "thrown"),
+    "begin": ("began", "begun"), "break": ("broke", "broken"), "hide": ("hid", "hidden"),
+    "show": ("shown",),
+}  # fmt: skip
+
+#: The endings of file and site names: "Cargo.lock", "crates.io" name no code.
+_EXTENSIONS = frozenset(
+    {"io", "com", "org", "net", "dev", "rs", "py", "toml", "lock", "md", "txt", "json",
+     "yaml", "yml", "cfg", "ini", "html", "pyc", "so", "exe", "zip", "gz", "tar"}
+)  # fmt: skip
+
+
+def code_terms(question: str) -> list[str]:
+    """The final name of each code term the question names, lower-cased: ``sort`` for
+    ``list.sort()``, ``mpsc`` for ``std::sync::mpsc``, ``join`` for ``str.join``."""
+    out: list[str] = []
+    for m in _CODE_TERM.finditer(question):
+        term = (m.group(1) or m.group(2)).removesuffix("()")
+        names = [n for n in re.split(r"\.|::", term) if re.fullmatch(r"\w+", n)]
+        if term.lower() in ("e.g", "i.e") or not names or len(names[-1]) < 2:
+            continue  # an abbreviation, or a one-letter name ("x.y" placeholders)
+        if "." in term and names[-1].lower() in _EXTENSIONS:
+            continue  # a file or a site ("Cargo.lock", "crates.io"), not a name in code
+        if not (len(names) == 1 and m.group(1) is None and "(" not in m.group(2)):
+            out.append(names[-1].lower())
+    return list(dict.fromkeys(out))
+
+
+def action_verbs(question: str) -> tuple[str, ...]:
+    """The verb of "how do I <verb> …", "can I <verb> …", "how to <verb> …" (none when it
+    is a light verb, :data:`_LIGHT_VERBS`, or a function word), and the verb of its
+    complement: "how do I force an argument to be *passed* by keyword" asks how it is
+    passed, so either verb will do."""
+    m = _ACTION.match(question.strip())
+    if m is None:
+        return ()
+    verb = m.group(1).lower()
+    if verb in _LIGHT_VERBS or not content_keys(verb):
+        return ()
+    rest = question[m.end() :]
+    then = re.search(r"(?i)\bto\s+(?:be\s+)?([a-z]+)\b", rest)
+    second = then.group(1).lower() if then else ""
+    return (verb, second) if second and content_keys(second) else (verb,)
+
+
+def says_verb(verb: str, words: set[str]) -> bool:
+    """Whether one of ``words`` (lower-cased) is a form of ``verb``: its stem, the stem
+    without a final "e" ("making" for "make"), or an irregular form ("ran" for "run")."""
+    stem = light_stem(verb)
+    stems = {stem, stem[:-1] if stem.endswith("e") and len(stem) > 3 else stem}
+    return any(w in _IRREGULAR.get(verb, ()) or light_stem(w) in stems for w in words)

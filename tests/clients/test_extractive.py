@@ -105,7 +105,7 @@ def test_same_prompt_same_bytes_through_the_client() -> None:
     first = ExtractiveClient().complete(messages)
     second = ExtractiveClient().complete(messages)
     assert first.text == second.text
-    assert first.model == "extractive/7"
+    assert first.model == "extractive/8"
     assert "iterator is exhausted" in first.text.splitlines()[0]
 
 

@@ -5,7 +5,7 @@ evidence, mode)."""
 
 from __future__ import annotations
 
-from aborist.clients.extractive import EXTRACTIVE_VERSION, _titles, extract
+from aborist.clients.extractive import _titles, extract
 from aborist.clients.terms import text_keys
 from aborist.prompts import CANNOT_ANSWER
 
@@ -17,10 +17,6 @@ DEFINITION = "Slices let you reference a contiguous sequence of elements in a co
 
 def first_line(question: str, *evidence: tuple[str, str]) -> str:
     return extract(question, evidence, MODE).splitlines()[0]
-
-
-def test_the_version_is_extractive_7() -> None:
-    assert EXTRACTIVE_VERSION == "extractive/7"
 
 
 def test_a_definition_in_the_section_about_x_comes_first() -> None:
