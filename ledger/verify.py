@@ -48,7 +48,26 @@ class LedgerReport:
     #: Whether the tile check's read of the event hashes was held to the chain's roots
     #: (False when the tiles reach past the events the chain verified, or it did not run).
     tiles_held: bool = False
+    #: The largest integer seq read (the ledger's head as the pass over the events saw it,
+    #: whether or not the chain held that far).
+    last_seq: int = 0
+    #: The size of the largest recorded checkpoint this verify confirmed (0: none).
+    anchored_size: int = 0
     failures: list[str] = field(default_factory=list)
+
+    def anchored(self) -> dict[str, Any]:
+        """What the recorded checkpoints this verify confirmed cover: events
+        ``1..anchored_size``; the events after the newest of them, to the head, are covered
+        by none (``unanchored``). Recorded checkpoints are the database's own record: a
+        checkpoint kept elsewhere (``replay --checkpoint FILE``) is what anchors events
+        outside it (docs/ledger-format.md, "Merkle tree, checkpoints, proofs")."""
+        k, m = self.anchored_size, self.last_seq
+        return {
+            "checkpoint": k or None,
+            "covered": [1, k] if k else None,
+            "unanchored": [k + 1, m] if m > k else None,
+            "unanchored_events": max(m - k, 0),
+        }
 
     @property
     def ok(self) -> bool:
@@ -73,6 +92,7 @@ class LedgerReport:
             "tiles_checked": self.tiles_checked,
             "tiles_held": self.tiles_held,
             "tile_failure": self.tile_failure,
+            "anchored": self.anchored(),
         }
 
 
@@ -83,15 +103,18 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
     sizes = {cp.tree_size for cp in cps if type(cp.tree_size) is int and cp.tree_size >= 1}
     verifier = ChainVerifier(roots_at=sizes, roots_every=TILE_WIDTH)
     envelope = EnvelopeCheck()
+    last = 0
     for ev in ledger.iter_events():
         verifier.check(ev)  # a no-op past the first failure
         envelope.check(ev)
+        if type(ev.seq) is int and ev.seq > last:
+            last = ev.seq
     chain = verifier.report
     if chain.ok:  # every row at or below the head was one the chain read, once
         stray = ledger.off_chain_row(chain.head_seq)
         if stray is not None:
             chain.failure = off_chain_failure(stray, chain.head_seq)
-    report = LedgerReport(chain=chain, envelope=envelope)
+    report = LedgerReport(chain=chain, envelope=envelope, last_seq=last)
 
     for stored, data in ledger.iter_blobs() if blobs else ():
         kind = stored_type(data)
@@ -217,3 +240,4 @@ def check_checkpoints(cps: Sequence[Checkpoint], report: LedgerReport) -> None:
             }
             return
         report.checkpoints_checked += 1
+        report.anchored_size = max(report.anchored_size, cp.tree_size)

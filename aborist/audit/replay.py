@@ -421,14 +421,16 @@ class _Replay:
         self.chain_result(chain)
         self.check_served()
         check_checkpoints(
-            self.ledger, self.head[0], self.checkpoint, report, chain.roots, self.checkpoints
-        )
+            self.ledger, self.head[0], self.checkpoint, report, chain.roots, self.checkpoints,
+            since=self.since,
+        )  # fmt: skip
         if self.tiles:
             check_tiles(self.ledger, report, chain.roots)
         if not self.deep and self.blobs:
             check_blobs(self.ledger, self.refs, report, scan_all=self.full)
         ran = {
-            "checkpoint": report.checkpoints_checked > 0,
+            # held only when one was confirmed: one held to the stored hashes alone is not
+            "checkpoint": report.checkpoints_confirmed > 0 or "checkpoint" in report.divergences,
             "deep": self.deep,
             "corpus": self.corpus is not None,
             "blob": self.blobs,

@@ -201,6 +201,7 @@ def verify(db_url: str | None, as_json: bool) -> None:
                 f"ok   tiles: {report.tiles_checked} match the event hashes read for them, "
                 f"which reach past the {c.head_seq} events the chain verified (not held to it)"
             )
+        click.echo(anchored_line(report))
     sys.exit(0 if report.ok else 1)
 
 
@@ -226,6 +227,33 @@ def _echo_checkpoints(report: LedgerReport) -> None:
             f"skip checkpoints: {len(skipped)} not checked (size {sizes}): they reach past "
             f"the chain failure at {report.chain.failure.where}"
         )
+
+
+def anchored_line(report: LedgerReport) -> str:
+    """`verify`'s anchoring line: which events the recorded checkpoints it confirmed
+    cover, and how many past the newest of them no checkpoint covers, so the chain's
+    ``ok`` is never read as the whole ledger anchored (docs/ledger-format.md)."""
+    a = report.anchored()
+    k, n = report.anchored_size, a["unanchored_events"]
+    if report.last_seq == 0:
+        return "note not anchored: the ledger holds no event yet"
+    if n == 0:
+        return (
+            f"ok   anchored: events 1–{k} are covered by the recorded checkpoint of size {k} "
+            "(the database's own record: `replay --checkpoint FILE` holds them to one kept "
+            "elsewhere)"
+        )
+    low, high = a["unanchored"]
+    span = f"{low}–{high}" if high > low else f"{high}"
+    events = f"{n} events (seq {span}) are" if n != 1 else f"1 event (seq {span}) is"
+    if k == 0:
+        where = "no recorded checkpoint was confirmed, so"
+    else:
+        where = f"after the newest checkpoint verify confirmed (size {k}; events 1–{k}),"
+    return (
+        f"note not anchored: {where} {events} covered by no checkpoint "
+        "(`aborist-ledger checkpoint` records one)"
+    )
 
 
 @cli.command()

@@ -145,8 +145,11 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
             )
         outcome = trust.check_state(ledger_prover(lg))
     trust.save_state()
+    after = [body.size + 1, head] if head > body.size else None  # events it does not cover
     if as_json:
-        emit_json({"ok": True, "checkpoint": signed.to_dict(), "state": outcome})
+        covered = [1, body.size] if body.size else None
+        emit_json({"ok": True, "checkpoint": signed.to_dict(), "state": outcome,
+                   "covered": covered, "unanchored": after})  # fmt: skip
         return
     signers = ", ".join(f"{s.name}+{s.key_id:08x}" for s in signed.note.sigs)
     click.echo(f"ok   signature by {signers}")
@@ -160,6 +163,13 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
         click.echo(f"ok   {len(signed.witnesses)} witness cosignature(s): {names}")
     if outcome is not None:
         click.echo(f"ok   state {trust.state_file}: {outcome}")
+    if after is not None:
+        n = head - body.size
+        span = f"events {after[0]}–{head} ({n})" if n > 1 else f"event {head}"
+        click.echo(
+            f"note not anchored: {span} of this ledger come after this checkpoint; it does "
+            "not vouch for them"
+        )
     sys.exit(0)
 
 
