@@ -37,6 +37,10 @@ _CLIP = 240
 LISTED = 20
 
 
+#: The most characters of one value a finding's text line shows.
+MESSAGE_CLIP = 500
+
+
 def clip(value: object, width: int = _CLIP) -> str:
     """A one-line rendering of ``value`` short enough for a terminal."""
     s = value if isinstance(value, str) else repr(value)
@@ -77,16 +81,20 @@ class Divergence:
     detail: str = ""
 
     def message(self) -> str:
+        """One line; each value a hostile row supplies clipped to :data:`MESSAGE_CLIP`
+        characters (a 2 MB hash written on SQLite was printed whole): ``to_dict`` keeps
+        them as found."""
         where = []
         if self.seq is not None:
             where.append(f"seq {self.seq}")
         if self.run is not None:
-            where.append(f"run {self.run}")
+            where.append(f"run {clip(self.run, MESSAGE_CLIP)}")
         if self.stage is not None:
-            where.append(f"stage {self.stage}")
+            where.append(f"stage {clip(self.stage, MESSAGE_CLIP)}")
         head = ", ".join(where) or "ledger"
-        detail = f" ({self.detail})" if self.detail else ""
-        return f"{head}{detail}: expected {self.expected}, found {self.found}"
+        detail = f" ({clip(self.detail, MESSAGE_CLIP)})" if self.detail else ""
+        want, found = clip(self.expected, MESSAGE_CLIP), clip(self.found, MESSAGE_CLIP)
+        return f"{head}{detail}: expected {want}, found {found}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

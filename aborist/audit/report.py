@@ -24,6 +24,7 @@ from hashlib import sha256
 from html import escape
 from typing import Any
 
+from aborist.audit.checks.checkpoints import is_root_hex
 from aborist.audit.checks.dags import check_run
 from aborist.corpus.readers.model import describe_locator
 from aborist.events import (
@@ -38,6 +39,7 @@ from aborist.pipeline.recorded import RecordedRun, load_run
 from aborist.verify.ladder import LADDER, ladder_rung
 from ledger.chain import event_hash_of
 from ledger.envelope import RecordedEvent
+from ledger.envelope_check import check_recorded_at
 from ledger.store import Ledger
 from ledger.tlog import merkle
 
@@ -179,6 +181,18 @@ def dag_svg(nodes: Sequence[Mapping[str, Any]]) -> str:
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def outside_parents(nodes: Sequence[Mapping[str, Any]]) -> list[tuple[object, object]]:
+    """``(stage, parent)`` of each recorded edge whose parent is no node of ``nodes``
+    (a DAG forged to point into another run, or nowhere), in the nodes' order."""
+    known = {str(n["node_hash"]) for n in nodes}
+    return [
+        (n.get("stage"), parent)
+        for n in nodes
+        for parent in n.get("parents", [])
+        if str(parent) not in known
+    ]
 
 
 class _Page:
@@ -342,6 +356,14 @@ class _Page:
             f'<p>root <code id="dag-root">{_e(recorded.get("root"))}</code> · {state}</p>',
             dag_svg(nodes),
         )
+        outside = outside_parents(nodes)
+        if outside:  # an edge the drawing cannot show: its parent is no node of this DAG
+            stage, parent = outside[0]
+            self.add(
+                f'<p class="bad" id="dag-outside">{len(outside)} recorded edge(s) name a '
+                f"parent that is no node of this run's DAG, so the drawing leaves them out: "
+                f"the first, of node {_e(stage)}, names <code>{_e(parent)}</code>.</p>"
+            )
 
     def chain(self) -> None:
         events = list(self.run.events)
@@ -393,15 +415,29 @@ class _Page:
             )
             return {e.seq: False for e in events}
         last = max(ev.seq for ev in events)
-        covering = [
+        reach = [
             cp
             for cp in self.ledger.checkpoints()
             if type(cp.tree_size) is int and cp.tree_size >= last
         ]
+        # A row the audit rejects for its form (a root not 64 lower-case hex digits, a
+        # created_at the ledger never writes) vouches for nothing here either.
+        covering = [
+            cp for cp in reach if is_root_hex(cp.root) and check_recorded_at(cp.created_at) is None
+        ]
+        if len(covering) < len(reach):
+            n = len(reach) - len(covering)
+            self.add(
+                f'<p class="bad" id="checkpoint-malformed">{n} recorded checkpoint(s) of a '
+                f"size that covers this run are not in the form the ledger writes (a root or "
+                "created_at written around the library): none is used here; run "
+                "<code>aborist-ledger verify</code>.</p>"
+            )
         if not covering:
             self.add(
-                '<p id="checkpoint">No recorded checkpoint covers this run yet (seq '
-                f"{last}); run <code>aborist-ledger checkpoint</code>.</p>"
+                f'<p id="checkpoint">No recorded checkpoint covers this run yet (seq '
+                f"{last}){' in the form the ledger writes' if reach else ''}; run "
+                "<code>aborist-ledger checkpoint</code>.</p>"
             )
             return {}
         cp = covering[-1]
@@ -423,7 +459,10 @@ class _Page:
                 ok = merkle.verify_inclusion(leaf, ev.seq - 1, cp.tree_size, proof, root)
             out[ev.seq] = ok
         verdict = (
-            '<span class="ok">inclusion verified for every event</span>'
+            '<span class="ok">inclusion verified for every event</span> (in the tree this '
+            "checkpoint, recorded in the ledger's own database, names: a checkpoint kept "
+            "elsewhere is what anchors it, <code>aborist-ledger export</code> then "
+            "<code>verify-bundle --checkpoint FILE</code>)"
             if all(out.values())
             else f'<span class="bad">event {edited[0]} does not hash to its recorded hash '
             "(run aborist-ledger replay)</span>"

@@ -26,6 +26,7 @@ from cli.common import (
     seq_range,
 )
 from cli.term import printable
+from ledger.chain import MESSAGE_CLIP
 from ledger.engine import ledger_engine, parse_url, sqlite_path
 from ledger.envelope import RecordedEvent
 from ledger.jsonsafe import JSONRefusedError
@@ -180,18 +181,22 @@ def verify(db_url: str | None, as_json: bool) -> None:
                 click.echo(f"     {finding.message()}")
             if env.count > len(env.findings):
                 click.echo(f"     (+{env.count - len(env.findings)} more)")
+        if report.event_id_failure is not None:
+            click.echo(printable(f"FAIL event ids: {repeated_id_text(report.event_id_failure)}"))
+        else:
+            click.echo(f"ok   event ids: {report.last_seq} events, no id held twice")
         if report.blob_failure:
             b = report.blob_failure
             if b["expected"] == "bytes":  # the row holds no bytes at all
-                click.echo(printable(f"FAIL blob {b['blob']}: {b['found']}"))
+                click.echo(printable(f"FAIL blob {_c(b['blob'])}: {_c(b['found'])}"))
             else:
-                click.echo(printable(f"FAIL blob {b['blob']}: bytes hash to {b['found']}"))
+                click.echo(printable(f"FAIL blob {_c(b['blob'])}: bytes hash to {_c(b['found'])}"))
         else:
             click.echo(f"ok   blobs: {report.blobs_checked} match their hashes")
         _echo_checkpoints(report)
         if report.tile_failure:
             t = report.tile_failure
-            click.echo(printable(f"FAIL tile {t['tile']}: {t['found']}"))
+            click.echo(printable(f"FAIL tile {_c(t['tile'])}: {_c(t['found'])}"))
         elif c.failure is not None:
             click.echo(f"skip tiles: not checked (the chain failed at {c.failure.where})")
         elif report.tiles_held:
@@ -212,7 +217,8 @@ def _echo_checkpoints(report: LedgerReport) -> None:
         f = report.checkpoint_failure
         click.echo(
             printable(
-                f"FAIL checkpoint {f['tree_size']}: expected {f['expected']}, found {f['found']}"
+                f"FAIL checkpoint {_c(f['tree_size'])}: expected {_c(f['expected'])}, found "
+                f"{_c(f['found'])}"
             )
         )
     elif report.chain.ok or report.checkpoints_checked:
@@ -227,6 +233,22 @@ def _echo_checkpoints(report: LedgerReport) -> None:
             f"skip checkpoints: {len(skipped)} not checked (size {sizes}): they reach past "
             f"the chain failure at {report.chain.failure.where}"
         )
+
+
+def _c(value: object) -> str:
+    """A value of a finding as one line shows it: clipped to :data:`MESSAGE_CLIP`
+    characters (SQLite keeps a hash or root of any length, and a 2 MB one was printed
+    whole); ``--json`` keeps it as found."""
+    text = str(value)
+    return text if len(text) <= MESSAGE_CLIP else text[: MESSAGE_CLIP - 1] + "…"
+
+
+def repeated_id_text(failure: dict[str, Any]) -> str:
+    """What a repeated event id's finding says: the id and the seqs that hold it."""
+    seqs = failure["seqs"]
+    shown = ", ".join(map(str, seqs[:5])) + (", …" if len(seqs) > 5 else "")
+    eid = str(failure["event_id"])[:40]
+    return f"{len(seqs)} events (seq {shown}) hold the event id {eid}; each event has its own"
 
 
 def anchored_line(report: LedgerReport) -> str:
@@ -373,11 +395,14 @@ def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
                 if env.count > 1:
                     why += f" (+{env.count - 1} more)"
             elif cp is None and checked.tile_failure is not None:
-                why = f"tile {checked.tile_failure['tile']}: {checked.tile_failure['found']}"
+                t = checked.tile_failure
+                why = f"tile {_c(t['tile'])}: {_c(t['found'])}"
+            elif cp is None and checked.event_id_failure is not None:
+                why = f"event ids: {repeated_id_text(checked.event_id_failure)}"
             else:
                 assert cp is not None
-                why = f"checkpoint {cp['tree_size']}: expected {cp['expected']}"
-                why += f", found {cp['found']}"
+                why = f"checkpoint {_c(cp['tree_size'])}: expected {_c(cp['expected'])}"
+                why += f", found {_c(cp['found'])}"
             if not force:
                 raise click.ClickException(
                     f"refusing to rebuild: the ledger fails verification ({why}); the "

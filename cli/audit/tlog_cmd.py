@@ -165,11 +165,14 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
         click.echo(f"ok   state {trust.state_file}: {outcome}")
     if after is not None:
         n = head - body.size
-        span = f"events {after[0]}–{head} ({n})" if n > 1 else f"event {head}"
-        click.echo(
-            f"note not anchored: {span} of this ledger come after this checkpoint; it does "
-            "not vouch for them"
+        span = (
+            f"events {after[0]}–{head} ({n}) of this ledger come after this checkpoint; it "
+            "does not vouch for them"
+            if n > 1
+            else f"event {head} of this ledger comes after this checkpoint; it does not "
+            "vouch for it"
         )
+        click.echo(f"note not anchored: {span}")
     sys.exit(0)
 
 

@@ -41,9 +41,11 @@ def parse_checkpoint(data: object) -> tuple[int, str]:
         )
     size, root = data.get("tree_size"), data.get("root")
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise InputError(f"checkpoint tree_size must be a positive integer, found {size!r}")
+        raise InputError(
+            f"checkpoint tree_size must be a positive integer, found {clip(repr(size))}"
+        )
     if not isinstance(root, str) or len(root) != 64 or not _is_hex(root):
-        raise InputError(f"checkpoint root must be 64 hex digits, found {root!r}")
+        raise InputError(f"checkpoint root must be 64 hex digits, found {clip(repr(root))}")
     at = data.get("created_at")
     if "created_at" in data and (type(at) is not str or check_recorded_at(at) is not None):
         # no check reads it, but a field carried unchecked would seem vouched for
