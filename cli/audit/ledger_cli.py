@@ -155,8 +155,10 @@ def verify(db_url: str | None, as_json: bool) -> None:
 
     Checks payload hashes, event hashes, prev_hash links, gapless seq and stream
     positions, every envelope field (RFC 3339 recorded_at never going back, UUID
-    event_id, type and stream grammar, each payload its own RFC 8785 form), every blob
-    against its address, and every recorded checkpoint root.
+    event_id held by one event only, type and stream grammar, each payload its own RFC
+    8785 form), every blob against its address, and every recorded checkpoint root. The
+    last line says how many events after the newest checkpoint it confirmed no
+    checkpoint covers (recorded checkpoints are the database's own record).
 
     Example: aborist-ledger verify --json
     """

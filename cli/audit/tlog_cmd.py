@@ -112,7 +112,8 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
     any witness quorum (--witness-key, --min-witnesses), and that this ledger's events of
     that size, re-hashed and chained from the first, fold to that root. With --state, the
     checkpoint must also extend the verified state (consistency proof), which it then
-    replaces. Exit 0 when all held, 1 naming the first failure.
+    replaces. Events after its size are named as not covered by it. Exit 0 when all
+    held, 1 naming the first failure.
 
     Example: aborist-ledger verify-checkpoint cp.note --key log.key.pub --state state.json
     """

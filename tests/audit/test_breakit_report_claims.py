@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,3 +97,36 @@ def test_an_honest_dag_has_no_outside_edge(built: Built) -> None:
     dom = Dom(render_report(built.ledger, built.quote))
     assert "does NOT match" not in dom.by_id("dag-state").all_text()
     assert not [n for n in dom.all if n.attrs.get("id") == "dag-outside"]
+
+
+def _report_cli(built: Built, tmp_path: Path, run_id: str) -> Any:
+    out = tmp_path / "r.html"
+    return CliRunner().invoke(cli, ["report", run_id, "-o", str(out), "--db", built.url]), out
+
+
+def test_report_exits_1_when_its_page_shows_the_run_does_not_hold(
+    built: Built, tmp_path: Path
+) -> None:
+    """The page said "does NOT match" or "inclusion FAILED", and `report` exited 0 with
+    "wrote run.html": a script read that as the run held. It now says what the page shows
+    in one line on stderr and exits 1; the page is still written."""
+    checkpoint(built.ledger)
+    result, out = _report_cli(built, tmp_path, built.quote)
+    assert result.exit_code == 0 and result.stderr == "", result.stderr  # the control
+    _forge_dag(built, "f" * 64)
+    result, out = _report_cli(built, tmp_path, built.quote)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(
+        f"report: wrote {out}, which shows the run does not hold: its run DAG recomputed "
+        "from the events does not match (+"
+    ), result.stderr
+    assert "dag-outside" in out.read_text(encoding="utf-8")
+
+
+def test_report_exits_1_for_a_malformed_covering_checkpoint(built: Built, tmp_path: Path) -> None:
+    checkpoint(built.ledger)
+    tamper(built.ledger, "UPDATE checkpoints SET created_at = 'not-a-time'")
+    result, _ = _report_cli(built, tmp_path, built.lattice)
+    assert result.exit_code == 1
+    assert "1 recorded checkpoint(s) covering it are malformed" in result.stderr, result.stderr
