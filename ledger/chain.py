@@ -20,6 +20,15 @@ from ledger.tlog.merkle import RootFold
 __all__ = ["ChainFailure", "ChainReport", "ChainVerifier", "event_hash_of", "verify_chain"]
 
 
+#: The most characters of one value a failure's text line shows.
+MESSAGE_CLIP = 500
+
+
+def _clip(value: object) -> str:
+    text = str(value)
+    return text if len(text) <= MESSAGE_CLIP else text[: MESSAGE_CLIP - 1] + "…"
+
+
 @dataclass(frozen=True, slots=True)
 class ChainFailure:
     """The first place the chain does not hold."""
@@ -35,7 +44,10 @@ class ChainFailure:
         return f"seq {self.seq}" if self.seq is not None else "a row with no integer seq"
 
     def message(self) -> str:
-        return f"{self.where}: {self.check} mismatch: expected {self.expected}, found {self.found}"
+        """One line: the values a hostile row supplies (SQLite keeps a hash of any
+        length) clipped to :data:`MESSAGE_CLIP` characters; ``to_dict`` keeps them whole."""
+        want, found = _clip(self.expected), _clip(self.found)
+        return f"{self.where}: {_clip(self.check)} mismatch: expected {want}, found {found}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

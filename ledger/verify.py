@@ -30,7 +30,13 @@ from ledger.store import Checkpoint, Ledger, stored_type
 from ledger.tlog.tiles import TILE_WIDTH
 from ledger.tlog.tiles_verify import TileCheck, verify_tiles
 
-__all__ = ["LedgerReport", "off_chain_failure", "rehashed_root", "verify_ledger"]
+__all__ = [
+    "LedgerReport",
+    "off_chain_failure",
+    "rehashed_root",
+    "repeated_event_id",
+    "verify_ledger",
+]
 
 
 @dataclass(slots=True)
@@ -45,10 +51,32 @@ class LedgerReport:
     checkpoints_unchecked: list[int] = field(default_factory=list)
     tiles_checked: int = 0
     tile_failure: dict[str, Any] | None = None
+    #: Events that hold one event id (:meth:`ledger.reads.LedgerReads.repeated_event_id`):
+    #: ``{"event_id", "seqs"}``; None when every id at seqs ``1..last_seq`` is held once.
+    event_id_failure: dict[str, Any] | None = None
     #: Whether the tile check's read of the event hashes was held to the chain's roots
     #: (False when the tiles reach past the events the chain verified, or it did not run).
     tiles_held: bool = False
+    #: The largest integer seq read (the ledger's head as the pass over the events saw it,
+    #: whether or not the chain held that far).
+    last_seq: int = 0
+    #: The size of the largest recorded checkpoint this verify confirmed (0: none).
+    anchored_size: int = 0
     failures: list[str] = field(default_factory=list)
+
+    def anchored(self) -> dict[str, Any]:
+        """What the recorded checkpoints this verify confirmed cover: events
+        ``1..anchored_size``; the events after the newest of them, to the head, are covered
+        by none (``unanchored``). Recorded checkpoints are the database's own record: a
+        checkpoint kept elsewhere (``replay --checkpoint FILE``) is what anchors events
+        outside it (docs/ledger-format.md, "Merkle tree, checkpoints, proofs")."""
+        k, m = self.anchored_size, self.last_seq
+        return {
+            "checkpoint": k or None,
+            "covered": [1, k] if k else None,
+            "unanchored": [k + 1, m] if m > k else None,
+            "unanchored_events": max(m - k, 0),
+        }
 
     @property
     def ok(self) -> bool:
@@ -58,6 +86,7 @@ class LedgerReport:
             and self.blob_failure is None
             and self.checkpoint_failure is None
             and self.tile_failure is None
+            and self.event_id_failure is None
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -73,6 +102,8 @@ class LedgerReport:
             "tiles_checked": self.tiles_checked,
             "tiles_held": self.tiles_held,
             "tile_failure": self.tile_failure,
+            "event_id_failure": self.event_id_failure,
+            "anchored": self.anchored(),
         }
 
 
@@ -83,15 +114,19 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
     sizes = {cp.tree_size for cp in cps if type(cp.tree_size) is int and cp.tree_size >= 1}
     verifier = ChainVerifier(roots_at=sizes, roots_every=TILE_WIDTH)
     envelope = EnvelopeCheck()
+    last = 0
     for ev in ledger.iter_events():
         verifier.check(ev)  # a no-op past the first failure
         envelope.check(ev)
+        if type(ev.seq) is int and ev.seq > last:
+            last = ev.seq
     chain = verifier.report
     if chain.ok:  # every row at or below the head was one the chain read, once
         stray = ledger.off_chain_row(chain.head_seq)
         if stray is not None:
             chain.failure = off_chain_failure(stray, chain.head_seq)
-    report = LedgerReport(chain=chain, envelope=envelope)
+    report = LedgerReport(chain=chain, envelope=envelope, last_seq=last)
+    report.event_id_failure = repeated_event_id(ledger, last)
 
     for stored, data in ledger.iter_blobs() if blobs else ():
         kind = stored_type(data)
@@ -113,6 +148,16 @@ def verify_ledger(ledger: Ledger, *, blobs: bool = True) -> LedgerReport:
         check_tiles(ledger, report)
     check_checkpoints(cps, report)
     return report
+
+
+def repeated_event_id(ledger: Ledger, head: int) -> dict[str, Any] | None:
+    """``{"event_id", "seqs"}`` of an event id two or more events at seqs ``1..head``
+    hold (the first such id), or None: every event is its own id's only holder."""
+    seqs = ledger.repeated_event_id(head)
+    if not seqs:
+        return None
+    at = ledger.read(gt=seqs[0] - 1, lte=seqs[0]) if type(seqs[0]) is int else []
+    return {"event_id": str(at[0].event_id) if at else None, "seqs": seqs}
 
 
 def rehashed_root(ledger: Ledger, size: int) -> bytes | str:
@@ -217,3 +262,4 @@ def check_checkpoints(cps: Sequence[Checkpoint], report: LedgerReport) -> None:
             }
             return
         report.checkpoints_checked += 1
+        report.anchored_size = max(report.anchored_size, cp.tree_size)

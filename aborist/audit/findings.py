@@ -37,6 +37,10 @@ _CLIP = 240
 LISTED = 20
 
 
+#: The most characters of one value a finding's text line shows.
+MESSAGE_CLIP = 500
+
+
 def clip(value: object, width: int = _CLIP) -> str:
     """A one-line rendering of ``value`` short enough for a terminal."""
     s = value if isinstance(value, str) else repr(value)
@@ -77,16 +81,20 @@ class Divergence:
     detail: str = ""
 
     def message(self) -> str:
+        """One line; each value a hostile row supplies clipped to :data:`MESSAGE_CLIP`
+        characters (a 2 MB hash written on SQLite was printed whole): ``to_dict`` keeps
+        them as found."""
         where = []
         if self.seq is not None:
             where.append(f"seq {self.seq}")
         if self.run is not None:
-            where.append(f"run {self.run}")
+            where.append(f"run {clip(self.run, MESSAGE_CLIP)}")
         if self.stage is not None:
-            where.append(f"stage {self.stage}")
+            where.append(f"stage {clip(self.stage, MESSAGE_CLIP)}")
         head = ", ".join(where) or "ledger"
-        detail = f" ({self.detail})" if self.detail else ""
-        return f"{head}{detail}: expected {self.expected}, found {self.found}"
+        detail = f" ({clip(self.detail, MESSAGE_CLIP)})" if self.detail else ""
+        want, found = clip(self.expected, MESSAGE_CLIP), clip(self.found, MESSAGE_CLIP)
+        return f"{head}{detail}: expected {want}, found {found}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -185,10 +193,14 @@ class ReplayReport:
     blobs_checked: int = 0
     #: The addresses ``--deep`` checked: a blob several runs reference counts once.
     blobs_seen: set[str] = field(default_factory=set, repr=False)
-    checkpoints_checked: int = 0
-    #: Of those, the ones held only to the stored hashes (a consistency proof from a size
-    #: past the events the chain re-hashed: past its failure), not to recomputed ones.
-    checkpoints_unrehashed: int = 0
+    #: How many checkpoints (recorded, and the file) had each outcome of
+    #: :mod:`aborist.audit.checks.checkpoints`: ``confirmed`` (held to the tree of the
+    #: hashes the chain recomputed), ``unrehashed`` (held only by a consistency proof over
+    #: the stored hashes, past the events the chain re-hashed), ``rejected`` (a divergence),
+    #: ``unchecked`` (no tree to hold it to). A rejected one is never counted as checked.
+    checkpoint_outcomes: dict[str, int] = field(default_factory=dict)
+    #: The outcome of the checkpoint file (``--checkpoint``), None when none was given.
+    checkpoint_file: str | None = None
     tiles_checked: int = 0
     deep_runs: int = 0
     deep_stages: int = 0
@@ -213,6 +225,22 @@ class ReplayReport:
     @property
     def ok(self) -> bool:
         return not self.divergences
+
+    @property
+    def checkpoints_confirmed(self) -> int:
+        return self.checkpoint_outcomes.get("confirmed", 0)
+
+    @property
+    def checkpoints_unrehashed(self) -> int:
+        return self.checkpoint_outcomes.get("unrehashed", 0)
+
+    @property
+    def checkpoints_rejected(self) -> int:
+        return self.checkpoint_outcomes.get("rejected", 0)
+
+    @property
+    def checkpoints_unchecked(self) -> int:
+        return self.checkpoint_outcomes.get("unchecked", 0)
 
     def diverge(self, d: Divergence) -> None:
         """Record ``d``; every one is counted, and of each kind the one with the lowest
@@ -248,7 +276,8 @@ class ReplayReport:
         self.stages_checked += part.stages_checked
         self.blobs_checked += part.blobs_checked - len(part.blobs_seen & self.blobs_seen)
         self.blobs_seen |= part.blobs_seen
-        self.checkpoints_checked += part.checkpoints_checked
+        for outcome, n in part.checkpoint_outcomes.items():
+            self.checkpoint_outcomes[outcome] = self.checkpoint_outcomes.get(outcome, 0) + n
         self.deep_runs += part.deep_runs
         self.deep_stages += part.deep_stages
         self.skewed_runs += part.skewed_runs
@@ -314,9 +343,12 @@ class ReplayReport:
                     "text": "self-consistent, not anchored to anything outside the database "
                             "(give --checkpoint FILE, a checkpoint kept elsewhere, to anchor "
                             "it)"}  # fmt: skip
-        if self.checks.get("checkpoint") == "diverged":
+        if self.checkpoint_file in ("rejected", "unchecked") or (
+            self.checkpoint_file is None and self.checks.get("checkpoint") == "diverged"
+        ):
+            how = "was not checked" if self.checkpoint_file == "unchecked" else "does not hold"
             return {"anchored": False, "covered": None, "unanchored": [1, head] if head else None,
-                    "text": f"the checkpoint you gave (size {size}) does not hold: nothing "
+                    "text": f"the checkpoint you gave (size {size}) {how}: nothing "
                             "outside this database vouches for these events"}  # fmt: skip
         low, high, caveats = self._rehashed(min(int(size), head))
         covered: list[int] | None = [low, high] if low <= high else None
@@ -370,8 +402,11 @@ class ReplayReport:
                 "dags_checked": self.dags_checked,
                 "stages_checked": self.stages_checked,
                 "blobs_checked": self.blobs_checked,
-                "checkpoints_checked": self.checkpoints_checked,
+                "checkpoints_checked": self.checkpoints_confirmed,
+                "checkpoints_confirmed": self.checkpoints_confirmed,
+                "checkpoints_rejected": self.checkpoints_rejected,
                 "checkpoints_unrehashed": self.checkpoints_unrehashed,
+                "checkpoints_unchecked": self.checkpoints_unchecked,
                 "tiles_checked": self.tiles_checked,
                 "deep_runs": self.deep_runs,
                 "deep_stages": self.deep_stages,

@@ -419,16 +419,19 @@ class _Replay:
         if part is not None:
             report.absorb(part)
         self.chain_result(chain)
+        self.check_event_ids()
         self.check_served()
         check_checkpoints(
-            self.ledger, self.head[0], self.checkpoint, report, chain.roots, self.checkpoints
-        )
+            self.ledger, self.head[0], self.checkpoint, report, chain.roots, self.checkpoints,
+            since=self.since,
+        )  # fmt: skip
         if self.tiles:
             check_tiles(self.ledger, report, chain.roots)
         if not self.deep and self.blobs:
             check_blobs(self.ledger, self.refs, report, scan_all=self.full)
         ran = {
-            "checkpoint": report.checkpoints_checked > 0,
+            # held only when one was confirmed: one held to the stored hashes alone is not
+            "checkpoint": report.checkpoints_confirmed > 0 or "checkpoint" in report.divergences,
             "deep": self.deep,
             "corpus": self.corpus is not None,
             "blob": self.blobs,
@@ -474,6 +477,24 @@ class _Replay:
             self.deep_batches.finish()
             self.report.merge(self.sink)  # run checks after the last batch (none, so far)
             self.sink = self.report
+
+    def check_event_ids(self) -> None:
+        """Every event id held by one event only (the ``UNIQUE`` constraint an insider can
+        drop): a repeat is an ``envelope`` divergence at the later holder's seq, in scope
+        (after ``--since``), ``detail`` ``event_id``."""
+        seqs = self.ledger.repeated_event_id(self.head[0])
+        if not seqs:
+            return
+        later = [q for q in seqs[1:] if type(q) is int and q > self.since]
+        if not later:
+            return
+        at = self.ledger.read(gt=later[0] - 1, lte=later[0])
+        stream = at[0].stream if at else None
+        run = stream[4:] if type(stream) is str and stream.startswith(_RUN_PREFIX) else None
+        eid = clip(at[0].event_id) if at else "?"
+        why = f"an event id no other event holds (seq {seqs[0]} holds {eid})"
+        found = f"{len(seqs)} events hold it (seq {', '.join(map(str, seqs[:5]))})"
+        self.report.diverge(Divergence("envelope", later[0], run, None, why, found, "event_id"))
 
     def chain_result(self, chain: ChainReport) -> None:
         report = self.report

@@ -20,11 +20,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from hashlib import sha256
 from html import escape
 from typing import Any
 
+from aborist.audit.checks.checkpoints import is_root_hex
 from aborist.audit.checks.dags import check_run
+from aborist.audit.findings import clip
+from aborist.audit.report_dag import dag_svg, outside_parents
+from aborist.audit.report_style import CSS as _CSS
 from aborist.corpus.readers.model import describe_locator
 from aborist.events import (
     AnswerLabelled,
@@ -38,46 +43,20 @@ from aborist.pipeline.recorded import RecordedRun, load_run
 from aborist.verify.ladder import LADDER, ladder_rung
 from ledger.chain import event_hash_of
 from ledger.envelope import RecordedEvent
+from ledger.envelope_check import check_recorded_at
 from ledger.store import Ledger
 from ledger.tlog import merkle
 
-__all__ = ["cited_excerpts", "highlight", "render_report", "report_page"]
+__all__ = [
+    "ReportPage", "cited_excerpts", "highlight", "render_report", "report_page", "report_result",
+]  # fmt: skip
 
 #: What reading a payload of another shape than the pipeline writes raises (a field that is
 #: a string where a list or an object is read, a missing key, a value of no known form).
 _SHAPE_ERRORS = (AttributeError, TypeError, KeyError, ValueError, IndexError)
 
-_CSS = """
-body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;
-background:#f6f7f9}
-main{max-width:960px;margin:0 auto;padding:24px}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid
-#d6dae1;padding-bottom:4px}
-.meta{color:#5a6272;font-size:13px}.mono,code{font-family:ui-monospace,Menlo,Consolas,monospace;
-font-size:12.5px}
-.question{font-size:18px;background:#fff;border-left:4px solid #3b6fd8;padding:10px 14px}
-.badge{display:inline-block;padding:2px 10px;border-radius:12px;font-weight:600;color:#fff;
-margin-right:8px}
-.mode-STRICT{background:#1f7a3e}.mode-HYBRID{background:#b7791f}.mode-UNGROUNDED{background:#b83232}
-.answer{background:#fff;padding:10px 14px;border:1px solid #d6dae1}
-.unit{display:block;padding:6px 8px;margin:4px 0;border-radius:4px}
-.unit a{font-size:12px;margin-left:6px}
-.verdict-verbatim{background:#e3f4e8;border-left:4px solid #1f7a3e}
-.verdict-supported{background:#fdf3dc;border-left:4px solid #b7791f}
-.verdict-unverified{background:#fbe4e4;border-left:4px solid #b83232}
-.evidence{background:#fff;border:1px solid #d6dae1;padding:8px 12px;margin:8px 0}
-.evidence:target{outline:3px solid #3b6fd8}
-mark{background:#ffe27a;padding:0 1px}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #d6dae1;padding:3px 8px;
-text-align:left}
-.ok{color:#1f7a3e;font-weight:600}.bad{color:#b83232;font-weight:600}
-.repair{display:grid;grid-template-columns:1fr 1fr;gap:12px}
-.repair pre{white-space:pre-wrap;background:#fff;border:1px solid #d6dae1;padding:8px;margin:0}
-svg text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-"""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_BOX_W, _BOX_H, _GAP, _X0 = 380, 42, 22, 16
 
 
 def _e(value: object) -> str:
@@ -131,56 +110,6 @@ def highlight(excerpt: str, claims: Sequence[str], *, min_run: int = 4) -> str:
     return "".join(out)
 
 
-def dag_svg(nodes: Sequence[Mapping[str, Any]]) -> str:
-    """The run DAG as inline SVG: one box per stage, top to bottom; an edge from each
-    parent (straight when adjacent, an arc on the right otherwise)."""
-    index = {str(n["node_hash"]): i for i, n in enumerate(nodes)}
-    height = len(nodes) * (_BOX_H + _GAP) + _GAP
-    width = _X0 + _BOX_W + 40 + 26 * len(nodes)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="dag" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-        'aria-label="run DAG">',
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-        'markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" '
-        'fill="#5a6272"/></marker></defs>',
-    ]
-
-    def top(i: int) -> int:
-        return _GAP + i * (_BOX_H + _GAP)
-
-    for i, n in enumerate(nodes):
-        for parent in n.get("parents", []):
-            j = index.get(str(parent))
-            if j is None:
-                continue
-            if j == i - 1:
-                x = _X0 + _BOX_W // 2
-                parts.append(
-                    f'<line class="edge" x1="{x}" y1="{top(j) + _BOX_H}" x2="{x}" '
-                    f'y2="{top(i)}" stroke="#5a6272" marker-end="url(#arrow)"/>'
-                )
-            else:
-                x, y1, y2 = _X0 + _BOX_W, top(j) + _BOX_H // 2, top(i) + _BOX_H // 2
-                bend = x + 20 + 12 * (i - j)
-                parts.append(
-                    f'<path class="edge" d="M{x},{y1} C{bend},{y1} {bend},{y2} {x},{y2}" '
-                    'fill="none" stroke="#5a6272" marker-end="url(#arrow)"/>'
-                )
-    for i, n in enumerate(nodes):
-        stage, h, sh = _e(n.get("stage")), _e(n.get("node_hash")), _e(n.get("stage_hash"))
-        y = top(i)
-        parts.append(
-            f'<g class="dag-node" id="node-{stage}"><title>{stage}\nnode {h}\nstage {sh}</title>'
-            f'<rect x="{_X0}" y="{y}" width="{_BOX_W}" height="{_BOX_H}" rx="6" fill="#fff" '
-            f'stroke="#3b6fd8"/><text x="{_X0 + 10}" y="{y + 17}" font-weight="bold">{stage}'
-            f'</text><text x="{_X0 + 10}" y="{y + 34}" fill="#5a6272">node {h[:16]}… stage '
-            f"{sh[:12]}…</text></g>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
 class _Page:
     def __init__(self, ledger: Ledger, run: RecordedRun) -> None:
         self.ledger = ledger
@@ -190,6 +119,10 @@ class _Page:
         #: The sections that could not be read (a payload of another shape): named on the
         #: page in place of the section, and by :func:`report_page`.
         self.unreadable: list[str] = []
+        #: What the page shows failed (the DAG does not match, an event breaks the run
+        #: grammar or does not hash to its recorded hash, an inclusion fails, a checkpoint
+        #: is malformed): one line each, for :func:`report_result` and the exit code.
+        self.problems: list[str] = []
 
     def add(self, *html: str) -> None:
         self.out.extend(html)
@@ -331,6 +264,8 @@ class _Page:
             holds = check.dag is not None and not check.divergences
         except (KeyError, TypeError, ValueError, AttributeError):
             holds = False
+        if not holds:
+            self.problems.append("its run DAG recomputed from the events does not match")
         state = (
             '<span class="ok" id="dag-state">recomputed from the events: it matches</span>'
             if holds
@@ -342,6 +277,15 @@ class _Page:
             f'<p>root <code id="dag-root">{_e(recorded.get("root"))}</code> · {state}</p>',
             dag_svg(nodes),
         )
+        outside = outside_parents(nodes)
+        if outside:  # an edge the drawing cannot show: its parent is no node of this DAG
+            stage, parent = outside[0]
+            self.problems.append(f"{len(outside)} recorded DAG edge(s) leave the run")
+            self.add(
+                f'<p class="bad" id="dag-outside">{len(outside)} recorded edge(s) name a '
+                f"parent that is no node of this run's DAG, so the drawing leaves them out: "
+                f"the first, of node {_e(stage)}, names <code>{_e(parent)}</code>.</p>"
+            )
 
     def chain(self) -> None:
         events = list(self.run.events)
@@ -356,6 +300,7 @@ class _Page:
             )
         broken = self.run.broken
         if broken is not None:
+            self.problems.append(f"events from seq {broken.seq} on break the run grammar")
             self.add(
                 f'<p class="bad" id="history">The run\'s stream has {self.run.ignored} '
                 f"event(s) from seq {broken.seq} on that break the run grammar "
@@ -385,6 +330,7 @@ class _Page:
         outside = [ev for ev in events if type(ev.seq) is not int or ev.seq < 1]
         if outside:  # a row a plain INSERT put below seq 1 is in no tree: none is included
             ev = outside[0]
+            self.problems.append(f"an event of the run has seq {clip(repr(ev.seq))}")
             self.add(
                 f'<p class="bad" id="checkpoint">The event at stream position '
                 f"{_e(ev.stream_seq)} has seq {_e(repr(ev.seq))}, which is no position in the "
@@ -393,15 +339,30 @@ class _Page:
             )
             return {e.seq: False for e in events}
         last = max(ev.seq for ev in events)
-        covering = [
+        reach = [
             cp
             for cp in self.ledger.checkpoints()
             if type(cp.tree_size) is int and cp.tree_size >= last
         ]
+        # A row the audit rejects for its form (a root not 64 lower-case hex digits, a
+        # created_at the ledger never writes) vouches for nothing here either.
+        covering = [
+            cp for cp in reach if is_root_hex(cp.root) and check_recorded_at(cp.created_at) is None
+        ]
+        if len(covering) < len(reach):
+            n = len(reach) - len(covering)
+            self.problems.append(f"{n} recorded checkpoint(s) covering it are malformed")
+            self.add(
+                f'<p class="bad" id="checkpoint-malformed">{n} recorded checkpoint(s) of a '
+                f"size that covers this run are not in the form the ledger writes (a root or "
+                "created_at written around the library): none is used here; run "
+                "<code>aborist-ledger verify</code>.</p>"
+            )
         if not covering:
             self.add(
-                '<p id="checkpoint">No recorded checkpoint covers this run yet (seq '
-                f"{last}); run <code>aborist-ledger checkpoint</code>.</p>"
+                f'<p id="checkpoint">No recorded checkpoint covers this run yet (seq '
+                f"{last}){' in the form the ledger writes' if reach else ''}; run "
+                "<code>aborist-ledger checkpoint</code>.</p>"
             )
             return {}
         cp = covering[-1]
@@ -422,8 +383,17 @@ class _Page:
                 leaf = merkle.leaf_hash(bytes.fromhex(ev.hash))
                 ok = merkle.verify_inclusion(leaf, ev.seq - 1, cp.tree_size, proof, root)
             out[ev.seq] = ok
+        if not all(out.values()):
+            self.problems.append(
+                f"event {edited[0]} does not hash to its recorded hash"
+                if edited
+                else "the inclusion of its events in the checkpoint fails"
+            )
         verdict = (
-            '<span class="ok">inclusion verified for every event</span>'
+            '<span class="ok">inclusion verified for every event</span> (in the tree this '
+            "checkpoint, recorded in the ledger's own database, names: a checkpoint kept "
+            "elsewhere is what anchors it, <code>aborist-ledger export</code> then "
+            "<code>verify-bundle --checkpoint FILE</code>)"
             if all(out.values())
             else f'<span class="bad">event {edited[0]} does not hash to its recorded hash '
             "(run aborist-ledger replay)</span>"
@@ -484,9 +454,26 @@ def render_report(ledger: Ledger, run_id: str) -> str:
     return report_page(ledger, run_id)[0]
 
 
+@dataclass(frozen=True, slots=True)
+class ReportPage:
+    """The page, the sections it could not read, and what it shows failed."""
+
+    html: str
+    unreadable: list[str]
+    problems: list[str]
+
+
+def report_result(ledger: Ledger, run_id: str) -> ReportPage:
+    """The report of ``run_id`` with what the page could not read and what it shows did
+    not hold (``aborist-ledger report`` exits 1 on either)."""
+    page = _Page(ledger, load_run(ledger, run_id))
+    html = page.html()
+    return ReportPage(html, page.unreadable, page.problems)
+
+
 def report_page(ledger: Ledger, run_id: str) -> tuple[str, list[str]]:
     """:func:`render_report`, and the sections of the page that could not be read from the
     run's events (a payload of a shape this code does not read: each is named on the page
     instead of being drawn)."""
-    page = _Page(ledger, load_run(ledger, run_id))
-    return page.html(), page.unreadable
+    result = report_result(ledger, run_id)
+    return result.html, result.unreadable

@@ -17,7 +17,7 @@ import click
 
 from aborist.audit.bundle import BundleReport, export_run
 from aborist.audit.bundle import verify_bundle as verify_run_bundle
-from aborist.audit.report import report_page
+from aborist.audit.report import report_result
 from aborist.errors import AboristError
 from cli.audit.trust_args import TrustArgs, bundle_prover, trust_options
 from cli.common import clean_errors, db_option, pipeline_ledger, read_json_object, write_text
@@ -197,12 +197,14 @@ def report(run_id: str, output: Path, db_url: str | None) -> None:
 
     The question, the answer with each claim coloured by its verdict and linked to its
     evidence, the spotlighted excerpts, the repair, the run DAG as SVG, and the run's
-    chain position and checkpoint. No network, no scripts.
+    chain position and checkpoint. No network, no scripts. Exit 1 (the page still
+    written) when it shows the run does not hold or a section could not be read.
 
     Example: aborist-ledger report 8e46b6db59e8 -o run.html
     """
     with pipeline_ledger(db_url) as lg, clean_errors():
-        html_text, unreadable = report_page(lg, run_id)
+        page = report_result(lg, run_id)
+    html_text, unreadable = page.html, page.unreadable
     write_text(output, html_text)
     if unreadable:  # the page names them; the exit code says the report is not whole
         click.echo(
@@ -210,6 +212,16 @@ def report(run_id: str, output: Path, db_url: str | None) -> None:
                 f"report: wrote {output}, but its {', '.join(unreadable)} section(s) could not "
                 "be read from the run's events (a payload not in the shape this code reads); "
                 "run `aborist-ledger replay`"
+            ),
+            err=True,
+        )
+        sys.exit(1)
+    if page.problems:  # the page says so too: the exit code does not read as "it held"
+        more = f" (+{len(page.problems) - 1} more)" if len(page.problems) > 1 else ""
+        click.echo(
+            printable(
+                f"report: wrote {output}, which shows the run does not hold: "
+                f"{page.problems[0]}{more}; run `aborist-ledger replay`"
             ),
             err=True,
         )

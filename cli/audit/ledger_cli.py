@@ -26,6 +26,7 @@ from cli.common import (
     seq_range,
 )
 from cli.term import printable
+from ledger.chain import MESSAGE_CLIP
 from ledger.engine import ledger_engine, parse_url, sqlite_path
 from ledger.envelope import RecordedEvent
 from ledger.jsonsafe import JSONRefusedError
@@ -154,8 +155,10 @@ def verify(db_url: str | None, as_json: bool) -> None:
 
     Checks payload hashes, event hashes, prev_hash links, gapless seq and stream
     positions, every envelope field (RFC 3339 recorded_at never going back, UUID
-    event_id, type and stream grammar, each payload its own RFC 8785 form), every blob
-    against its address, and every recorded checkpoint root.
+    event_id held by one event only, type and stream grammar, each payload its own RFC
+    8785 form), every blob against its address, and every recorded checkpoint root. The
+    last line says how many events after the newest checkpoint it confirmed no
+    checkpoint covers (recorded checkpoints are the database's own record).
 
     Example: aborist-ledger verify --json
     """
@@ -180,18 +183,22 @@ def verify(db_url: str | None, as_json: bool) -> None:
                 click.echo(f"     {finding.message()}")
             if env.count > len(env.findings):
                 click.echo(f"     (+{env.count - len(env.findings)} more)")
+        if report.event_id_failure is not None:
+            click.echo(printable(f"FAIL event ids: {repeated_id_text(report.event_id_failure)}"))
+        else:
+            click.echo(f"ok   event ids: {report.last_seq} events, no id held twice")
         if report.blob_failure:
             b = report.blob_failure
             if b["expected"] == "bytes":  # the row holds no bytes at all
-                click.echo(printable(f"FAIL blob {b['blob']}: {b['found']}"))
+                click.echo(printable(f"FAIL blob {_c(b['blob'])}: {_c(b['found'])}"))
             else:
-                click.echo(printable(f"FAIL blob {b['blob']}: bytes hash to {b['found']}"))
+                click.echo(printable(f"FAIL blob {_c(b['blob'])}: bytes hash to {_c(b['found'])}"))
         else:
             click.echo(f"ok   blobs: {report.blobs_checked} match their hashes")
         _echo_checkpoints(report)
         if report.tile_failure:
             t = report.tile_failure
-            click.echo(printable(f"FAIL tile {t['tile']}: {t['found']}"))
+            click.echo(printable(f"FAIL tile {_c(t['tile'])}: {_c(t['found'])}"))
         elif c.failure is not None:
             click.echo(f"skip tiles: not checked (the chain failed at {c.failure.where})")
         elif report.tiles_held:
@@ -201,6 +208,7 @@ def verify(db_url: str | None, as_json: bool) -> None:
                 f"ok   tiles: {report.tiles_checked} match the event hashes read for them, "
                 f"which reach past the {c.head_seq} events the chain verified (not held to it)"
             )
+        click.echo(anchored_line(report))
     sys.exit(0 if report.ok else 1)
 
 
@@ -211,7 +219,8 @@ def _echo_checkpoints(report: LedgerReport) -> None:
         f = report.checkpoint_failure
         click.echo(
             printable(
-                f"FAIL checkpoint {f['tree_size']}: expected {f['expected']}, found {f['found']}"
+                f"FAIL checkpoint {_c(f['tree_size'])}: expected {_c(f['expected'])}, found "
+                f"{_c(f['found'])}"
             )
         )
     elif report.chain.ok or report.checkpoints_checked:
@@ -226,6 +235,49 @@ def _echo_checkpoints(report: LedgerReport) -> None:
             f"skip checkpoints: {len(skipped)} not checked (size {sizes}): they reach past "
             f"the chain failure at {report.chain.failure.where}"
         )
+
+
+def _c(value: object) -> str:
+    """A value of a finding as one line shows it: clipped to :data:`MESSAGE_CLIP`
+    characters (SQLite keeps a hash or root of any length, and a 2 MB one was printed
+    whole); ``--json`` keeps it as found."""
+    text = str(value)
+    return text if len(text) <= MESSAGE_CLIP else text[: MESSAGE_CLIP - 1] + "…"
+
+
+def repeated_id_text(failure: dict[str, Any]) -> str:
+    """What a repeated event id's finding says: the id and the seqs that hold it."""
+    seqs = failure["seqs"]
+    shown = ", ".join(map(str, seqs[:5])) + (", …" if len(seqs) > 5 else "")
+    eid = str(failure["event_id"])[:40]
+    return f"{len(seqs)} events (seq {shown}) hold the event id {eid}; each event has its own"
+
+
+def anchored_line(report: LedgerReport) -> str:
+    """`verify`'s anchoring line: which events the recorded checkpoints it confirmed
+    cover, and how many past the newest of them no checkpoint covers, so the chain's
+    ``ok`` is never read as the whole ledger anchored (docs/ledger-format.md)."""
+    a = report.anchored()
+    k, n = report.anchored_size, a["unanchored_events"]
+    if report.last_seq == 0:
+        return "note not anchored: the ledger holds no event yet"
+    if n == 0:
+        return (
+            f"ok   anchored: events 1–{k} are covered by the recorded checkpoint of size {k} "
+            "(the database's own record: `replay --checkpoint FILE` holds them to one kept "
+            "elsewhere)"
+        )
+    low, high = a["unanchored"]
+    span = f"{low}–{high}" if high > low else f"{high}"
+    events = f"{n} events (seq {span}) are" if n != 1 else f"1 event (seq {span}) is"
+    if k == 0:
+        where = "no recorded checkpoint was confirmed, so"
+    else:
+        where = f"after the newest checkpoint verify confirmed (size {k}; events 1–{k}),"
+    return (
+        f"note not anchored: {where} {events} covered by no checkpoint "
+        "(`aborist-ledger checkpoint` records one)"
+    )
 
 
 @cli.command()
@@ -345,11 +397,14 @@ def rebuild(db_url: str | None, as_json: bool, force: bool) -> None:
                 if env.count > 1:
                     why += f" (+{env.count - 1} more)"
             elif cp is None and checked.tile_failure is not None:
-                why = f"tile {checked.tile_failure['tile']}: {checked.tile_failure['found']}"
+                t = checked.tile_failure
+                why = f"tile {_c(t['tile'])}: {_c(t['found'])}"
+            elif cp is None and checked.event_id_failure is not None:
+                why = f"event ids: {repeated_id_text(checked.event_id_failure)}"
             else:
                 assert cp is not None
-                why = f"checkpoint {cp['tree_size']}: expected {cp['expected']}"
-                why += f", found {cp['found']}"
+                why = f"checkpoint {_c(cp['tree_size'])}: expected {_c(cp['expected'])}"
+                why += f", found {_c(cp['found'])}"
             if not force:
                 raise click.ClickException(
                     f"refusing to rebuild: the ledger fails verification ({why}); the "

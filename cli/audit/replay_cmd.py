@@ -20,7 +20,7 @@ from cli.audit.trust_args import TrustArgs, ledger_prover, trust_options
 from cli.common import clean_errors, pipeline_ledger, seq_range
 from cli.term import printable
 
-__all__ = ["replay"]
+__all__ = ["checkpoint_text", "replay"]
 
 
 def _print_text(report: ReplayReport) -> None:
@@ -40,21 +40,7 @@ def _print_text(report: ReplayReport) -> None:
         f"{report.events_checked} events chained; head {report.head_seq} {report.head_hash}",
     )
     line("envelope", "every field as docs/ledger-format.md has it (recorded_at in order)")
-    stored = report.checkpoints_unrehashed
-    broke = report.first("chain")
-    line(
-        "checkpoint",
-        f"{report.checkpoints_checked} checked against the tree of the hashes the chain check "
-        "recomputed (a consistency proof for a size it did not reach)"
-        + (
-            f"; {stored} of them only against the stored hashes, which the chain did not "
-            "recompute"
-            + (f" from seq {broke.seq} on (it failed there)" if broke and broke.seq else "")
-            + ": they do not show those events unedited"
-            if stored
-            else ""
-        ),
-    )
+    line("checkpoint", checkpoint_text(report))
     if report.checks.get("tile") == "skipped":
         why = (
             "--since: they are re-derived from event 1"
@@ -99,6 +85,40 @@ def _print_text(report: ReplayReport) -> None:
         click.echo(report.held_line())
     else:
         click.echo(f"replay: DIVERGED (what held is {report.vouched_for()['text']})")
+
+
+def checkpoint_text(report: ReplayReport) -> str:
+    """The ``checkpoint`` line: how many checkpoints were confirmed (held to the tree of
+    the hashes the chain check recomputed), rejected (a divergence), held only to the
+    stored hashes (a consistency proof past the events the chain re-hashed) and not
+    checked at all; a rejected one is never counted as checked (docs/replay.md,
+    "Output")."""
+    confirmed, rejected = report.checkpoints_confirmed, report.checkpoints_rejected
+    stored, unchecked = report.checkpoints_unrehashed, report.checkpoints_unchecked
+    if not (confirmed or rejected or stored or unchecked):
+        return "none checked: none is recorded in the database, none was given (--checkpoint FILE)"
+    since = int(report.scope.get("since") or 0)
+    text = f"{confirmed} confirmed against the tree of the hashes the chain check recomputed"
+    if confirmed and since:
+        text += f" (events 1–{since} taken as stored: --since {since})"
+    text += f", {rejected} rejected"
+    if stored:
+        broke = report.first("chain")
+        if broke is not None and broke.seq is not None:
+            why = f"from seq {broke.seq} on (it failed there)"
+        elif since:
+            why = f"for events 1–{since} (--since {since})"
+        else:
+            why = "that far"
+        text += (
+            f"; {stored} held only by a consistency proof over the stored hashes, which the "
+            f"chain did not recompute {why}: they do not show those events unedited"
+        )
+    if unchecked:
+        text += f"; {unchecked} not checked (no tree of the event hashes to hold them to)"
+    if report.checkpoint_file is not None:
+        text += f"; the checkpoint you gave: {report.checkpoint_file}"
+    return text
 
 
 @click.command("replay")

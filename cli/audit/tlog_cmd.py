@@ -112,7 +112,8 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
     any witness quorum (--witness-key, --min-witnesses), and that this ledger's events of
     that size, re-hashed and chained from the first, fold to that root. With --state, the
     checkpoint must also extend the verified state (consistency proof), which it then
-    replaces. Exit 0 when all held, 1 naming the first failure.
+    replaces. Events after its size are named as not covered by it. Exit 0 when all
+    held, 1 naming the first failure.
 
     Example: aborist-ledger verify-checkpoint cp.note --key log.key.pub --state state.json
     """
@@ -145,8 +146,11 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
             )
         outcome = trust.check_state(ledger_prover(lg))
     trust.save_state()
+    after = [body.size + 1, head] if head > body.size else None  # events it does not cover
     if as_json:
-        emit_json({"ok": True, "checkpoint": signed.to_dict(), "state": outcome})
+        covered = [1, body.size] if body.size else None
+        emit_json({"ok": True, "checkpoint": signed.to_dict(), "state": outcome,
+                   "covered": covered, "unanchored": after})  # fmt: skip
         return
     signers = ", ".join(f"{s.name}+{s.key_id:08x}" for s in signed.note.sigs)
     click.echo(f"ok   signature by {signers}")
@@ -160,6 +164,16 @@ def verify_checkpoint(note_file: Path, trust: TrustArgs, db_url: str | None, as_
         click.echo(f"ok   {len(signed.witnesses)} witness cosignature(s): {names}")
     if outcome is not None:
         click.echo(f"ok   state {trust.state_file}: {outcome}")
+    if after is not None:
+        n = head - body.size
+        span = (
+            f"events {after[0]}–{head} ({n}) of this ledger come after this checkpoint; it "
+            "does not vouch for them"
+            if n > 1
+            else f"event {head} of this ledger comes after this checkpoint; it does not "
+            "vouch for it"
+        )
+        click.echo(f"note not anchored: {span}")
     sys.exit(0)
 
 

@@ -124,7 +124,8 @@ def test_checkpoint_kept_outside_holds_after_more_appends(built: Built) -> None:
     query(Q_FOUNDER, ledger=built.ledger, client=ExtractiveClient(), shards_dir=built.shards)
     report = replay(built.ledger, checkpoint=cp)
     assert_clean(report)
-    assert report.checkpoints_checked == 2  # the one recorded in the database, and the file
+    assert report.checkpoints_confirmed == 2  # the one recorded in the database, and the file
+    assert report.checkpoint_file == "confirmed" and report.checkpoints_rejected == 0
     assert report.checks["checkpoint"] == "held"
 
 

@@ -226,7 +226,7 @@ def test_replay_with_only_a_state_file(url: str, key: Path, tmp_path: Path) -> N
     state = tmp_path / "state.json"
     run("verify-checkpoint", str(note), "--key", pub(key), "--db", url, "--state", str(state))
     out, _ = run("replay", "--db", url, "--state", str(state))
-    assert "everything held" in out and "2 checked against the tree" in out
+    assert "everything held" in out and "2 confirmed against the tree" in out
     # The state's checkpoint is what replay trusts: another root there is a divergence.
     data = json.loads(state.read_text())
     data["origins"][ORIGIN]["root"] = "A" * 43 + "="  # 32 zero bytes
