@@ -32,7 +32,7 @@ def test_a_docx_part_whose_deflate_data_is_broken_is_one_skipped_file() -> None:
 def test_an_xml_part_under_another_name_counts_to_the_xml_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from aborist.corpus.readers import docx as docx_reader
+    from aborist.corpus.readers import docx_package as docx_reader
 
     parts = _docx_parts(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 2000)
     body = parts.pop("word/document.xml")

@@ -13,7 +13,7 @@ import pytest
 
 from aborist.corpus.canonicalize import fold_pdf_text
 from aborist.corpus.readers import SourceFileSkipped, extract_source, parse_document
-from aborist.corpus.readers import docx as docx_reader
+from aborist.corpus.readers import docx_package as docx_reader
 from tests.corpus.documents import make_docx, make_pdf
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
