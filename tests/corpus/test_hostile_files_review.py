@@ -83,8 +83,8 @@ def test_a_walked_file_that_becomes_a_symlink_out_before_it_is_read_is_not_read(
         z.symlink_to(docs / "inner.txt")
     walk = sources._walk
 
-    def walk_then_swap(root: Path, skipped: list[Any], inside: str) -> list[Path]:
-        found = walk(root, skipped, inside)
+    def walk_then_swap(root: Path, skipped: list[Any]) -> dict[Path, Any]:
+        found = walk(root, skipped)
         z.unlink()
         z.symlink_to(secret)  # after the walk, before the read
         return found
