@@ -105,6 +105,16 @@ def test_pdf_without_a_text_layer_is_named() -> None:
     )
 
 
+def test_a_pdf_whose_text_is_all_white_space_is_named_as_such() -> None:
+    """Not called scanned: it has a text layer, of spaces, tabs and line breaks."""
+    from tests.corpus.test_hostile_files import pages_pdf
+
+    blank = pages_pdf([b"BT /F1 12 Tf 72 720 Td (   ) Tj ET", b"BT /F1 12 Tf 9 9 Td (\t \t) Tj ET"])
+    assert _skip_reason(blank, "pdf") == (
+        "no text on any of its 2 page(s): its text layer holds only white space"
+    )
+
+
 def test_malformed_pdfs_are_skipped_and_a_wrong_xref_offset_is_repaired() -> None:
     pdf = make_pdf([["Repairable text."]])
     assert _skip_reason(b"%PDF-1.7\nthis is not a pdf", "pdf").startswith("malformed PDF (")
