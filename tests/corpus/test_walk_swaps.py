@@ -113,3 +113,25 @@ def test_an_untouched_tree_reads_as_before_links_inside_it_too(tmp_path: Path) -
         p.as_uri() for p in (docs / "a.txt", docs / "sub" / "z.txt", docs / "deep" / "er" / "c.md")
     ))  # fmt: skip
     assert report.skipped == ()
+
+
+def test_a_tree_1500_directories_deep_is_walked_and_read(tmp_path: Path) -> None:
+    """``os.walk`` recursed once a level: 1,500 levels ended the ingest in a
+    RecursionError traceback; the path is also longer than the kernel takes whole
+    (PATH_MAX), so the file is opened name by name from its directory."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "top.txt").write_text("The top file.\n")
+    at = os.open(docs, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(1500):
+        os.mkdir("d", dir_fd=at)
+        below = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=at)
+        os.close(at)
+        at = below
+    fd = os.open("x.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=at)
+    os.write(fd, b"The deepest file.\n")
+    os.close(fd)
+    os.close(at)
+    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+    assert sorted(d.title for d in report.documents) == ["top", "x"]
+    assert max(len(u) for u in report.ingested) > 3000 and report.skipped == ()
