@@ -40,7 +40,7 @@ __all__ = [
     "fold_pdf_text",
 ]
 
-CANONICALIZATION_VERSION = "canon-4"
+CANONICALIZATION_VERSION = "canon-5"
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32"),

@@ -15,9 +15,10 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import stat
 import unicodedata
 import urllib.parse
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,12 +29,15 @@ from aborist.corpus.readers import (
     BINARY_FORMATS,
     FORMATS,
     SourceFileSkipped,
+    TreeFile,
+    WalkedRoot,
     extract_source,
     format_for,
     pages_without_text,
     parse_document,
     read_source_bytes,
 )
+from aborist.corpus.readers.source import DIRECTORY_FLAGS, fd_path
 from aborist.corpus.shard_build import BuiltDocument
 from aborist.errors import InputError
 
@@ -52,6 +56,9 @@ _KINDS = ", ".join(sorted(FORMATS))
 _LINKED_DIR = "symlink to a directory (not followed inside a directory; name it directly)"
 _LINKED_OUT = (
     "symlink to a file outside the directory (not followed inside a directory; name it directly)"
+)
+_SWAPPED_DIR = (
+    "a directory that became a symlink or a file while the tree was walked (not followed)"
 )
 
 
@@ -106,54 +113,109 @@ def _uri(path: Path) -> str:
     return Path(os.path.realpath(path)).as_uri()
 
 
-def _walk(root: Path, skipped: list[SkippedFile], inside: str) -> list[Path]:
-    """The files under ``root`` to read (``inside``: its real path with a trailing
-    separator, which a symlink found in it must not lead out of)."""
-    found: list[Path] = []
+def _walk(root: Path, skipped: list[SkippedFile]) -> dict[Path, TreeFile]:
+    """The files under ``root`` to read, each with the way to it from ``root``.
 
-    def unreadable(e: OSError) -> None:
-        where = e.filename if e.filename is not None else root
-        skipped.append(SkippedFile(_shown(where), f"unreadable directory: {e.strerror or e}"))
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for d in [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
-            # os.walk does not follow these (loops, trees outside the root); say so.
-            dirnames.remove(d)
-            skipped.append(SkippedFile(_shown(Path(dirpath) / d), _LINKED_DIR))
-        for name in sorted(filenames):
-            if name.startswith("."):
+    The walk holds each directory open while it lists it and opens the next one below it
+    from there, never through a symlink (:data:`.readers.DIRECTORY_FLAGS`): a directory
+    swapped for a link while the tree is walked is named as skipped, not walked, so the
+    walk never leaves the tree (a link to ``/`` would have walked the whole disk and put
+    the names it found in the report). The read goes the same way
+    (:func:`.readers.read_source_bytes`)."""
+    try:
+        top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as e:
+        skipped.append(SkippedFile(_shown(root), f"unreadable directory: {e.strerror or e}"))
+        return {}
+    info = os.fstat(top)
+    walked = WalkedRoot(os.path.join(fd_path(top, root), ""), info.st_dev, info.st_ino)
+    found: dict[Path, TreeFile] = {}
+    stack: list[tuple[int, Path, tuple[str, ...], Iterator[str]]] = []
+    rel: tuple[str, ...] = ()
+    at, where = top, root
+    while True:
+        below = _list(at, where, rel, walked, skipped, found)
+        stack.append((at, where, rel, iter(below)))
+        while stack:
+            at, where, rel, names = stack[-1]
+            name = next(names, None)
+            if name is None:
+                os.close(at)
+                stack.pop()
                 continue
-            path = Path(dirpath) / name
-            if _is_loop(path):
-                skipped.append(SkippedFile(_shown(path), "symlink loop"))
-            elif _links_out(path, inside):
-                skipped.append(SkippedFile(_shown(path), _LINKED_OUT))
-            elif format_for(path) is None:
-                skipped.append(SkippedFile(_shown(path), _unsupported(path)))
-            else:
-                found.append(path)
-    return found
+            try:
+                child = os.open(name, DIRECTORY_FLAGS, dir_fd=at)
+            except OSError as e:
+                swapped = e.errno in (errno.ELOOP, errno.ENOTDIR)
+                reason = _SWAPPED_DIR if swapped else f"unreadable directory: {e.strerror or e}"
+                skipped.append(SkippedFile(_shown(where / name), reason))
+                continue
+            at, where, rel = child, where / name, (*rel, name)
+            break
+        else:
+            return found
 
 
-def _links_out(path: Path, inside: str) -> bool:
+def _list(
+    at: int,
+    where: Path,
+    rel: tuple[str, ...],
+    walked: WalkedRoot,
+    skipped: list[SkippedFile],
+    found: dict[Path, TreeFile],
+) -> list[str]:
+    """One directory (open on ``at``, found at ``where``): its files to read into
+    ``found``, the others into ``skipped``; returns its directories to walk, sorted."""
+    try:
+        entries = sorted((e for e in os.scandir(at) if not e.name.startswith(".")),
+                         key=lambda e: e.name)  # fmt: skip
+    except OSError as e:
+        skipped.append(SkippedFile(_shown(where), f"unreadable directory: {e.strerror or e}"))
+        return []
+    below: list[str] = []
+    files: list[SkippedFile | Path] = []
+    for entry in entries:
+        path = where / entry.name
+        is_link = entry.is_symlink()
+        try:
+            is_dir = entry.is_dir()
+        except OSError:  # a link that loops
+            is_dir = False
+        if is_dir and not is_link:
+            below.append(entry.name)
+        elif is_dir:  # not followed (loops, trees outside the root); say so
+            skipped.append(SkippedFile(_shown(path), _LINKED_DIR))
+        elif is_link and _is_loop(at, entry.name):
+            files.append(SkippedFile(_shown(path), "symlink loop"))
+        elif is_link and _links_out(at, where, entry.name, walked.inside):
+            files.append(SkippedFile(_shown(path), _LINKED_OUT))
+        elif format_for(path) is None:
+            files.append(SkippedFile(_shown(path), _unsupported(path)))
+        else:
+            files.append(path)
+            found[path] = TreeFile(walked, (*rel, entry.name))
+    skipped.extend(f for f in files if isinstance(f, SkippedFile))
+    return below
+
+
+def _links_out(at: int, where: Path, name: str, inside: str) -> bool:
     """A symlink to a regular file outside the walked directory (``inside``: its real
     path with a trailing separator): an untrusted tree's ``notes.txt -> ~/.ssh/id_rsa``
     is not read. Links to other kinds of file are left to :func:`read_source_bytes`,
-    which names what they are."""
-    return (
-        os.path.islink(path)
-        and os.path.isfile(path)
-        and not os.path.realpath(path).startswith(inside)
-    )
-
-
-def _is_loop(path: Path) -> bool:
-    """A symlink that never reaches a file (``ELOOP``); only links are looked at twice."""
-    if not os.path.islink(path):
-        return False
+    which names what they are. (The read judges the file it opens again.)"""
     try:
-        os.stat(path)
+        if not stat.S_ISREG(os.stat(name, dir_fd=at).st_mode):
+            return False
+    except OSError:
+        return False
+    target = os.path.realpath(os.path.join(fd_path(at, where), name))
+    return not target.startswith(inside)
+
+
+def _is_loop(at: int, name: str) -> bool:
+    """A symlink that never reaches a file (``ELOOP``)."""
+    try:
+        os.stat(name, dir_fd=at)
     except OSError as e:
         return e.errno == errno.ELOOP
     return False
@@ -192,16 +254,15 @@ def check_paths(paths: Iterable[Path | str]) -> list[Path]:
 
 
 def _collect(
-    paths: Sequence[Path], skipped: list[SkippedFile], walked: dict[Path, str]
+    paths: Sequence[Path], skipped: list[SkippedFile], walked: dict[Path, TreeFile]
 ) -> list[Path]:
-    """The files to read, and in ``walked`` the directory (real path) each file found by a
-    walk must still lie in when it is read."""
+    """The files to read, and in ``walked`` the way to each file a walk found, which the
+    read takes again."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            inside = os.path.join(os.path.realpath(path), "")
-            found = _walk(path, skipped, inside)
-            walked.update({f: inside for f in found})
+            found = _walk(path, skipped)
+            walked.update(found)
             if not found and not any(s.path == _shown(path) for s in skipped):
                 skipped.append(SkippedFile(_shown(path), f"directory holds no {_KINDS} files"))
             files.extend(found)
@@ -221,13 +282,13 @@ def _read(
     skipped: list[SkippedFile],
     notes: list[SkippedFile],
     limit: int,
-    inside: str | None = None,
+    tree: TreeFile | None = None,
 ) -> Source | None:
     fmt = format_for(path)
     assert fmt is not None
     name = _shown(path)
     try:
-        data = read_source_bytes(path, limit=limit, inside=inside)
+        data = read_source_bytes(path, limit=limit, tree=tree)
     except SourceFileSkipped as e:
         skipped.append(SkippedFile(name, e.reason))
         return None
@@ -321,7 +382,7 @@ def read_and_build(
     """Read every file under ``path_list`` and build each document (no shard lock yet):
     the sources by URI, the built documents, their relations and the URIs ingested;
     refused files go to ``skipped``, warnings to ``notes``."""
-    walked: dict[Path, str] = {}
+    walked: dict[Path, TreeFile] = {}
     files = _collect(path_list, skipped, walked)
     sizes = [_size(f) for f in files]
     state = IngestProgress(files=0, total_files=len(files), bytes=0, total_bytes=sum(sizes))

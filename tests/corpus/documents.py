@@ -136,7 +136,7 @@ def make_docx_xml(
     endnotes: dict[int, str] | None = None,
 ) -> bytes:
     """A DOCX whose ``w:body`` is ``body_xml`` (WordprocessingML, prefixes ``w``, ``mc``,
-    ``wp``, ``a``, ``wps``, ``v`` declared), with footnote and endnote parts holding
+    ``wp``, ``a``, ``wps``, ``v``, ``m`` declared), with footnote and endnote parts holding
     ``{id: "paragraph|paragraph"}`` beside Word's two separator notes."""
     import zipfile
 
@@ -148,6 +148,7 @@ def make_docx_xml(
         'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
         'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
         'xmlns:v="urn:schemas-microsoft-com:vml" '
+        'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math" '
         'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
     )
     parts = {name: base.read(name) for name in base.namelist()}

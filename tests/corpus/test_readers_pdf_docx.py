@@ -13,7 +13,7 @@ import pytest
 
 from aborist.corpus.canonicalize import fold_pdf_text
 from aborist.corpus.readers import SourceFileSkipped, extract_source, parse_document
-from aborist.corpus.readers import docx as docx_reader
+from aborist.corpus.readers import docx_package as docx_reader
 from tests.corpus.documents import make_docx, make_pdf
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
@@ -102,6 +102,16 @@ def test_pdf_without_a_text_layer_is_named() -> None:
     writer.write(out)
     assert _skip_reason(out.getvalue(), "pdf") == (
         "no text layer on any of its 2 page(s) (a scanned or image-only PDF; OCR is not offered)"
+    )
+
+
+def test_a_pdf_whose_text_is_all_white_space_is_named_as_such() -> None:
+    """Not called scanned: it has a text layer, of spaces, tabs and line breaks."""
+    from tests.corpus.test_hostile_files import pages_pdf
+
+    blank = pages_pdf([b"BT /F1 12 Tf 72 720 Td (   ) Tj ET", b"BT /F1 12 Tf 9 9 Td (\t \t) Tj ET"])
+    assert _skip_reason(blank, "pdf") == (
+        "no text on any of its 2 page(s): its text layer holds only white space"
     )
 
 

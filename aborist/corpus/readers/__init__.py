@@ -31,7 +31,13 @@ from aborist.corpus.readers.model import (
 )
 from aborist.corpus.readers.pdf import extract_pdf, pages_without_text, pdf_blocks
 from aborist.corpus.readers.rst import RstTooDeep, rst_blocks
-from aborist.corpus.readers.source import MAX_FILE_BYTES, SourceFileSkipped, read_source_bytes
+from aborist.corpus.readers.source import (
+    MAX_FILE_BYTES,
+    SourceFileSkipped,
+    TreeFile,
+    WalkedRoot,
+    read_source_bytes,
+)
 from aborist.corpus.readers.text import text_blocks
 
 __all__ = [
@@ -42,6 +48,8 @@ __all__ = [
     "Locator",
     "ParsedDocument",
     "SourceFileSkipped",
+    "TreeFile",
+    "WalkedRoot",
     "describe_locator",
     "extract_source",
     "format_for",

@@ -5,19 +5,21 @@ Two steps, like the PDF reader, so a shard can re-derive a document from what it
 
 1. :func:`extract_docx` (bytes → extraction): the body in order, each paragraph as its
    visible text (runs marked hidden, ``w:vanish``, are left out, as Word does not show
-   them) with its heading level (style ``Title`` → 1, ``Heading N`` → N, capped at 6;
-   else 0), each table row as its cells (merged cells once), then each section's headers
-   and footers that are its own (not linked to the previous section's), once per
-   distinct text. Content inside wrappers (content controls, custom XML, smart tags,
-   tracked insertions, hyperlinks, simple fields: :data:`_WRAPPERS`) is read in place;
-   tracked deletions are not. Stored as canonical JSON in the shard's ``raw_text``.
+   them; equations, ``m:oMath``, read as their ``m:t`` text in place) with its heading
+   level (style ``Title`` → 1, ``Heading N`` → N, capped at 6; else 0), each table row
+   as its cells (merged cells once), then each section's headers and footers that are
+   its own (not linked to the previous section's), once per distinct text. Content
+   inside wrappers (content controls, custom XML, smart tags, tracked insertions,
+   hyperlinks, simple fields: :data:`_WRAPPERS`) is read in place, and of markup
+   compatibility's alternatives (``mc:AlternateContent``) one branch, :func:`_chosen`;
+   tracked deletions are not read. Stored as canonical JSON in the shard's ``raw_text``.
 2. :func:`docx_blocks` (extraction → blocks, pure). The locator is the heading path and
    the paragraph number (DOCX stores no pages); header and footer blocks also carry
    ``part`` (``header`` / ``footer``), and chunks never mix them with the body.
 
-Refused: a file that is not a ZIP package or has no main document part, a package
-whose parts decompress to more than :data:`MAX_UNPACKED_BYTES` (a ZIP bomb), and
-other malformed files.
+Refused: a package :mod:`.docx_package` refuses (not a ZIP, too many parts, names that
+are not part names, a ZIP bomb), a file that takes longer than :data:`DOCX_SECONDS` to
+unpack and read, and other malformed files.
 """
 
 from __future__ import annotations
@@ -25,50 +27,43 @@ from __future__ import annotations
 import io
 import json
 import re
-import time
-import zipfile
-import zlib
 from typing import Any
 
 from aborist.corpus.canonicalize import canonical_block, canonical_inline
+from aborist.corpus.readers.docx_package import (
+    DOCX_SECONDS,
+    MAX_PARTS,
+    MAX_UNPACKED_BYTES,
+    MAX_XML_BYTES,
+    Clock,
+    repacked,
+)
 from aborist.corpus.readers.model import Block, Locator
 from aborist.corpus.readers.source import SourceFileSkipped
 
 __all__ = [
     "DOCX_SECONDS",
     "EXTRACTION_VERSION",
+    "MAX_PARTS",
     "MAX_UNPACKED_BYTES",
     "MAX_XML_BYTES",
     "docx_blocks",
     "extract_docx",
 ]
 
-EXTRACTION_VERSION = "docx-extract-3"
-MAX_UNPACKED_BYTES = 256 * 1024 * 1024
-"""Limit on the declared sizes of all parts together (images included)."""
-MAX_XML_BYTES = 64 * 1024 * 1024
-"""Limit on the XML parts together, as unpacked: the text a DOCX holds is read from its
-XML, so this is the counterpart of the 64 MiB limit on a text file (a 180 KB file held
-50 MB of XML: 1.4 million paragraphs, 1.7 GB of memory)."""
-DOCX_SECONDS = 60.0
-"""Wall-clock limit on reading one DOCX's text (checked at every paragraph, table row
-and note); a real document takes well under a second."""
-_CHUNK = 1024 * 1024
-_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+EXTRACTION_VERSION = "docx-extract-4"
 
 
 class _Reading:
     """What one extraction carries along: heading levels per style id (:func:`_level`)
-    and the deadline."""
+    and the clock of the file."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock) -> None:
         self.levels: dict[str | None, int] = {}
-        self._end = time.monotonic() + DOCX_SECONDS
-        self.seconds = DOCX_SECONDS
+        self.clock = clock
 
     def check_time(self) -> None:
-        if time.monotonic() > self._end:
-            raise SourceFileSkipped(f"DOCX whose text takes longer than {self.seconds:g} s to read")
+        self.clock.check()
 
 
 _HEADING_STYLE = re.compile(r"^heading ([1-9])$", re.I)
@@ -113,9 +108,35 @@ that text is no longer in the document. python-docx reads none of these but hype
 and those one level deep."""
 
 
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_ALTERNATIVES = _MC + "AlternateContent"
+_BRANCHES = frozenset((_MC + "Choice", _MC + "Fallback"))
+
+
+def _chosen(alternatives: Any) -> Any:
+    """The one branch of an ``mc:AlternateContent`` that is read: its first ``mc:Choice``,
+    else its ``mc:Fallback`` (``None`` when it holds neither).
+
+    Markup compatibility (ECMA-376 Part 3, §10.2) gives the same content more than once,
+    for readers of different ages: Word writes a text box as DrawingML (``mc:Choice
+    Requires="wps"``) and again as VML for readers before Word 2010 (``mc:Fallback``).
+    Reading both doubles the text; a reader takes the first Choice whose requirements it
+    knows, else the Fallback. A text reader knows every markup enough to read its text, so
+    the first Choice is taken: what current Word shows. The Fallback is read only when
+    there is no Choice."""
+    fallback = None
+    for child in alternatives:
+        if child.tag == _MC + "Choice":
+            return child
+        if child.tag == _MC + "Fallback" and fallback is None:
+            fallback = child
+    return fallback
+
+
 def _inner(element: Any, tags: frozenset[str]) -> list[Any]:
     """The descendants of ``element`` whose tag is in ``tags``, in document order, found
-    through :data:`_WRAPPERS` at any depth (and not inside a found one)."""
+    through :data:`_WRAPPERS` and the chosen branch of alternatives (:func:`_chosen`) at
+    any depth (and not inside a found one)."""
     found: list[Any] = []
     stack = [iter(element)]
     while stack:
@@ -126,22 +147,65 @@ def _inner(element: Any, tags: frozenset[str]) -> list[Any]:
             found.append(child)
         elif child.tag in _WRAPPERS:
             stack.append(iter(child))
+        elif child.tag == _ALTERNATIVES and (branch := _chosen(child)) is not None:
+            stack.append(iter(branch))
     return found
 
 
-_BLOCKS = frozenset((_W + "p", _W + "tbl"))
-_RUNS = frozenset((_W + "r",))
+_DELETED = frozenset(_W + tag for tag in ("del", "moveFrom"))
+
+
+def _not_read(element: Any, top: Any) -> bool:
+    """Whether ``element`` lies, below ``top``, in tracked-deleted content or in a branch
+    of alternatives that :func:`_chosen` does not take."""
+    for above in element.iterancestors():
+        if above is top:
+            return False
+        if above.tag in _DELETED:
+            return True
+        if above.tag in _BRANCHES and above is not _chosen(above.getparent()):
+            return True
+    return False
+
+
+_M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+_MATH = frozenset((_M + "oMathPara", _M + "oMath"))
+_BLOCKS = frozenset((_W + "p", _W + "tbl", *_MATH))
+_RUNS = frozenset((_W + "r", *_MATH))
 _ROWS = frozenset((_W + "tr",))
 _CELLS = frozenset((_W + "tc",))
+_OFF = frozenset(("0", "false", "off"))
+
+
+def _math_text(math: Any) -> str:
+    """An equation's text (``m:oMath``, ``m:oMathPara``: Office Math, ECMA-376 Part 1
+    §22.1) as its math runs' ``m:t`` in document order, which is how it reads left to
+    right: ``E=mc`` and the superscript ``2`` give ``E=mc2``; a fraction gives its
+    numerator then its denominator. The structure (fraction bar, superscript, radical)
+    is not spelled out. Runs marked hidden, tracked deletions and the branches of
+    alternatives not taken are not read, as in a paragraph."""
+    parts: list[str] = []
+    for t in math.iter(_M + "t"):
+        run = t.getparent()
+        vanish = run.find(f"{_W}rPr/{_W}vanish") if run is not None else None
+        if vanish is not None and (vanish.get(_W + "val") or "true").lower() not in _OFF:
+            continue
+        if not _not_read(t, math):
+            parts.append(t.text or "")
+    return "".join(parts)
 
 
 def _visible_text(paragraph: Any) -> str:
     """The text of ``paragraph``'s runs that Word shows: all but those marked hidden,
-    including runs inside :data:`_WRAPPERS`."""
+    including runs inside :data:`_WRAPPERS` and the chosen branch of alternatives, with
+    its equations' text in place (:func:`_math_text`)."""
     from docx.text.run import Run
 
     parts: list[str] = []
     for r in _inner(paragraph._p, _RUNS):
+        if r.tag in _MATH:
+            parts.append(_math_text(r))
+            continue
         run = Run(r, paragraph)
         if not run.font.hidden:
             parts.append(run.text)
@@ -158,6 +222,8 @@ def _cell_text(tc: Any, parent: Any, reading: _Reading) -> str:
     for el in _inner(tc, _BLOCKS):
         if el.tag == _W + "tbl":
             lines.extend(" ; ".join(r) for r in _rows(Table(el, parent), reading))
+        elif el.tag in _MATH:
+            lines.append(_math_text(el))
         else:
             lines.append(_visible_text(Paragraph(el, parent)))
     return "\n".join(lines)
@@ -196,7 +262,8 @@ def _block_items(
 ) -> list[dict[str, Any]]:
     """The paragraphs and table rows of a body, header, footer or text box (``box``:
     every paragraph level 0), in document order, those inside :data:`_WRAPPERS` (a
-    content control around paragraphs, a table, rows or cells) included."""
+    content control around paragraphs, a table, rows or cells) and the chosen branch of
+    alternatives included; an equation standing as a block is a paragraph of its own."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
@@ -206,6 +273,8 @@ def _block_items(
         if el.tag == _W + "tbl":
             rows = _rows(Table(el, parent), reading)
             items.extend({"kind": "row", "part": part, "cells": r} for r in rows)
+        elif el.tag in _MATH:
+            items.append({"kind": "paragraph", "part": part, "level": 0, "text": _math_text(el)})
         else:
             paragraph = Paragraph(el, parent)
             level = 0 if box else _level(paragraph, reading.levels)
@@ -218,19 +287,16 @@ def _block_items(
     return items
 
 
-_DELETED = frozenset(_W + tag for tag in ("del", "moveFrom"))
-
-
 def _text_box_items(paragraph: Any, part: str, reading: _Reading) -> list[dict[str, Any]]:
     """The text boxes anchored in ``paragraph``, in document order, right after it: their
     paragraphs (level 0: a box's styles do not make the page's sections) and table rows.
     Word stores a box twice, as DrawingML (``mc:Choice``) and as VML for old readers
-    (``mc:Fallback``); the fallback is skipped, as is a box in deleted text (``w:del``).
-    A box inside a box follows it."""
-    fallback = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+    (``mc:Fallback``); only the branch :func:`_chosen` takes is read (the Fallback when
+    there is no Choice; a VML box outside alternatives is read as it is), and no box in
+    deleted text (``w:del``). A box inside a box follows it."""
     items: list[dict[str, Any]] = []
     for box in paragraph._p.iter(_W + "txbxContent"):
-        if any(a.tag == fallback or a.tag in _DELETED for a in box.iterancestors()):
+        if _not_read(box, paragraph._p):
             continue
         items.extend(_block_items(box, paragraph._parent, part, reading, box=True))
     return items
@@ -259,6 +325,8 @@ def _note_items(document: Any, reading: _Reading) -> list[dict[str, Any]]:
             continue
         numbers: dict[str, int] = {}
         for ref in body.iter(qn(f"w:{kind}Reference")):
+            if _not_read(ref, body):
+                continue
             numbers.setdefault(ref.get(qn("w:id")) or "", len(numbers) + 1)
         # python-docx's parser: no entities resolved, no network, no DTD loaded
         root = parse_xml(part.blob)
@@ -268,7 +336,8 @@ def _note_items(document: Any, reading: _Reading) -> list[dict[str, Any]]:
             number = numbers.get(note.get(qn("w:id")) or "")
             if number is None or note.get(qn("w:type"), "normal") != "normal":
                 continue
-            paragraphs = note.iter(qn("w:p"))  # CT_P, parsed with python-docx's classes
+            # CT_P, parsed with python-docx's classes; a box's paragraphs follow their anchor
+            paragraphs = (p for p in note.iter(qn("w:p")) if not _not_read(p, note))
             texts = [_visible_text(Paragraph(p, document)) for p in paragraphs]  # type: ignore[arg-type]
             notes.append((number, texts))
         for number, texts in sorted(notes, key=lambda n: n[0]):
@@ -279,116 +348,12 @@ def _note_items(document: Any, reading: _Reading) -> list[dict[str, Any]]:
     return items
 
 
-def _repacked(data: bytes) -> bytes:
-    """The package with every part read through once, as a new stored ZIP, or
-    :class:`SourceFileSkipped` when it is not a ZIP or its parts are too large.
-
-    Why: Python's ``zipfile`` reading a part whole (as python-docx does) inflates *all*
-    its compressed data in one call and only then cuts it at the declared size, so a part
-    that declares 1,000 bytes and inflates to 500 MB took 990 MB before failing its CRC
-    (a 64 MiB file could ask for 60 GB). Read in 1 MiB pieces, a part inflates to at most
-    its declared size, checked against :data:`MAX_UNPACKED_BYTES` beforehand and its CRC
-    at the end; python-docx then reads exactly those bytes. Parts are compressed only as
-    Word writes them (stored or deflated): ``zipfile`` inflates bzip2 and LZMA without a
-    bound on each piece."""
-    try:
-        package = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
-        raise SourceFileSkipped(f"malformed DOCX: not a ZIP package ({e})"[:300]) from e
-    out = io.BytesIO()
-    try:
-        with package, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
-            infos = {i.filename: i for i in package.infolist()}  # the last of a name, as read
-            _check_sizes(package, list(infos.values()))
-            for info in infos.values():
-                clean.writestr(info.filename, _read_part(package, info))
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, zlib.error) as e:
-        # a CRC that does not match, data that ends early, an encrypted part, bad deflate data
-        raise SourceFileSkipped(f"malformed DOCX: a part cannot be unpacked ({e})"[:300]) from e
-    return out.getvalue()
-
-
-def _check_sizes(package: zipfile.ZipFile, infos: Any) -> None:
-    """The declared sizes against the limits (a part read in pieces never yields more than
-    it declares, and one that yields less fails), and each part's compression (first:
-    the types part is read to find the XML parts)."""
-    for info in infos:
-        if info.compress_type not in _METHODS:
-            raise SourceFileSkipped(
-                f"DOCX part {info.filename!r} compressed with method {info.compress_type} "
-                "(Word writes parts stored or deflated)"[:300]
-            )
-    unpacked = sum(i.file_size for i in infos)
-    if unpacked > MAX_UNPACKED_BYTES:
-        raise SourceFileSkipped(
-            f"DOCX whose parts unpack to {unpacked} bytes, more than the "
-            f"{MAX_UNPACKED_BYTES // (1024 * 1024)} MiB limit"
-        )
-    xml_types = _xml_parts(package, infos)
-    xml = sum(
-        i.file_size
-        for i in infos
-        if i.filename.lower().endswith((".xml", ".rels")) or i.filename in xml_types
-    )
-    if xml > MAX_XML_BYTES:
-        raise SourceFileSkipped(
-            f"DOCX whose XML parts unpack to {xml} bytes, more than the "
-            f"{MAX_XML_BYTES // (1024 * 1024)} MiB limit"
-        )
-
-
-def _xml_parts(package: zipfile.ZipFile, infos: Any) -> set[str]:
-    """The parts ``[Content_Types].xml`` declares XML (a content type ending in ``xml``), by
-    part name or by extension: python-docx parses a part by its declared type, whatever
-    its name, so ``word/document.bin`` of type ``…document.main+xml`` counts to the XML
-    limit too. A types part declaring more than 1 MiB (Word's are a few KB) is refused:
-    skipping it would let the renamed part through again; one that cannot be parsed names
-    none here (python-docx refuses the package itself)."""
-    types = next((i for i in infos if i.filename == "[Content_Types].xml"), None)
-    if types is None:
-        return set()
-    if types.file_size > _CHUNK:
-        raise SourceFileSkipped(
-            f"DOCX whose [Content_Types].xml unpacks to {types.file_size} bytes, more than "
-            "1 MiB (Word writes a few KB)"
-        )
-    by_name: dict[str, str] = {}
-    by_ext: dict[str, str] = {}
-    try:
-        from docx.oxml import parse_xml
-
-        for el in parse_xml(_read_part(package, types)):
-            tag = str(el.tag).rsplit("}", 1)[-1]
-            if tag == "Override":
-                by_name[str(el.get("PartName", "")).lower()] = str(el.get("ContentType", ""))
-            elif tag == "Default":
-                by_ext[str(el.get("Extension", "")).lower()] = str(el.get("ContentType", ""))
-    except Exception:  # unreadable types: python-docx refuses the package itself
-        return set()
-
-    def declared(name: str) -> str:
-        base = name.rsplit("/", 1)[-1]
-        ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
-        return by_name.get("/" + name.lower(), by_ext.get(ext, ""))
-
-    return {i.filename for i in infos if declared(i.filename).lower().endswith("xml")}
-
-
-def _read_part(package: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    """One part's bytes, inflated 1 MiB at a time (``zipfile`` stops at the declared size
-    and checks the CRC)."""
-    pieces = []
-    with package.open(info) as part:
-        while piece := part.read(_CHUNK):
-            pieces.append(piece)
-    return b"".join(pieces)
-
-
 def extract_docx(data: bytes) -> str:
     """The extraction of a DOCX file as canonical JSON; raises
     :class:`SourceFileSkipped` naming why a file cannot be read."""
-    package = _repacked(data)
-    reading = _Reading()
+    clock = Clock()  # from the first byte: unpacking counts to the limit too
+    package = repacked(data, clock)
+    reading = _Reading(clock)
     try:
         import docx
 

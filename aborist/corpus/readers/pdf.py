@@ -14,7 +14,8 @@ Two steps, so that a shard can re-derive a document from what it stores:
 
 Refused, one reason each (:class:`~aborist.corpus.readers.source.SourceFileSkipped`):
 an encrypted file that does not open with the empty password; a file with no text layer
-at all (scanned or image-only; OCR is not offered); a file pypdf cannot read (broken
+at all (scanned or image-only; OCR is not offered), or one whose text is all white space;
+a file pypdf cannot read (broken
 cross-reference tables it cannot rebuild, truncated or malformed files). pypdf repairs
 what it can in its non-strict mode (a wrong ``startxref`` is rebuilt from the objects),
 and such files are read. A file whose extraction takes longer than :data:`PDF_SECONDS`
@@ -164,6 +165,10 @@ def extract_pdf(data: bytes) -> str:
     if not pages:
         raise SourceFileSkipped("PDF with no pages")
     if not any(canonical_inline(p["text"]) for p in pages):
+        if any(p["text"] for p in pages):  # text drawn, all of it spaces or line breaks
+            raise SourceFileSkipped(
+                f"no text on any of its {len(pages)} page(s): its text layer holds only white space"
+            )
         raise SourceFileSkipped(
             f"no text layer on any of its {len(pages)} page(s) (a scanned or image-only "
             "PDF; OCR is not offered)"

@@ -1,14 +1,24 @@
 """Reading a source file's bytes: the one place they are read (docs/corpus.md, "What is
 read"). Only regular files (after following symlinks), at most :data:`MAX_FILE_BYTES`,
-never blocking."""
+never blocking; a file found by walking a directory only through that directory, as it
+was walked (:class:`TreeFile`)."""
 
 from __future__ import annotations
 
 import errno
 import os
 import stat
+from dataclasses import dataclass
 
-__all__ = ["MAX_FILE_BYTES", "SourceFileSkipped", "read_source_bytes"]
+__all__ = [
+    "DIRECTORY_FLAGS",
+    "MAX_FILE_BYTES",
+    "SourceFileSkipped",
+    "TreeFile",
+    "WalkedRoot",
+    "fd_path",
+    "read_source_bytes",
+]
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Source files larger than this are skipped. A file is held in memory several times over
@@ -51,8 +61,41 @@ def _not_regular(mode: int) -> str:
     return f"not a regular file ({kind})"
 
 
+DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+"""How a directory below a walked root is opened, walking and reading alike: never
+through a symlink (``O_NOFOLLOW``): the walk does not follow a linked directory, so a
+link met on the way to a file was put there after the walk looked."""
+_FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+
+
+@dataclass(frozen=True)
+class WalkedRoot:
+    """A directory named to be walked: its real path (with a trailing separator) and the
+    identity (device, inode) of the directory the walk opened there."""
+
+    inside: str
+    dev: int
+    ino: int
+
+
+@dataclass(frozen=True)
+class TreeFile:
+    """A file the walk found: its root and its names below it, the file's last."""
+
+    root: WalkedRoot
+    parts: tuple[str, ...]
+
+
+def fd_path(fd: int, fallback: str | os.PathLike[str]) -> str:
+    """The real path of what is open on ``fd`` (Linux's ``/proc``), else ``fallback``'s."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(fallback)
+
+
 def read_source_bytes(
-    path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES, inside: str | None = None
+    path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES, tree: TreeFile | None = None
 ) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed), or
     :class:`SourceFileSkipped` saying why not.
@@ -62,28 +105,23 @@ def read_source_bytes(
     non-blocking and the type checked again on the open descriptor, in case the path was
     swapped in between; the read asks for at most ``limit + 1`` bytes, so a file that
     grows while read, or one whose size the kernel misreports (``/proc``), still cannot
-    take more than the limit in memory. ``inside`` (a directory's real path with a
-    trailing separator): the file opened must lie in it, judged on the open descriptor
-    (``/proc/self/fd``), so a file of a walked directory swapped for a symlink out of it
-    after the walk is not read.
+    take more than the limit in memory.
+
+    ``tree``: a file a walk found is opened through its root as walked (the same
+    directory, by device and inode) and each directory below it without following a
+    symlink (:data:`DIRECTORY_FLAGS`), so a parent directory swapped for a link out of
+    the tree after the walk leads nowhere; and the file opened must lie in the root,
+    judged on the open descriptor (``/proc/self/fd``), so a file swapped for such a link
+    is not read either.
     """
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as e:
-        raise SourceFileSkipped(_os_reason(e, path)) from e
-    if not stat.S_ISREG(mode):
-        raise SourceFileSkipped(_not_regular(mode))
     too_large = f"larger than the {_size_text(limit)} limit for one file"
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    except OSError as e:
-        raise SourceFileSkipped(_os_reason(e, path)) from e
+    fd = _open_file(path, tree)
     try:
         with os.fdopen(fd, "rb") as fh:
             info = os.fstat(fh.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise SourceFileSkipped(_not_regular(info.st_mode))
-            if inside is not None and not _opened_path(fh.fileno(), path).startswith(inside):
+            if tree is not None and not fd_path(fh.fileno(), path).startswith(tree.root.inside):
                 raise SourceFileSkipped(_MOVED_OUT)
             if info.st_size > limit:
                 raise SourceFileSkipped(f"{too_large} ({info.st_size} bytes)")
@@ -99,11 +137,49 @@ _MOVED_OUT = (
     "a file outside the directory (it became a symlink out of it after the directory was "
     "walked; not followed)"
 )
+_PARENT_MOVED = (
+    "a directory on its path became a symlink or a file after the directory was walked "
+    "(not followed)"
+)
+_ROOT_MOVED = "the directory walked was replaced before the file was read (not followed)"
 
 
-def _opened_path(fd: int, path: str | os.PathLike[str]) -> str:
-    """The real path of the file open on ``fd`` (Linux's ``/proc``), else of ``path``."""
+def _open_file(path: str | os.PathLike[str], tree: TreeFile | None) -> int:
+    """``path`` (or ``tree``'s file) opened for reading once its type is known regular.
+    The type is judged *before* the open: opening a FIFO blocks until a writer comes, and
+    opening a device can have side effects."""
+    if tree is None:
+        return _open_in(None, path, path)
     try:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return os.path.realpath(path)
+        at = os.open(tree.root.inside, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as e:
+        raise SourceFileSkipped(_os_reason(e, path)) from e
+    try:
+        info = os.fstat(at)
+        if (info.st_dev, info.st_ino) != (tree.root.dev, tree.root.ino):
+            raise SourceFileSkipped(_ROOT_MOVED)
+        for name in tree.parts[:-1]:
+            try:
+                below = os.open(name, DIRECTORY_FLAGS, dir_fd=at)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise SourceFileSkipped(_PARENT_MOVED) from e
+                raise SourceFileSkipped(_os_reason(e, path)) from e
+            os.close(at)
+            at = below
+        return _open_in(at, tree.parts[-1], path)
+    finally:
+        os.close(at)
+
+
+def _open_in(at: int | None, name: str | os.PathLike[str], path: str | os.PathLike[str]) -> int:
+    try:
+        mode = os.stat(name, dir_fd=at).st_mode
+    except OSError as e:
+        raise SourceFileSkipped(_os_reason(e, path)) from e
+    if not stat.S_ISREG(mode):
+        raise SourceFileSkipped(_not_regular(mode))
+    try:
+        return os.open(name, _FILE_FLAGS) if at is None else os.open(name, _FILE_FLAGS, dir_fd=at)
+    except OSError as e:
+        raise SourceFileSkipped(_os_reason(e, path)) from e
