@@ -17,7 +17,9 @@ from aborist.server.config import (
     DEFAULT_KEEP_ALIVE_S,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_HEAD_BYTES,
     DEFAULT_PORT,
+    DEFAULT_SEND_TIMEOUT_S,
     LOG_KEY_ENV,
     TOKEN_ENV,
     WITNESS_KEY_ENV,
@@ -59,6 +61,14 @@ __all__ = ["serve"]
 @click.option("--body-timeout", "body_timeout", type=click.FloatRange(0.1, 3600),
               default=DEFAULT_BODY_TIMEOUT_S, show_default=True, metavar="SECONDS",
               help="Refuse a request body still arriving after this (408).")  # fmt: skip
+@click.option("--max-head", "max_head", type=click.IntRange(1024, 1024 * 1024),
+              default=DEFAULT_MAX_HEAD_BYTES, show_default=True, metavar="BYTES",
+              help="Refuse a request head (request line and headers) larger than this "
+              "(431).")  # fmt: skip
+@click.option("--send-timeout", "send_timeout", type=click.FloatRange(0.1, 3600),
+              default=DEFAULT_SEND_TIMEOUT_S, show_default=True, metavar="SECONDS",
+              help="Close a connection whose unsent response has not shrunk for this "
+              "long (a client that stopped reading).")  # fmt: skip
 @click.option("--keep-alive", "keep_alive", type=click.FloatRange(0.1, 3600),
               default=DEFAULT_KEEP_ALIVE_S, show_default=True, metavar="SECONDS",
               help="Close an idle keep-alive connection after this.")  # fmt: skip
@@ -91,6 +101,8 @@ def serve(
     max_body: int,
     header_timeout: float,
     body_timeout: float,
+    max_head: int,
+    send_timeout: float,
     keep_alive: float,
     max_connections: int,
     log_key: Path | None,
@@ -141,6 +153,7 @@ def serve(
         client_factory=factory, token=token, max_body_bytes=max_body,
         body_timeout_s=body_timeout, header_timeout_s=header_timeout,
         keep_alive_s=keep_alive, max_connections=max_connections,
+        max_head_bytes=max_head, send_timeout_s=send_timeout,
         log_signing=signing, witness=witness,
     )  # fmt: skip
     limits = uvicorn_options(config)  # the same in every worker process
