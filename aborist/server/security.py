@@ -172,8 +172,9 @@ class Guard:
         method = scope.get("method", "GET")
         if method in _UNSAFE and not _same_origin(headers):
             # A page elsewhere may send a simple request (no preflight) to a loopback
-            # server with no token: to the API as well as to a form. Only browsers say
-            # where a request came from, so no API client is refused by this.
+            # server with no token: to the API as well as to a form (FastAPI before 0.132
+            # reads a body with no content type as JSON). Only browsers say where a
+            # request came from, so no API client is refused by this.
             detail = ("a request from another site's page is refused" if _is_api(path)
                       else "a form may only be posted from this server")  # fmt: skip
             return _error(403, "cross_origin", detail, path)

@@ -120,8 +120,8 @@ def test_a_cross_site_request_to_the_api_changes_nothing(
     served: Served, headers: dict[str, str]
 ) -> None:
     """Without a token, a page on another site could make the visitor's browser post a
-    question to the loopback server (a simple request needs no preflight; a FastAPI that
-    reads a body without a JSON content type as JSON then answered it): a run recorded
+    question to the loopback server (a simple request needs no preflight; FastAPI before
+    0.132 reads a body with no content type as JSON): a run recorded
     in the append-only ledger and a model called by someone else's page."""
     c = served.client
     with Ledger.open(served.url) as lg:
