@@ -293,10 +293,9 @@ class GuardedH11Protocol(H11Protocol):
 def uvicorn_options(config: ServerConfig) -> dict[str, Any]:
     """What ``aborist serve`` passes to uvicorn for ``config``: the guarded protocol (h11,
     whether or not httptools is installed) with its timeouts and limits, the idle
-    keep-alive timeout, and the request
-    limit (one above the connection limit, which the protocol enforces itself, so that
-    uvicorn's own check, which counts the connection asking, refuses no request the
-    connection limit let in)."""
+    keep-alive timeout, and the request limit (one above the connection limit, which the
+    protocol enforces itself, so that uvicorn's own check, which counts the connection
+    asking, refuses no request the connection limit let in)."""
     limit = config.max_connections
     return {
         "http": functools.partial(
