@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -123,7 +124,7 @@ def serve(
     import uvicorn
 
     from aborist.server import create_app
-    from aborist.server.cli_config import TlogKeys, client_factory, export_config
+    from aborist.server.cli_config import TlogKeys, client_factory
     from aborist.server.connections import uvicorn_options
 
     token = token or os.environ.get(TOKEN_ENV) or None
@@ -160,15 +161,26 @@ def serve(
     if workers == 1:
         uvicorn.run(create_app(config), host=host, port=port, log_level="warning", **limits)
         return
+    _run_workers(
+        host, port, workers, limits, settings=settings, model_kind=model_kind,
+        timeout=timeout, token=token, max_body_bytes=max_body, body_timeout_s=body_timeout,
+        keys=keys,
+    )  # fmt: skip
+
+
+def _run_workers(host: str, port: int, workers: int, limits: dict[str, Any], **export: Any) -> None:
+    """``workers`` uvicorn worker processes, each building the application from what
+    ``export_config`` puts in the environment; replay jobs and login sessions are shared
+    through a temporary directory."""
+    import uvicorn
+
+    from aborist.server.cli_config import export_config
+
     with tempfile.TemporaryDirectory(prefix="aborist-serve-") as shared:
         jobs, sessions = Path(shared, "replays"), Path(shared, "sessions")
         jobs.mkdir()
         sessions.mkdir(mode=0o700)
-        export_config(
-            os.environ, settings=settings, model_kind=model_kind, timeout=timeout,
-            token=token, max_body_bytes=max_body, body_timeout_s=body_timeout,
-            replay_jobs_dir=jobs, sessions_dir=sessions, keys=keys,
-        )  # fmt: skip
+        export_config(os.environ, replay_jobs_dir=jobs, sessions_dir=sessions, **export)
         uvicorn.run(
             "aborist.server.app:app_from_environment", factory=True, host=host, port=port,
             workers=workers, log_level="warning", **limits,
