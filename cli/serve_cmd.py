@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -17,7 +18,9 @@ from aborist.server.config import (
     DEFAULT_KEEP_ALIVE_S,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_HEAD_BYTES,
     DEFAULT_PORT,
+    DEFAULT_SEND_TIMEOUT_S,
     LOG_KEY_ENV,
     TOKEN_ENV,
     WITNESS_KEY_ENV,
@@ -59,6 +62,14 @@ __all__ = ["serve"]
 @click.option("--body-timeout", "body_timeout", type=click.FloatRange(0.1, 3600),
               default=DEFAULT_BODY_TIMEOUT_S, show_default=True, metavar="SECONDS",
               help="Refuse a request body still arriving after this (408).")  # fmt: skip
+@click.option("--max-head", "max_head", type=click.IntRange(1024, 1024 * 1024),
+              default=DEFAULT_MAX_HEAD_BYTES, show_default=True, metavar="BYTES",
+              help="Refuse a request head (request line and headers) larger than this "
+              "(431).")  # fmt: skip
+@click.option("--send-timeout", "send_timeout", type=click.FloatRange(0.1, 3600),
+              default=DEFAULT_SEND_TIMEOUT_S, show_default=True, metavar="SECONDS",
+              help="Close a connection whose unsent response has not shrunk for this "
+              "long (a client that stopped reading).")  # fmt: skip
 @click.option("--keep-alive", "keep_alive", type=click.FloatRange(0.1, 3600),
               default=DEFAULT_KEEP_ALIVE_S, show_default=True, metavar="SECONDS",
               help="Close an idle keep-alive connection after this.")  # fmt: skip
@@ -91,6 +102,8 @@ def serve(
     max_body: int,
     header_timeout: float,
     body_timeout: float,
+    max_head: int,
+    send_timeout: float,
     keep_alive: float,
     max_connections: int,
     log_key: Path | None,
@@ -111,7 +124,7 @@ def serve(
     import uvicorn
 
     from aborist.server import create_app
-    from aborist.server.cli_config import TlogKeys, client_factory, export_config
+    from aborist.server.cli_config import TlogKeys, client_factory
     from aborist.server.connections import uvicorn_options
 
     token = token or os.environ.get(TOKEN_ENV) or None
@@ -141,21 +154,33 @@ def serve(
         client_factory=factory, token=token, max_body_bytes=max_body,
         body_timeout_s=body_timeout, header_timeout_s=header_timeout,
         keep_alive_s=keep_alive, max_connections=max_connections,
+        max_head_bytes=max_head, send_timeout_s=send_timeout,
         log_signing=signing, witness=witness,
     )  # fmt: skip
     limits = uvicorn_options(config)  # the same in every worker process
     if workers == 1:
         uvicorn.run(create_app(config), host=host, port=port, log_level="warning", **limits)
         return
+    _run_workers(
+        host, port, workers, limits, settings=settings, model_kind=model_kind,
+        timeout=timeout, token=token, max_body_bytes=max_body, body_timeout_s=body_timeout,
+        keys=keys,
+    )  # fmt: skip
+
+
+def _run_workers(host: str, port: int, workers: int, limits: dict[str, Any], **export: Any) -> None:
+    """``workers`` uvicorn worker processes, each building the application from what
+    ``export_config`` puts in the environment; replay jobs and login sessions are shared
+    through a temporary directory."""
+    import uvicorn
+
+    from aborist.server.cli_config import export_config
+
     with tempfile.TemporaryDirectory(prefix="aborist-serve-") as shared:
         jobs, sessions = Path(shared, "replays"), Path(shared, "sessions")
         jobs.mkdir()
         sessions.mkdir(mode=0o700)
-        export_config(
-            os.environ, settings=settings, model_kind=model_kind, timeout=timeout,
-            token=token, max_body_bytes=max_body, body_timeout_s=body_timeout,
-            replay_jobs_dir=jobs, sessions_dir=sessions, keys=keys,
-        )  # fmt: skip
+        export_config(os.environ, replay_jobs_dir=jobs, sessions_dir=sessions, **export)
         uvicorn.run(
             "aborist.server.app:app_from_environment", factory=True, host=host, port=port,
             workers=workers, log_level="warning", **limits,

@@ -23,7 +23,9 @@ __all__ = [
     "DEFAULT_KEEP_ALIVE_S",
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_MAX_HEAD_BYTES",
     "DEFAULT_PORT",
+    "DEFAULT_SEND_TIMEOUT_S",
     "DEFAULT_SESSION_TTL_S",
     "LOG_KEY_ENV",
     "TOKEN_ENV",
@@ -45,6 +47,12 @@ DEFAULT_BODY_TIMEOUT_S = 30.0
 #: A request head (request line and headers) still arriving after this many seconds is
 #: answered 408 and its connection closed; a connection that sends nothing is closed.
 DEFAULT_HEADER_TIMEOUT_S = 10.0
+#: A request head (request line, headers and the blank line ending them) larger than this
+#: is answered 431 and its connection closed, whether it arrived in one read or in many.
+DEFAULT_MAX_HEAD_BYTES = 16 * 1024
+#: A connection whose unsent response has not shrunk for this many seconds (a client that
+#: reads it slowly, or never) is closed, the rest of the response dropped.
+DEFAULT_SEND_TIMEOUT_S = 30.0
 #: An idle keep-alive connection is closed after this many seconds.
 DEFAULT_KEEP_ALIVE_S = 5.0
 #: Open connections per worker process; one more is refused with 503 when accepted.
@@ -117,6 +125,11 @@ class ServerConfig:
     #: Seconds a request head may take to arrive in full, from the connection's opening
     #: or the head's first byte (408 and closed after; :mod:`aborist.server.connections`).
     header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S
+    #: Bytes a request head may have (431 and closed above; the same module).
+    max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES
+    #: Seconds a connection's unsent response may go without shrinking (closed after;
+    #: the same module).
+    send_timeout_s: float = DEFAULT_SEND_TIMEOUT_S
     #: Seconds an idle keep-alive connection stays open (uvicorn's ``timeout_keep_alive``).
     keep_alive_s: float = DEFAULT_KEEP_ALIVE_S
     #: Open connections per worker; a connection beyond it gets 503 and is closed

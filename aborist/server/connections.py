@@ -1,7 +1,8 @@
 """Connection limits uvicorn does not enforce by itself (docs/serve.md, "Limits"): a
-request head must arrive in full within the header timeout, the rest of a body no route
-reads must arrive within it too, and a connection beyond the connection limit is refused
-as soon as it is accepted.
+request head must arrive in full within the header timeout and be no larger than the head
+limit, the rest of a body no route reads must arrive within the header timeout too, a
+response must keep leaving within the send timeout, and a connection beyond the connection
+limit is refused as soon as it is accepted.
 
 uvicorn (h11) closes an idle keep-alive connection after ``timeout_keep_alive``, but only
 once a response has been sent, and it cancels that timer on the first byte of the next
@@ -9,6 +10,16 @@ request: a client that connects and sends nothing, or sends its request line and
 one byte at a time, held the connection (and a file descriptor) for as long as it liked.
 :class:`GuardedH11Protocol` arms its own timer whenever the connection waits for bytes
 no application is waiting for, and cancels it when they have arrived.
+
+h11 bounds a request head only while it is incomplete (``max_incomplete_event_size``): a
+head that arrived whole in one read was parsed and answered at any size the read allowed.
+:class:`_HeadBoundedConnection` measures every head it parses.
+
+A client that stops reading its response left the rest of it in the transport's buffer,
+and the application waiting for that buffer to drain, for ever (closing the transport
+waits for the buffer too). The protocol pauses the application as soon as any output is
+unsent, and closes the connection when the unsent output has not shrunk for the send
+timeout.
 """
 
 from __future__ import annotations
@@ -21,11 +32,12 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from aborist.server.config import ServerConfig
+from aborist.server.config import DEFAULT_MAX_HEAD_BYTES, DEFAULT_SEND_TIMEOUT_S, ServerConfig
 
 __all__ = ["GuardedH11Protocol", "uvicorn_options"]
 
 _HEAD_TIMEOUT_BODY = b"the request head did not arrive within %s s\n"
+_HEAD_TOO_LARGE_BODY = b"the request head exceeds %d bytes\n"
 _REFUSED_BODY = b"too many connections; try again later\n"
 
 
@@ -42,8 +54,44 @@ def _plain(status: bytes, body: bytes, default_headers: list[tuple[bytes, bytes]
     return b"\r\n".join(lines) + b"\r\n\r\n" + body
 
 
+class _HeadBoundedConnection(h11.Connection):
+    """h11's server side, refusing a request head larger than ``max_head`` bytes (from
+    the request line to the blank line ending the headers, inclusive), whether it is still
+    incomplete (h11's own ``max_incomplete_event_size``) or arrived whole in one read.
+
+    Either way :meth:`next_event` raises ``RemoteProtocolError`` with status hint 431
+    and :attr:`head_too_large` is set, so the protocol can say why."""
+
+    def __init__(self, max_head: int) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size=max_head)
+        self.max_head = max_head
+        self.head_too_large = False
+
+    @property
+    def buffered(self) -> int:
+        """How many received bytes h11 has not parsed yet (without copying them, as
+        ``trailing_data`` does)."""
+        return len(self._receive_buffer)
+
+    def next_event(self) -> Any:
+        if self.their_state is not h11.IDLE:
+            return super().next_event()
+        before = self.buffered
+        try:
+            event = super().next_event()
+        except h11.RemoteProtocolError as e:
+            if e.error_status_hint == 431:  # "Receive buffer too long": an incomplete head
+                self.head_too_large = True
+            raise
+        if isinstance(event, h11.Request) and before - self.buffered > self.max_head:
+            self.head_too_large = True  # a whole head parsed from one read: the bytes it took
+            raise h11.RemoteProtocolError("request head too large", error_status_hint=431)
+        return event
+
+
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a header timeout and a connection limit.
+    """uvicorn's h11 protocol with a header timeout, a head size limit, a send timeout
+    and a connection limit.
 
     The timer runs while the connection waits for bytes from the client that no
     application is reading: the first request head (from the moment the connection is
@@ -51,7 +99,19 @@ class GuardedH11Protocol(H11Protocol):
     timer applies), and the rest of a request body after the response to it was sent
     (a 408, a 413, a route that never read it). When it fires the connection is closed,
     after a 408 if part of a head had arrived. It is cancelled when the head is complete
-    or the body is in, and while a request is being answered.
+    or the body is in, and while a request is being answered. A pipelined head already
+    buffered when the response before it is complete is waited for as a head that has
+    started (uvicorn's keep-alive timer would close it without a word).
+
+    A head over ``max_head`` bytes is answered 431 and the connection closed. A protocol
+    error after the response was begun (a malformed chunk in a body no route read) closes
+    the connection: there is no response left to say it in (uvicorn tried to send a 400
+    and logged h11's refusal as a traceback).
+
+    The transport's high-water mark is 0: the application is paused whenever any output
+    is unsent, so a connection buffers at most one message of its response. While output
+    is unsent, its size is checked every ``send_timeout / 4`` s (at most every second);
+    when it has not shrunk for ``send_timeout`` s, the connection is aborted.
     """
 
     def __init__(
@@ -59,12 +119,19 @@ class GuardedH11Protocol(H11Protocol):
         *args: Any,
         header_timeout: float,
         max_connections: int | None = None,
+        max_head: int = DEFAULT_MAX_HEAD_BYTES,
+        send_timeout: float = DEFAULT_SEND_TIMEOUT_S,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        self.conn: _HeadBoundedConnection = _HeadBoundedConnection(max_head)
         self.header_timeout = header_timeout
         self.max_connections = max_connections
+        self.send_timeout = send_timeout
         self._wait_timer: asyncio.TimerHandle | None = None
+        self._send_timer: asyncio.TimerHandle | None = None
+        self._unsent = 0  # the unsent output when it last shrank ...
+        self._unsent_since = 0.0  # ... and when that was
         self._head_started = False  # a byte of the head being waited for has arrived
         self._fresh = True  # no request seen on this connection yet
 
@@ -72,6 +139,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        transport.set_write_buffer_limits(high=0)  # pause_writing on any unsent byte
         if self.max_connections is not None and len(self.connections) > self.max_connections:
             self._refuse_connection()
             return
@@ -79,7 +147,19 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()
+        self._stop_send_timer()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._send_timer is None:
+            self._unsent = self.transport.get_write_buffer_size()
+            self._unsent_since = self.loop.time()
+            self._send_timer = self.loop.call_later(self._send_tick(), self._check_send)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._stop_send_timer()
 
     def data_received(self, data: bytes) -> None:
         if data and self._awaiting_head():
@@ -91,9 +171,28 @@ class GuardedH11Protocol(H11Protocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()  # may start the next (pipelined) request
         if not self.transport.is_closing():
-            if self._awaiting_head() and self.conn.trailing_data[0]:
-                self._head_started = True  # part of a pipelined head is buffered
+            if self._awaiting_head() and self.conn.buffered:
+                self._head_started = True  # part of a pipelined head is buffered: it is
+                self._unset_keepalive_if_required()  # a slow head, not an idle connection
             self._rearm()
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request h11 refused, unless the head was too large (431)
+        or a response was already begun (nothing can be answered: the connection is
+        closed)."""
+        if self.conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            self._close()
+        elif self.conn.head_too_large:
+            self.transport.write(
+                _plain(
+                    b"431 Request Header Fields Too Large",
+                    _HEAD_TOO_LARGE_BODY % self.conn.max_head,
+                    self.server_state.default_headers,
+                )
+            )
+            self._close()
+        else:
+            super().send_400_response(msg)
 
     # the timer
 
@@ -149,6 +248,35 @@ class GuardedH11Protocol(H11Protocol):
             )
         self._close()
 
+    # the send timer
+
+    def _send_tick(self) -> float:
+        return min(1.0, self.send_timeout / 4)
+
+    def _stop_send_timer(self) -> None:
+        if self._send_timer is not None:
+            self._send_timer.cancel()
+            self._send_timer = None
+
+    def _check_send(self) -> None:
+        self._send_timer = None
+        unsent = self.transport.get_write_buffer_size()
+        now = self.loop.time()
+        if unsent == 0:
+            return  # drained (resume_writing follows)
+        if unsent < self._unsent:  # the client read some: progress
+            self._unsent, self._unsent_since = unsent, now
+        left = self._unsent_since + self.send_timeout - now
+        if left <= 0:
+            self.logger.warning(
+                "Closed a connection whose response did not move for %g s (%d bytes unsent).",
+                self.send_timeout,
+                unsent,
+            )
+            self.transport.abort()
+            return
+        self._send_timer = self.loop.call_later(min(self._send_tick(), left), self._check_send)
+
     def _refuse_connection(self) -> None:
         self.logger.warning("Exceeded connection limit (%d).", self.max_connections)
         self.transport.write(
@@ -164,14 +292,18 @@ class GuardedH11Protocol(H11Protocol):
 
 def uvicorn_options(config: ServerConfig) -> dict[str, Any]:
     """What ``aborist serve`` passes to uvicorn for ``config``: the guarded protocol (h11,
-    whether or not httptools is installed), the idle keep-alive timeout, and the request
-    limit (one above the connection limit, which the protocol enforces itself, so that
-    uvicorn's own check, which counts the connection asking, refuses no request the
-    connection limit let in)."""
+    whether or not httptools is installed) with its timeouts and limits, the idle
+    keep-alive timeout, and the request limit (one above the connection limit, which the
+    protocol enforces itself, so that uvicorn's own check, which counts the connection
+    asking, refuses no request the connection limit let in)."""
     limit = config.max_connections
     return {
         "http": functools.partial(
-            GuardedH11Protocol, header_timeout=config.header_timeout_s, max_connections=limit
+            GuardedH11Protocol,
+            header_timeout=config.header_timeout_s,
+            max_connections=limit,
+            max_head=config.max_head_bytes,
+            send_timeout=config.send_timeout_s,
         ),
         "timeout_keep_alive": config.keep_alive_s,
         "limit_concurrency": None if limit is None else limit + 1,

@@ -4,6 +4,7 @@ cross-origin forms, the security headers, and the token kept out of logs and the
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -104,6 +105,44 @@ def test_cross_origin_form_is_refused(served: Served) -> None:
     assert r.status_code == 403
     same = c.post("/ask", data={"question": Q}, headers={"origin": "http://127.0.0.1"})
     assert same.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"origin": "http://evil.example"},
+        {"referer": "http://evil.example/page"},
+        {"sec-fetch-site": "cross-site"},
+        {"origin": "null"},
+    ],
+)
+def test_a_cross_site_request_to_the_api_changes_nothing(
+    served: Served, headers: dict[str, str]
+) -> None:
+    """Without a token, a page on another site could make the visitor's browser post a
+    question to the loopback server (a simple request needs no preflight; FastAPI before
+    0.132 reads a body with no content type as JSON): a run recorded
+    in the append-only ledger and a model called by someone else's page."""
+    c = served.client
+    with Ledger.open(served.url) as lg:
+        before = lg.head()[0]
+    posts: list[tuple[str, dict[str, Any]]] = [
+        ("/api/v1/query", {"json": {"question": Q}}),
+        ("/api/v1/verify", {"json": {"answer": "x", "evidence": ["x"]}}),
+        ("/api/v1/sessions/revoke", {}),
+        ("/witness/add-checkpoint", {"content": b"x"}),
+    ]
+    for path, kw in posts:
+        r = c.post(path, headers=headers, **kw)
+        assert r.status_code == 403, (path, r.text)
+        assert r.json() == {"error": "cross_origin",
+                            "detail": "a request from another site's page is refused"}  # fmt: skip
+    with Ledger.open(served.url) as lg:
+        assert lg.head()[0] == before
+    assert c.get("/api/v1/runs", headers=headers).status_code == 200  # reading is not refused
+    same = c.post("/api/v1/query", json={"question": Q}, headers={"origin": "http://127.0.0.1"})
+    assert same.status_code == 200  # nor this server's own origin, nor a client that names none
+    assert c.post("/api/v1/query", json={"question": Q}).status_code == 200
 
 
 def test_security_headers(served: Served) -> None:
