@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from aborist.verify.evidence import build_evidence
 from aborist.verify.policy import VerifierPolicy
-from aborist.verify.rules.items import claim_items, item_order
+from aborist.verify.text.items import claim_items, item_order
 from aborist.verify.verify import verify_answer
 
 OFF = VerifierPolicy(claim_item_order=False)
@@ -141,7 +141,7 @@ def test_the_check_gives_up_after_max_inversions() -> None:
     """A claim that lists thousands of a sentence's items in reverse order (each inversion
     inside one list, so none is a swap) is read for MAX_INVERSIONS inversions and given up:
     giving up keeps the rung the other checks gave, it never vouches."""
-    from aborist.verify.rules.items import MAX_INVERSIONS
+    from aborist.verify.text.items import MAX_INVERSIONS
 
     n = 3000
     sentence = "The codes are " + ", ".join(f"X{i}" for i in range(n)) + "."

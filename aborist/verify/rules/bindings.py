@@ -52,10 +52,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from aborist.verify.rules.items import item_order
 from aborist.verify.rules.locality import Passage, SupportResult
 from aborist.verify.rules.order import MEANINGFUL
 from aborist.verify.rules.swaps import REARRANGED
+from aborist.verify.text.items import item_order
 from aborist.verify.text.stems import stem
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize
 

@@ -16,7 +16,7 @@ quantity (the span states a number, count or ordinal, digits and words alike, th
 sentence does not, and the sentence states one the span does not: another value in its
 place; a number the sentence simply lacks is unsupported, which the verifier judges) or
 in the order of two of its items (two numbers, code tokens or names of one kind the span
-puts in the other order than the sentence: :func:`aborist.verify.rules.items.item_order`,
+puts in the other order than the sentence: :func:`aborist.verify.text.items.item_order`,
 docs/verifier.md §19.22 — two items that traded slots).
 
 Pure: functions of the span and the evidence objects.
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from aborist.verify.evidence import EvidenceObject
-from aborist.verify.rules.items import item_order
+from aborist.verify.text.items import item_order
 from aborist.verify.text.textcanon import content_tokens, tokens
 
 __all__ = ["CONTRADICTION_MIN_COVERAGE", "NEGATION_SCOPE", "contradiction"]
