@@ -20,7 +20,7 @@ def cli() -> None:
     verified. The label on the four-rung ladder says what was checked, lexically: 1
     VERIFIED (every claim occurs word for word in one sentence of the evidence, with its
     polarity), 2 SUPPORTED (every claim's words, polarity and numbers were found together
-    in one sentence, its numbers, names and code in order, not all word for word), 3
+    in one sentence, no two of its numbers, names or code swapped, not all word for word), 3
     PARTIAL (some claim's were not), 4 UNSUPPORTED (no claim's were). Words found
     together are not proof that the sentence means what the claim says.
 

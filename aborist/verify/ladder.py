@@ -45,8 +45,9 @@ LADDER: tuple[tuple[int, str, str], ...] = (
         2,
         "SUPPORTED",
         "every claim's words, polarity and numbers were found together in one sentence "
-        "of the evidence (or each clause in one sentence, next to each other), its "
-        "numbers, names and code in that sentence's order, not all word for word",
+        "of the evidence (or each clause in one sentence, adjacent ones within one "
+        "evidence object), no two of its numbers, names or code tokens in each other's "
+        "places, not all word for word",
     ),
     (
         3,

@@ -163,7 +163,7 @@ def _parts_apart(found: Sequence[SupportResult], max_gap: int) -> str:
         if hi - lo > max_gap:
             return (
                 f"its parts are found in sentences {lo + 1} and {hi + 1} of {ev_id}, more "
-                f"than {max_gap} apart: true apart, they are not shown to hold together"
+                f"than {max_gap} apart: each part is there, but not shown to hold together"
             )
     return ""
 

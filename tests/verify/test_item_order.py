@@ -39,10 +39,12 @@ def test_items_are_numbers_code_and_names_not_a_first_word() -> None:
     assert ("code", "sc021202") in kinds and ("code", "h120") in kinds
     assert all(key != "saibk" for _k, key in kinds)  # the sentence's first word
     assert ("name", "saibk") in [(k, key) for k, key, _s, _e in claim_items(STRAINS, True)]
+    # a number's key is the verifier's value key: "10,000" and "10000" are one number
     assert [key for k, key, _s, _e in claim_items("It holds 10,000 or 1.4 units.")] == [
-        "10000",
-        "1.4",
+        "n:10000",
+        "n:1.4",
     ]
+    assert claim_items("10000")[0][1] == claim_items("10,000")[0][1]
 
 
 def test_two_numbers_that_trade_slots_are_refused() -> None:
@@ -63,7 +65,7 @@ def test_two_code_tokens_and_two_names_that_trade_slots_are_refused() -> None:
     assert rung(swapped, [STRAINS]) > 2 and rung(right, [STRAINS]) == 2
     said = "On September 23, 2017, Bradley Bell announced that Harmon intended to recast Thorne."
     kept = "On September 23, 2017, Harmon announced that Bradley Bell intended to recast Thorne."
-    assert "'harmon'" in item_order(said, ROLE)
+    assert "'Bell' before 'Harmon'" in item_order(said, ROLE)
     assert rung(said, [ROLE]) > 2 and rung(kept, [ROLE]) == 2
 
 
@@ -138,16 +140,20 @@ def test_a_passive_agent_of_two_words_is_read_as_one() -> None:
 
 
 def test_the_check_gives_up_after_max_inversions() -> None:
-    """A claim that lists thousands of a sentence's items in reverse order (each inversion
-    inside one list, so none is a swap) is read for MAX_INVERSIONS inversions and given up:
-    giving up keeps the rung the other checks gave, it never vouches."""
+    """A claim that lists a sentence's items in reverse order (each inversion inside one
+    list, so none is a swap) is read for MAX_INVERSIONS inversions and then given up:
+    a real swap after them is not reported (giving up keeps the rung the other checks
+    gave; it never vouches). The same swap after fewer inversions is found."""
     from aborist.verify.text.items import MAX_INVERSIONS
 
-    n = 3000
-    sentence = "The codes are " + ", ".join(f"X{i}" for i in range(n)) + "."
-    claim = "The codes are " + ", ".join(f"X{i}" for i in reversed(range(n))) + "."
+    def texts(n: int) -> tuple[str, str]:
+        listed = ", ".join(f"X{i}" for i in range(n))
+        backwards = ", ".join(f"X{i}" for i in reversed(range(n)))
+        tail = "; then Y1 hired Y2 at the lab."
+        swapped = "; then Y2 hired Y1 at the lab."
+        return f"The codes are {listed}{tail}", f"The codes are {backwards}{swapped}"
+
+    sentence, claim = texts(MAX_INVERSIONS + 2)
     assert item_order(claim, sentence) == ""
-    # a real swap within the first MAX_INVERSIONS inversions is still found
-    few = "The codes are " + ", ".join(f"X{i}" for i in range(10)) + " and then Y1 before Y2."
-    swapped = "The codes are " + ", ".join(f"X{i}" for i in range(10)) + " and then Y2 before Y1."
-    assert MAX_INVERSIONS > 1 and item_order(swapped, few)
+    sentence, claim = texts(MAX_INVERSIONS - 2)
+    assert "'Y2' before 'Y1'" in item_order(claim, sentence)

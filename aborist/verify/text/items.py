@@ -30,6 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from aborist.verify.text.anchors import anchor_key
 from aborist.verify.text.stems import stem
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
@@ -53,28 +54,21 @@ _COPULAS = frozenset({"is", "are", "was", "were"})
 _LIST_WORDS = frozenset({"and", "or", "nor", "as", "well", "both", "either", "the", "a", "an"})
 
 
-def _kind(word: str, first: bool) -> str:
+def _item(word: str, first: bool) -> tuple[str, str] | None:
+    """``(kind, key)`` of one written word, or ``None`` when it is no item. A number's key
+    is the verifier's value key (:func:`anchor_key`: "10,000" and "10000" agree)."""
     core = word.strip(".,:'’")
     if not core:
-        return ""
+        return None
     if _NUMBER.match(core):
-        return "number"
+        return "number", anchor_key(core) or core
     if _CODE.search(core):
-        return "code"
+        return "code", core.lower()
     if core[0].isupper() and not first:
         low = tokens(core)
         if low and low[0] not in STOPWORDS:
-            return "name"
-    return ""
-
-
-def _key(word: str, kind: str) -> str:
-    core = word.strip(".,:'’")
-    if kind == "number":
-        return core.replace(",", "")
-    if kind == "code":
-        return core.lower()
-    return " ".join(stem(t) for t in tokens(core))
+            return "name", " ".join(stem(t) for t in low)
+    return None
 
 
 def claim_items(text: str, opening: bool = False) -> list[tuple[str, str, int, int]]:
@@ -84,9 +78,9 @@ def claim_items(text: str, opening: bool = False) -> list[tuple[str, str, int, i
     canon = canonicalize(text)
     out: list[tuple[str, str, int, int]] = []
     for n, m in enumerate(_WORD.finditer(canon)):
-        kind = _kind(m.group(), first=n == 0 and not opening)
-        if kind:
-            out.append((kind, _key(m.group(), kind), m.start(), m.end()))
+        item = _item(m.group(), first=n == 0 and not opening)
+        if item:
+            out.append((*item, m.start(), m.end()))
     return out
 
 
@@ -157,5 +151,8 @@ def item_order(claim: str, sentence: str) -> str:
             or (_copula_between(canon_s, a, b) and _copula_between(canon_c, ca, cb))
         ):
             continue
-        return f"the claim puts {a[1]!r} before {b[1]!r}; its sentence has them the other way round"
+        first, then = canon_c[ca[2] : ca[3]], canon_c[cb[2] : cb[3]]
+        return (
+            f"the claim puts {first!r} before {then!r}; its sentence has them the other way round"
+        )
     return ""
