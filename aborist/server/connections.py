@@ -27,6 +27,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import socket
+import struct
+import sys
 from typing import Any
 
 import h11
@@ -69,9 +72,9 @@ class _HeadBoundedConnection(h11.Connection):
 
     @property
     def buffered(self) -> int:
-        """How many received bytes h11 has not parsed yet (without copying them, as
-        ``trailing_data`` does)."""
-        return len(self._receive_buffer)
+        """How many received bytes h11 has not parsed yet (h11's public ``trailing_data``:
+        a copy of at most one read, taken only while a head is awaited)."""
+        return len(self.trailing_data[0])
 
     def next_event(self) -> Any:
         if self.their_state is not h11.IDLE:
@@ -110,8 +113,10 @@ class GuardedH11Protocol(H11Protocol):
 
     The transport's high-water mark is 0: the application is paused whenever any output
     is unsent, so a connection buffers at most one message of its response. While output
-    is unsent, its size is checked every ``send_timeout / 4`` s (at most every second);
-    when it has not shrunk for ``send_timeout`` s, the connection is aborted.
+    is unsent, what is still to go — the transport's buffer and, on Linux, the kernel's
+    send queue (``SIOCOUTQ``), so that every byte the client takes counts — is checked
+    every ``min(1 s, send_timeout / 4)``; when it has not shrunk for ``send_timeout`` s,
+    the connection is reset (``SO_LINGER`` 0: the kernel drops what it still holds).
     """
 
     def __init__(
@@ -153,7 +158,7 @@ class GuardedH11Protocol(H11Protocol):
     def pause_writing(self) -> None:
         super().pause_writing()
         if self._send_timer is None:
-            self._unsent = self.transport.get_write_buffer_size()
+            self._unsent = self._to_send()
             self._unsent_since = self.loop.time()
             self._send_timer = self.loop.call_later(self._send_tick(), self._check_send)
 
@@ -258,13 +263,32 @@ class GuardedH11Protocol(H11Protocol):
             self._send_timer.cancel()
             self._send_timer = None
 
+    def _to_send(self) -> int:
+        """Bytes not yet taken by the client: the transport's buffer, and the kernel's send
+        queue where the platform tells it (Linux ``SIOCOUTQ``)."""
+        unsent = self.transport.get_write_buffer_size()
+        sock = self.transport.get_extra_info("socket")
+        if _OUTQ is not None and sock is not None:
+            with contextlib.suppress(OSError, ValueError):
+                raw = fcntl.ioctl(sock.fileno(), _OUTQ, b"\0\0\0\0")
+                unsent += struct.unpack("i", raw)[0]
+        return unsent
+
+    def _abort(self) -> None:
+        """Reset the connection: what the kernel still holds for the client is dropped."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError, ValueError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.transport.abort()
+
     def _check_send(self) -> None:
         self._send_timer = None
-        unsent = self.transport.get_write_buffer_size()
-        now = self.loop.time()
-        if unsent == 0:
+        if self.transport.get_write_buffer_size() == 0:
             return  # drained (resume_writing follows)
-        if unsent < self._unsent:  # the client read some: progress
+        unsent = self._to_send()
+        now = self.loop.time()
+        if unsent < self._unsent:  # the client took some: progress
             self._unsent, self._unsent_since = unsent, now
         left = self._unsent_since + self.send_timeout - now
         if left <= 0:
@@ -273,7 +297,7 @@ class GuardedH11Protocol(H11Protocol):
                 self.send_timeout,
                 unsent,
             )
-            self.transport.abort()
+            self._abort()
             return
         self._send_timer = self.loop.call_later(min(self._send_tick(), left), self._check_send)
 
@@ -288,6 +312,16 @@ class GuardedH11Protocol(H11Protocol):
         with contextlib.suppress(h11.LocalProtocolError):  # mid-message: closed all the same
             self.conn.send(h11.ConnectionClosed())
         self.transport.close()
+
+
+if sys.platform == "linux":
+    import fcntl
+    import termios
+
+    #: The ioctl that reads a TCP socket's unsent send queue (``SIOCOUTQ`` = ``TIOCOUTQ``).
+    _OUTQ: int | None = termios.TIOCOUTQ
+else:  # elsewhere only the server's own buffer counts
+    _OUTQ = None
 
 
 def uvicorn_options(config: ServerConfig) -> dict[str, Any]:

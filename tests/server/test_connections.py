@@ -441,3 +441,61 @@ def test_a_client_that_reads_slowly_but_steadily_gets_everything(served: Served)
     assert end == "closed", end
     assert data.count(b"HTTP/1.1 200 OK") == count
     assert took > 2.0, took  # the test measured what it claims: slower than the timeout
+
+
+@contextmanager
+def _one_response_server(served: Served, body: bytes, **changes: Any) -> Iterator[int]:
+    """A server with ``aborist serve``'s connection options whose one route answers
+    ``body`` in a single message (larger than the kernel's buffers, so the part the
+    kernel holds matters)."""
+    import threading
+
+    import uvicorn
+
+    from aborist.server.connections import uvicorn_options
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        length = str(len(body)).encode()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", length)]})  # fmt: skip
+        await send({"type": "http.response.body", "body": body})
+
+    options = uvicorn_options(replace(served.config, **changes))
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                            lifespan="off", **options)  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    try:
+        yield server.servers[0].sockets[0].getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def test_a_steady_reader_of_one_large_response_is_not_cut_off(served: Served) -> None:
+    """Progress counts what the client takes, not only the server's own buffer: an 8 MiB
+    response read at about 300 KB/s with a 2 s send timeout. The server's buffer shrinks
+    only when the kernel's send queue (megabytes on loopback) frees a large part, so the
+    connection was cut off after 2 s although the client never stopped reading."""
+    with (
+        _one_response_server(served, b"x" * (8 << 20), send_timeout_s=2.0) as port,
+        _server_log() as log,
+    ):
+        with _connect(port) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            got, started = 0, time.monotonic()
+            while time.monotonic() - started < 7.0:  # three and a half send timeouts
+                chunk = sock.recv(30_000)
+                assert chunk, "the server closed a connection that was reading"
+                got += len(chunk)
+                time.sleep(0.1)
+        assert got > 1_000_000  # it read all along
+    assert not any("did not move" in r.getMessage() for r in log), [r.getMessage() for r in log]
+    _no_traceback(log)
