@@ -376,23 +376,26 @@ class LedgerReads:
         return OffChainRow(None, None, None, None, f"{n} rows at seqs up to {head}, where "
                            f"the chain read {head}")  # fmt: skip
 
-    def repeated_event_id(self, head: int) -> list[int] | None:
+    def repeated_event_id(self, head: int, after: int = 0) -> list[int] | None:
         """The seqs (in order, among ``1..head``) of the events that hold one
-        ``event_id`` (of the ids held more than once, the one first held earliest), or None
-        when every id is held once. The ``UNIQUE`` constraint refuses a repeat, but an
-        insider can drop it (or rebuild the table without it), and a reader that takes the
-        id for the event (a consumer deduplicating by id) would then drop a chained event.
+        ``event_id`` (of the ids held more than once by some event past ``after``, the one
+        first held earliest), or None when there is none. The ``UNIQUE`` constraint
+        refuses a repeat, but an insider can drop it (or rebuild the table without it),
+        and a reader that takes the id for the event (a consumer deduplicating by id)
+        would then drop a chained event.
         Only seqs are read back: the id itself may be a value a raw write left undecodable."""
         where = "seq >= 1 AND seq <= :h"
         with translate_errors(self.where), self.reader.connect() as conn:
             first = conn.execute(
                 text(f"SELECT MIN(seq) FROM events WHERE {where} GROUP BY event_id "
-                     "HAVING COUNT(*) > 1 ORDER BY MIN(seq) LIMIT 1"), {"h": head},
+                     "HAVING COUNT(*) > 1 AND MAX(seq) > :a ORDER BY MIN(seq) LIMIT 1"),
+                {"h": head, "a": after},
             ).scalar()  # fmt: skip
             if first is None:
                 return None
             seqs = conn.execute(
-                text(f"SELECT seq FROM events WHERE {where} AND event_id = (SELECT event_id "
+                # IN, not =: a hostile table may hold two rows at one seq
+                text(f"SELECT seq FROM events WHERE {where} AND event_id IN (SELECT event_id "
                      "FROM events WHERE seq = :f) ORDER BY seq"), {"h": head, "f": first},
             ).scalars().all()  # fmt: skip
         return [stored_int(q) for q in seqs]

@@ -482,7 +482,7 @@ class _Replay:
         """Every event id held by one event only (the ``UNIQUE`` constraint an insider can
         drop): a repeat is an ``envelope`` divergence at the later holder's seq, in scope
         (after ``--since``), ``detail`` ``event_id``."""
-        seqs = self.ledger.repeated_event_id(self.head[0])
+        seqs = self.ledger.repeated_event_id(self.head[0], after=self.since)
         if not seqs:
             return
         later = [q for q in seqs[1:] if type(q) is int and q > self.since]

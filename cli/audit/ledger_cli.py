@@ -275,7 +275,7 @@ def anchored_line(report: LedgerReport) -> str:
     else:
         where = f"after the newest checkpoint verify confirmed (size {k}; events 1–{k}),"
     return (
-        f"note not anchored: {where} {events} covered by no checkpoint "
+        f"note not anchored: {where} {events} covered by no confirmed checkpoint "
         "(`aborist-ledger checkpoint` records one)"
     )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import text
 
@@ -85,3 +86,40 @@ def test_every_id_once_is_said(built: Built) -> None:
     head = built.ledger.head()[0]
     assert result.exit_code == 0
     assert f"ok   event ids: {head} events, no id held twice" in result.output
+
+
+def test_replay_since_sees_a_repeat_in_scope_behind_one_out_of_scope(built: Built) -> None:
+    """Two repeated ids: seq 1's (repeated at a) and seq 2's (repeated at b). With
+    ``--since a`` only b's repeat is in scope; the query returned only the id first held
+    earliest (seq 1's, out of scope), so replay said the envelope held."""
+    lg = built.ledger
+    e1, e2 = lg.read(gt=0, lte=1)[0], lg.read(gt=1, lte=2)[0]
+    drop_event_id_uniqueness(lg)
+    a = append_raw(lg, event_id=e1.event_id)
+    b = append_raw(lg, event_id=e2.event_id)
+    rep = replay(lg, since=a["seq"])
+    d = rep.first("envelope")
+    assert d is not None and d.seq == b["seq"] and d.detail == "event_id", rep.to_dict()
+    assert not rep.ok
+    assert replay(lg, since=b["seq"]).first("envelope") is None  # both out of scope
+
+
+def test_a_copied_row_at_seq_1_is_reported_not_a_database_error(built: Built) -> None:
+    """PostgreSQL, every constraint and trigger dropped, the row at seq 1 copied: the
+    repeated-id query's ``= (SELECT … WHERE seq = 1)`` met two rows and ``verify`` stopped
+    with "more than one row returned by a subquery" instead of its report."""
+    lg = built.ledger
+    if lg.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's scalar subquery takes the first row: no error to provoke")
+    with lg.engine.begin() as conn:
+        names = conn.execute(text(
+            "SELECT conname FROM pg_constraint WHERE conrelid = 'events'::regclass"
+        )).scalars().all()  # fmt: skip
+        for name in names:
+            conn.execute(text(f'ALTER TABLE events DROP CONSTRAINT "{name}" CASCADE'))
+        conn.execute(text("ALTER TABLE events DISABLE TRIGGER ALL"))
+        conn.execute(text("INSERT INTO events SELECT * FROM events WHERE seq = 1"))
+    result = CliRunner().invoke(cli, ["verify", "--db", built.url])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "more than one row" not in result.output + result.stderr
+    assert "FAIL" in result.output, result.output

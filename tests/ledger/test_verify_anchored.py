@@ -36,7 +36,7 @@ def test_events_after_the_newest_checkpoint_are_named_not_anchored(ledger: Ledge
     assert code == 0  # an unanchored tail is no failure, but it is said
     assert lines[-1] == (
         "note not anchored: after the newest checkpoint verify confirmed (size 10; events "
-        "1–10), 5 events (seq 11–15) are covered by no checkpoint (`aborist-ledger "
+        "1–10), 5 events (seq 11–15) are covered by no confirmed checkpoint (`aborist-ledger "
         "checkpoint` records one)"
     ), lines
     assert anchored == {"checkpoint": 10, "covered": [1, 10], "unanchored": [11, 15],
@@ -50,7 +50,7 @@ def test_no_checkpoint_means_no_event_is_anchored(ledger: Ledger) -> None:
     code, lines, anchored = _verify(ledger)
     assert code == 0 and lines[-1].startswith(
         "note not anchored: no recorded checkpoint was confirmed, so 3 events (seq 1–3) are "
-        "covered by no checkpoint"
+        "covered by no confirmed checkpoint"
     ), lines
     assert anchored["covered"] is None and anchored["unanchored_events"] == 3
 
@@ -97,4 +97,4 @@ def test_one_event_past_the_checkpoint(ledger: Ledger) -> None:
     checkpoint(ledger)
     _append(ledger, 1, "run:b")
     _, lines, _ = _verify(ledger)
-    assert "1 event (seq 3) is covered by no checkpoint" in lines[-1], lines
+    assert "1 event (seq 3) is covered by no confirmed checkpoint" in lines[-1], lines
