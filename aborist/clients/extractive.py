@@ -240,7 +240,9 @@ class _Musts:
             return False
         if not _holds_symbols(self.symbols, s):
             return False
-        said = {w.lower() for w in _NAME.findall(f"{s.text} {' '.join(s.lines)}")}
+        text = f"{s.text} {' '.join(s.lines)}"
+        # names as written ("list.sort()") and plain words ("sort_by", which _NAME splits)
+        said = {w.lower() for w in (*_NAME.findall(text), *re.findall(r"\w+", text))}
         if not self.terms <= said:
             return False  # "… adds complexity" is no answer to "the complexity of list.sort()"
         if self.verbs and not any(says_verb(v, said) for v in self.verbs):
@@ -345,6 +347,11 @@ _ASKED = re.compile(
     r"|is|are|does|do|did|should|would|will|may|must)\b[^:;]+\?)\s*$",
     re.IGNORECASE,
 )
+#: A clause that is itself a question: it opens with a question word.
+_QUESTION_OPENING = re.compile(
+    r"(?i)^\s*(?:what|how|why|when|where|which|who|whose|can|could|is|are|does|do|did"
+    r"|should|would|will|may|must)\b"
+)
 #: "Is it true that X?": the claim to check is X
 _TRUE_THAT = re.compile(r"(?i)^(?:is\s+it\s+(?:true|the\s+case|correct)\s+that)\s+(?P<x>.+)$")
 
@@ -355,7 +362,9 @@ def asked_part(question: str) -> tuple[str, frozenset[str]]:
     never required); "Is it true that X?" asks about X ("true" is not a word to find)."""
     q = " ".join(question.split())
     context: frozenset[str] = frozenset()
-    if m := _ASKED.match(q):
+    # a context is not itself a question ("What is the difference …; which should I use?"
+    # asks both parts)
+    if (m := _ASKED.match(q)) and not _QUESTION_OPENING.match(m.group("context")):
         q, context = m.group("asked"), frozenset(question_keys(m.group("context")))
         q = q[0].upper() + q[1:]
     if m := _TRUE_THAT.match(q):

@@ -267,7 +267,8 @@ def action_verbs(question: str) -> tuple[str, ...]:
     if verb in _LIGHT_VERBS or not content_keys(verb):
         return ()
     rest = question[m.end() :]
-    then = re.search(r"(?i)\bto\s+(?:be\s+)?([a-z]+)\b", rest)
+    # only "to be <participle>": "… to Cargo" names a place, not a second action
+    then = re.search(r"(?i)\bto\s+be\s+([a-z]+)\b", rest)
     second = then.group(1).lower() if then else ""
     return (verb, second) if second and content_keys(second) else (verb,)
 

@@ -47,6 +47,9 @@ def test_code_terms(question: str, terms: list[str]) -> None:
         ("Is it possible to sort a HashMap?", ("sort",)),
         ("Is there a way to stop a thread?", ("stop",)),
         ("How do I get the length of a vector?", ()),  # a light verb says nothing
+        # "to Cargo" names a place: only "to be <participle>" gives a second action
+        ("How do I add a dependency to Cargo?", ("add",)),
+        ("How do I send data to threads?", ("send",)),
         ("What is a slice?", ()),
     ],
 )
@@ -117,6 +120,15 @@ def test_the_code_term_said_answers() -> None:
     assert got.splitlines()[0] == f"{said[1]} [E3]"
 
 
+def test_a_snake_case_code_term_said_answers() -> None:
+    """A code term with an underscore ("Vec::sort_by" → "sort_by") is said by a sentence
+    that writes it: the words read from the candidate used to split it into "sort" and
+    "_by", so no sentence could say it."""
+    said = ("E1", "On a Vec, the sort_by method sorts the elements with a comparator function.")
+    got = answer("What does Vec::sort_by do?", said)
+    assert got.splitlines()[0] == f"{said[1]} [E1]"
+
+
 def test_a_file_or_site_name_is_no_code_term() -> None:
     assert code_terms("Does every crate get its own Cargo.lock file?") == []
     assert code_terms("What does yanking a version published to crates.io do?") == []
@@ -137,6 +149,12 @@ def test_a_file_or_site_name_is_no_code_term() -> None:
             set(),
         ),
         ("What is a slice?", "What is a slice?", set()),
+        # a context that is itself a question is asked too
+        (
+            "What is the difference between Rc and Arc; which should I use?",
+            "What is the difference between Rc and Arc; which should I use?",
+            set(),
+        ),
         (
             "What does the ? operator do: return early?",
             "What does the ? operator do: return early?",

@@ -115,6 +115,18 @@ def test_a_pdf_whose_text_is_all_white_space_is_named_as_such() -> None:
     )
 
 
+def test_a_pdf_whose_text_is_control_characters_is_not_called_white_space() -> None:
+    """A font with no Unicode map draws codes that read as control characters: cleaning
+    removes them, and the reason says what was there, not "white space"."""
+    from tests.corpus.test_hostile_files import pages_pdf
+
+    codes = pages_pdf([b"BT /F1 12 Tf 72 720 Td (\001\002\003) Tj ET"])
+    assert _skip_reason(codes, "pdf") == (
+        "no text on any of its 1 page(s): its text layer holds only control or zero-width "
+        "characters (a font with no Unicode map?)"
+    )
+
+
 def test_malformed_pdfs_are_skipped_and_a_wrong_xref_offset_is_repaired() -> None:
     pdf = make_pdf([["Repairable text."]])
     assert _skip_reason(b"%PDF-1.7\nthis is not a pdf", "pdf").startswith("malformed PDF (")

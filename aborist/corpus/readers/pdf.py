@@ -165,9 +165,14 @@ def extract_pdf(data: bytes) -> str:
     if not pages:
         raise SourceFileSkipped("PDF with no pages")
     if not any(canonical_inline(p["text"]) for p in pages):
-        if any(p["text"] for p in pages):  # text drawn, all of it spaces or line breaks
+        if any(p["text"] for p in pages):  # text drawn, none of it readable
+            what = (
+                "only white space"
+                if all(not p["text"].strip() for p in pages)
+                else "only control or zero-width characters (a font with no Unicode map?)"
+            )
             raise SourceFileSkipped(
-                f"no text on any of its {len(pages)} page(s): its text layer holds only white space"
+                f"no text on any of its {len(pages)} page(s): its text layer holds {what}"
             )
         raise SourceFileSkipped(
             f"no text layer on any of its {len(pages)} page(s) (a scanned or image-only "
