@@ -164,3 +164,12 @@ def test_hidden_and_deleted_math_runs_are_not_read() -> None:
 def test_the_extraction_says_its_version() -> None:
     raw = extract_source(make_docx_xml(_p(EMC2)), "docx")
     assert json.loads(raw)["extraction"] == EXTRACTION_VERSION == "docx-extract-4"
+
+
+def test_a_note_whose_reference_was_deleted_is_not_read() -> None:
+    """A footnote reference inside a tracked deletion (``w:del``) is deleted text: its note
+    is not read (canon-4 read it, numbered before the live note)."""
+    deleted = '<w:del w:id="9" w:author="a"><w:r><w:footnoteReference w:id="2"/></w:r></w:del>'
+    body = _p(_r("Body."), deleted, '<w:r><w:footnoteReference w:id="3"/></w:r>')
+    notes = {2: "Deleted ref note.", 3: "Live note."}
+    assert _texts(body, footnotes=notes) == ["Body.", "Live note."]
