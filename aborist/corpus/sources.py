@@ -167,13 +167,14 @@ def _list(
     """One directory (open on ``at``, found at ``where``): its files to read into
     ``found``, the others into ``skipped``; returns its directories to walk, sorted."""
     try:
-        entries = sorted((e for e in os.scandir(at) if not e.name.startswith(".")),
-                         key=lambda e: e.name)  # fmt: skip
+        with os.scandir(at) as listing:  # closed also when reading it fails
+            entries = sorted((e for e in listing if not e.name.startswith(".")),
+                             key=lambda e: e.name)  # fmt: skip
     except OSError as e:
         skipped.append(SkippedFile(_shown(where), f"unreadable directory: {e.strerror or e}"))
         return []
     below: list[str] = []
-    files: list[SkippedFile | Path] = []
+    later: list[SkippedFile] = []  # a directory's file skips follow its directories'
     for entry in entries:
         path = where / entry.name
         is_link = entry.is_symlink()
@@ -186,15 +187,14 @@ def _list(
         elif is_dir:  # not followed (loops, trees outside the root); say so
             skipped.append(SkippedFile(_shown(path), _LINKED_DIR))
         elif is_link and _is_loop(at, entry.name):
-            files.append(SkippedFile(_shown(path), "symlink loop"))
+            later.append(SkippedFile(_shown(path), "symlink loop"))
         elif is_link and _links_out(at, where, entry.name, walked.inside):
-            files.append(SkippedFile(_shown(path), _LINKED_OUT))
+            later.append(SkippedFile(_shown(path), _LINKED_OUT))
         elif format_for(path) is None:
-            files.append(SkippedFile(_shown(path), _unsupported(path)))
+            later.append(SkippedFile(_shown(path), _unsupported(path)))
         else:
-            files.append(path)
             found[path] = TreeFile(walked, (*rel, entry.name))
-    skipped.extend(f for f in files if isinstance(f, SkippedFile))
+    skipped.extend(later)
     return below
 
 
