@@ -13,11 +13,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Each run gets a fresh temporary base directory of its own, removed afterwards: pytest's
+# default one (/tmp/pytest-of-USER) is shared by every checkout on the machine, and its
+# clean-up of old sessions' directories ends the run if one of them cannot be removed.
+PYTEST_TMP = d=$$(mktemp -d "$${TMPDIR:-/tmp}/aborist-test.XXXXXX") && trap 'rm -rf "$$d"' EXIT &&
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(PYTEST_TMP) $(BIN)/python -m pytest -q --basetemp="$$d/t"
 
 test-load: $(STAMP)
-	$(BIN)/python -m pytest -q -m load --run-load
+	$(PYTEST_TMP) $(BIN)/python -m pytest -q -m load --run-load --basetemp="$$d/t"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -130,16 +130,37 @@ def test_a_tree_1500_directories_deep_is_walked_and_read(tmp_path: Path) -> None
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "top.txt").write_text("The top file.\n")
-    at = os.open(docs, os.O_RDONLY | os.O_DIRECTORY)
-    for _ in range(1500):
-        os.mkdir("d", dir_fd=at)
-        below = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=at)
+    try:
+        at = os.open(docs, os.O_RDONLY | os.O_DIRECTORY)
+        for _ in range(1500):
+            os.mkdir("d", dir_fd=at)
+            below = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=at)
+            os.close(at)
+            at = below
+        fd = os.open("x.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=at)
+        os.write(fd, b"The deepest file.\n")
+        os.close(fd)
         os.close(at)
-        at = below
-    fd = os.open("x.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=at)
-    os.write(fd, b"The deepest file.\n")
-    os.close(fd)
-    os.close(at)
-    report = ingest([docs], "h", shards_dir=tmp_path / "shards")
-    assert sorted(d.title for d in report.documents) == ["top", "x"]
-    assert max(len(u) for u in report.ingested) > 3000 and report.skipped == ()
+        report = ingest([docs], "h", shards_dir=tmp_path / "shards")
+        assert sorted(d.title for d in report.documents) == ["top", "x"]
+        assert max(len(u) for u in report.ingested) > 3000 and report.skipped == ()
+    finally:
+        _remove_chain(docs)
+
+
+def _remove_chain(docs: Path) -> None:
+    """Remove the chain of ``d`` directories below ``docs`` from the bottom up, by
+    descriptor. ``shutil.rmtree`` recurses once a level: left in place, the tree ended a
+    later pytest session's clean-up of old temporary directories in a RecursionError."""
+    fds = [os.open(docs, os.O_RDONLY | os.O_DIRECTORY)]
+    try:
+        while "d" in os.listdir(fds[-1]):
+            fds.append(os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+        while len(fds) > 1:
+            for name in os.listdir(fds[-1]):
+                os.unlink(name, dir_fd=fds[-1])
+            os.close(fds.pop())
+            os.rmdir("d", dir_fd=fds[-1])
+    finally:
+        for fd in fds:
+            os.close(fd)
