@@ -15,7 +15,7 @@ from ledger.canonical import canonical_json, sha256_hex
 
 __all__ = ["DEFAULT_POLICY", "VERIFIER_VERSION", "VerifierPolicy", "policy_hash"]
 
-VERIFIER_VERSION = "aborist-verifier/2.5.0"
+VERIFIER_VERSION = "aborist-verifier/2.5.1"
 
 
 class VerifierPolicy(BaseModel):

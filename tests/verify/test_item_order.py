@@ -130,6 +130,22 @@ def test_an_identity_across_a_copula_reads_both_ways() -> None:
     )
 
 
+def test_a_passive_auxiliary_is_no_identity() -> None:
+    band = "The Raconteurs is an American rock supergroup formed in Detroit."
+    swapped = "Detroit was formed in The Raconteurs."
+    # "was formed" is a passive, not "X was Y": the two names traded slots (2.5.1)
+    assert item_order(swapped, band)
+    assert rung(swapped, [band]) > 2
+    assert rung(swapped, [band], policy=OFF) == 2  # what 2.5.0 said: SUPPORTED
+    # the control: the same passive with the names in the sentence's order
+    assert not item_order("The Raconteurs was formed in Detroit.", band)
+    assert rung("The Raconteurs was formed in Detroit.", [band]) == 2
+    # an adverb between auxiliary and participle keeps it a passive
+    assert item_order("Detroit was first formed in The Raconteurs.", band)
+    # a copula of identity still reads both ways
+    assert not item_order("An American rock supergroup in Detroit is The Raconteurs.", band)
+
+
 def test_a_passive_agent_of_two_words_is_read_as_one() -> None:
     sentence = "The museum in Bergen was designed by Anna Holm in 1800."
     assert not item_order("Anna Holm designed the museum in Bergen in 1800.", sentence)

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from aborist.verify.text.sentences import is_participle, passive_auxiliary
 from aborist.verify.text.stems import stem
 from aborist.verify.text.textcanon import STOPWORDS
 
@@ -94,21 +95,13 @@ def _passive(toks: Sequence[str], i: int) -> bool:
     managed")?"""
     if i + 1 < len(toks) and toks[i + 1] == "by":
         return True
-    t = toks[i]
-    if not (t.endswith(("ed", "en", "wn")) or t in _PARTICIPLES):
+    if not is_participle(toks[i]):
         return False
     if i >= 1 and toks[i - 1] in _BE:
         return True
-    return i >= 2 and toks[i - 2] in _BE and (toks[i - 1].endswith("ly") or toks[i - 1] in _ADV)
+    return i >= 2 and toks[i - 2] in _BE and passive_auxiliary(toks, i - 2)
 
 
-_ADV = frozenset("not also often then first always never still".split())  # noqa: SIM905
-_PARTICIPLES = frozenset(
-    """
-    made built held kept left found done set put sent told sold brought bought thought
-    caught taught led read said paid won run cut hit let lost met meant felt heard
-    """.split()  # noqa: SIM905
-)
 #: Modal verbs stand beside the relation, they are not one: never pivots.
 _MODALS = frozenset("must may might shall ought".split())  # noqa: SIM905
 

@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from aborist.verify.text.anchors import anchor_key
+from aborist.verify.text.sentences import passive_auxiliary
 from aborist.verify.text.stems import stem
 from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
 
@@ -114,9 +115,12 @@ def _turned(canon: str, item: Item) -> bool:
 
 
 def _copula_between(canon: str, a: Item, b: Item) -> bool:
-    """Does a finite copula stand between ``a`` and ``b`` in ``canon``?"""
+    """Does a finite copula of identity stand between ``a`` and ``b`` in ``canon``? A
+    form of *be* before a participle is a passive's auxiliary ("Detroit *was formed* in
+    …"), not an identity: it does not read both ways."""
     lo, hi = sorted((a, b), key=lambda x: x[2])
-    return bool(_COPULAS & set(tokens(canon[lo[3] : hi[2]])))
+    between = tokens(canon[lo[3] : hi[2]])
+    return any(t in _COPULAS and not passive_auxiliary(between, k) for k, t in enumerate(between))
 
 
 def item_order(claim: str, sentence: str) -> str:

@@ -15,7 +15,16 @@ from collections.abc import Sequence
 
 from aborist.verify.text.textcanon import STOPWORDS, canonical_lines, canonicalize, tokens
 
-__all__ = ["COPULAS", "PRONOUNS", "claim_parts", "continues", "relative_clause", "split_sentences"]
+__all__ = [
+    "COPULAS",
+    "PRONOUNS",
+    "claim_parts",
+    "continues",
+    "is_participle",
+    "passive_auxiliary",
+    "relative_clause",
+    "split_sentences",
+]
 
 _ABBREV = frozenset(
     """
@@ -184,6 +193,31 @@ PRONOUNS = frozenset(["he", "she", "it", "they", "his", "her", "its", "their"])
 #: The copulas a subject-continuing sentence opens with ("This *is* …"); one list for the
 #: verifier (§19.12, §19.18).
 COPULAS = frozenset(["is", "was", "are", "were"])
+#: Irregular past participles a passive is built with ("was *made* by", "is *held* in").
+_PARTICIPLES = frozenset(
+    """
+    made built held kept left found done set put sent told sold brought bought thought
+    caught taught led read said paid won run cut hit let lost met meant felt heard
+    """.split()  # noqa: SIM905
+)
+#: Adverbs that may stand between a passive's auxiliary and its participle.
+_ADVERBS = frozenset("not also often then first always never still".split())  # noqa: SIM905
+
+
+def is_participle(word: str) -> bool:
+    """Is ``word`` (lower case) read as a past participle: a regular one (``-ed``,
+    ``-en``, ``-wn``) or an irregular one of :data:`_PARTICIPLES`?"""
+    return word.endswith(("ed", "en", "wn")) or word in _PARTICIPLES
+
+
+def passive_auxiliary(toks: Sequence[str], k: int) -> bool:
+    """Is the form of *be* at ``toks[k]`` a passive's auxiliary, not a copula of
+    identity: a participle follows it, one adverb between allowed ("was *formed* in",
+    "is often *managed*")?"""
+    nxt = toks[k + 1] if k + 1 < len(toks) else ""
+    if nxt in _ADVERBS or nxt.endswith("ly"):
+        nxt = toks[k + 2] if k + 2 < len(toks) else ""
+    return bool(nxt) and is_participle(nxt)
 
 
 def continues(before: Sequence[str], sentence: Sequence[str]) -> bool:
