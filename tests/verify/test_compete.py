@@ -119,3 +119,36 @@ def test_a_whole_quotation_inside_an_object_title_is_no_fragment() -> None:
     assert stops_inside_heading("nonlocal", build_evidence([ev])) == ""
     assert stops_inside_heading('"nonlocal" statement', build_evidence([ev])) == ""
     assert stops_inside_heading("statement", build_evidence([ev])) == 'The "nonlocal" statement'
+
+
+#: The question's type word ("Which *friend* …") in the span's sentence but not its clause.
+FRIENDS = (
+    "Romeo loves Rosaline. This is why he makes his friends unhappy; Mercutio mocks him for "
+    "it. Benvolio urges Romeo to go to a feast where, he claims, Rosaline will look like a "
+    "crow beside the other women."
+)
+FRIEND_Q = "Which friend claims Rosaline will look like a crow beside the other women?"
+#: The type word in the span's own clause ("Vestfold is a *county*"): said of the span.
+COUNTY = (
+    'Anna Berg Holm (1 May 1866 - 3 October 1950), born "Anna Lise Dahl", was a Norwegian '
+    "politician for the Liberal Party, being the first female board member of the party, "
+    "Norway's first female factory inspector, and a member of the feminist movement. Holm was "
+    "born in Svelvik, Vestfold. Vestfold is a county in Norway, bordering Buskerud and "
+    "Telemark."
+)
+COUNTY_Q = (
+    "The first female board member for the Liberal Party, she was born in which county in Norway?"
+)
+
+
+def test_a_type_word_apart_from_the_span_does_not_hold_a_rival_off() -> None:
+    # "his friends" stands in Mercutio's sentence, not in his clause: it says what kind of
+    # thing answers, not which; the rival clause holds the question's relation (2.5.1)
+    assert _label("Mercutio", True, FRIENDS, FRIEND_Q) == "HYBRID PARTIAL"
+    assert _label("Mercutio", False, FRIENDS, FRIEND_Q) == "STRICT VERIFIED"
+    assert _label("Benvolio", True, FRIENDS, FRIEND_Q) == "STRICT VERIFIED"
+
+
+def test_a_type_word_in_the_span_s_clause_is_said_of_the_span() -> None:
+    # "Vestfold is a county in Norway": the rival name of the first sentence is no county
+    assert _label("Vestfold", True, COUNTY, COUNTY_Q) == "STRICT VERIFIED"

@@ -5,8 +5,11 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aborist.verify.text.textcanon import (
+    canonical_lines,
     canonical_tokens,
     canonicalize,
     content_tokens,
@@ -81,3 +84,39 @@ def test_token_spans_point_into_the_text() -> None:
     text = canonicalize("Hello, “World”")
     spans = token_spans(text)
     assert [(t, text[s:e]) for t, s, e in spans] == [("hello", "Hello"), ("world", "World")]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # a tokenized corpus's quotation (ClapNQ, the Penn Treebank) is a quotation
+        (
+            "the song `` Girl You Know It 's True '' jammed",
+            'the song "Girl You Know It \'s True" jammed',
+        ),
+        ("(`` a '' , `` b '')", '("a" , "b")'),
+        ("a ``\u00a0b ''.", 'a "b".'),
+        ("one `` a\n b '' end", 'one "a b" end'),
+        # neither a Markdown fence, a Python empty string nor an unclosed pair is one
+        ("```rust\nfn main() {}\n```", "```rust fn main() {} ```"),
+        ("split('', 2) and '' is empty", "split('', 2) and '' is empty"),
+        ("x `` never closed", "x `` never closed"),
+        ("inside``word'' stays", "inside``word'' stays"),
+    ],
+)
+def test_backquote_quotations_read_as_quotations(raw: str, expected: str) -> None:
+    assert canonicalize(raw) == expected
+    assert canonicalize(canonicalize(raw)) == canonicalize(raw)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["``", "''", "a", "It", "'s", "(", ")", ",", ".", " ", "\n", "\u00a0"]),
+        max_size=30,
+    )
+)
+def test_backquote_quotations_keep_canonical_form_stable(parts: list[str]) -> None:
+    raw = " ".join(parts)
+    once = canonicalize(raw)
+    assert canonicalize(once) == once
+    assert canonicalize(canonical_lines(raw)) == once

@@ -35,6 +35,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from aborist.verify.rules.frames import asked_type
 from aborist.verify.rules.locality import Sentence, stem
 from aborist.verify.rules.rival import kind_fillers, relation_terms, span_kind
 from aborist.verify.text.anchors import value_keys
@@ -237,6 +238,9 @@ def competing_candidate(
 
     mine, rivals = _contexts(span_toks, question, own, reached, cited)
     have, held = score(mine)
+    held -= _loose_type(
+        span_toks, question, [*own, *reached, *_linked(span_toks, question, own, cited)]
+    )
     for clause, stems in rivals:
         got, terms = score(stems)
         # a rival competes for the same slot: it holds every term the span's context does,
@@ -253,6 +257,26 @@ def competing_candidate(
         if found:
             return f"{found!r} (score {got:.2f} vs {have:.2f})"
     return ""
+
+
+def _loose_type(
+    span_toks: Sequence[str], question: str, context: Sequence[Sentence]
+) -> frozenset[str]:
+    """The stem of the question's type word ("Which *friend* …", :func:`asked_type`) when
+    the span's context holds it only apart from the span: it then says what kind of thing
+    answers, not which ("… he makes his *friends* unhappy; Mercutio comments …"), and no
+    rival needs it. A type word in the span's own clause ("Vestfold is a *county* in
+    Norway") is said of the span and stays."""
+    typed = frozenset(stem(t) for t in tokens(asked_type(question)))
+    if not typed:
+        return typed
+    span_form = match_form(span_toks)
+    for s in context:
+        for c in clause_pieces(s.text):
+            toks = tokens(c)
+            if span_form in match_form(toks) and typed & {stem(t) for t in toks}:
+                return frozenset()
+    return typed
 
 
 def _rival_filler(
