@@ -462,6 +462,8 @@ class _Verify:
                 history = check.run if check.run is not None else self.events
                 for d in check.divergences:
                     r.fail(d)
+                if check.served is not None:  # the answer is the served run's: not here
+                    r.served_from = check.served[1]
                 if check.run is not None:
                     for d in check_cache_binding(check.run):
                         r.fail(d)

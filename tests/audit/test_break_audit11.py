@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from aborist.audit.bundle import export_run, verify_bundle
+from cli.audit.audit_cmd import verify_bundle as verify_bundle_command
+from cli.audit.ledger_cli import cli
 from tests.audit.conftest import Audited
+
+if verify_bundle_command.name not in cli.commands:
+    cli.add_command(verify_bundle_command)
 
 
 def _with_consistency(audited: Audited) -> dict[str, Any]:
@@ -74,3 +81,26 @@ def test_an_inclusion_proof_in_upper_case_hex_is_a_failure(audited: Audited) -> 
     report = verify_bundle(edited)
     assert not report.ok and report.first is not None and report.first.kind == "inclusion"
     assert verify_bundle(bundle).ok  # the honest one still holds
+
+
+def test_a_hit_bundle_does_not_say_everything_held(audited: Audited, tmp_path: Path) -> None:
+    b = audited.built
+    out = tmp_path / "hit.json"
+    out.write_text(json.dumps(export_run(b.ledger, b.hit)))
+    runner = CliRunner()
+    res = runner.invoke(cli, ["verify-bundle", str(out)])
+    assert res.exit_code == 0, res.output  # nothing failed: what was checked held
+    last = res.output.strip().splitlines()[-1]
+    assert "everything held" not in last  # before: "everything held (run cached)"
+    assert last.startswith("verify-bundle: everything checked held (run cached), but")
+    assert b.lattice in last and "this bundle does not hold" in last
+    res = runner.invoke(cli, ["verify-bundle", str(out), "--json"])
+    assert json.loads(res.output)["served_from"] == b.lattice
+    # the run it was served from is exported and verified on its own: everything held
+    out.write_text(json.dumps(export_run(b.ledger, b.lattice)))
+    res = runner.invoke(cli, ["verify-bundle", str(out)])
+    assert res.exit_code == 0 and "verify-bundle: everything held (run completed)" in res.output
+    assert (
+        json.loads(runner.invoke(cli, ["verify-bundle", str(out), "--json"]).output)["served_from"]
+        is None
+    )
