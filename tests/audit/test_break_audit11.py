@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,11 @@ import pytest
 from click.testing import CliRunner
 
 from aborist.audit.bundle import export_run, verify_bundle
+from aborist.audit.report import report_result
+from aborist.events import run_stream
 from cli.audit.audit_cmd import verify_bundle as verify_bundle_command
 from cli.audit.ledger_cli import cli
+from tests.audit.builders import Built, raw_append
 from tests.audit.conftest import Audited
 
 if verify_bundle_command.name not in cli.commands:
@@ -104,3 +108,30 @@ def test_a_hit_bundle_does_not_say_everything_held(audited: Audited, tmp_path: P
         json.loads(runner.invoke(cli, ["verify-bundle", str(out), "--json"]).output)["served_from"]
         is None
     )
+
+
+def _forged_hit(built: Built, served: str) -> str:
+    """A copy of the hit's three events on a new run's stream, by plain SQL with every hash
+    correct (no trigger dropped), naming ``served`` as the run it served from."""
+    run_id = uuid.uuid4().hex
+    for ev in built.events(built.hit):
+        data = dict(ev.data)
+        if "run_id" in data:
+            data["run_id"] = run_id
+        for key in ("served_from_run_id", "hit_run_id"):
+            if key in data:
+                data[key] = served
+        raw_append(built.ledger, run_stream(run_id), ev.type, data)
+    return run_id
+
+
+@pytest.mark.parametrize("served", ["failed", "absent"])
+def test_a_hit_report_names_a_served_run_that_does_not_hold(built: Built, served: str) -> None:
+    target = built.failed if served == "failed" else uuid.uuid4().hex
+    run_id = _forged_hit(built, target)
+    page = report_result(built.ledger, run_id)
+    # before: the page said "The run was not labelled" (or that the served run is not in
+    # the ledger) and nothing failed, so `report` exited 0
+    assert page.problems and "the run it served from" in page.problems[0]
+    honest = report_result(built.ledger, built.hit)
+    assert honest.problems == [] and honest.unreadable == []
