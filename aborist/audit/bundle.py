@@ -146,9 +146,27 @@ def _closed_parts(b: Mapping[str, Any]) -> None:
 
 
 def _hex_list(value: object) -> list[bytes]:
-    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-        raise BundleFormatError("a proof is a list of hex strings")
+    """A proof's hashes, each written as export writes it: 64 lower-case hex digits
+    (``bytes.fromhex`` alone also takes upper case and spaces, a form no check vouches for)."""
+    if not isinstance(value, list) or not all(is_root_hex(p) for p in value):
+        raise BundleFormatError("a proof is a list of hashes of 64 lower-case hex digits")
     return [bytes.fromhex(p) for p in value]
+
+
+def _proof_size(value: object) -> int:
+    """A consistency proof's size as export writes it: a JSON integer (``int()`` would
+    read ``"40"``, ``39.9`` or ``true`` as a size the proof was never made for)."""
+    if type(value) is not int or value < 0:
+        raise BundleFormatError(f"a proof's size is a JSON integer, found {clip_typed(value)}")
+    return value
+
+
+def _proof_root(value: object) -> bytes:
+    if not is_root_hex(value):
+        raise BundleFormatError(
+            f"a proof's root is 64 lower-case hex digits, found {clip_typed(value)}"
+        )
+    return bytes.fromhex(str(value))
 
 
 class _Verify:
@@ -330,10 +348,10 @@ class _Verify:
         carried: dict[tuple[int, int], tuple[list[bytes], bytes, bytes]] = {}
         for p in self.bundle.get("consistency_proofs", []):
             try:
-                s1, s2 = int(p["size1"]), int(p["size2"])
-                r1, r2 = bytes.fromhex(p["root1"]), bytes.fromhex(p["root2"])
+                s1, s2 = _proof_size(p["size1"]), _proof_size(p["size2"])
+                r1, r2 = _proof_root(p["root1"]), _proof_root(p["root2"])
                 path = _hex_list(p["proof"])
-            except (KeyError, TypeError, ValueError) as e:
+            except (KeyError, TypeError, ValueError, BundleFormatError) as e:
                 return self.fail(
                     "checkpoint",
                     None,
@@ -444,6 +462,8 @@ class _Verify:
                 history = check.run if check.run is not None else self.events
                 for d in check.divergences:
                     r.fail(d)
+                if check.served is not None:  # the answer is the served run's: not here
+                    r.served_from = check.served[1]
                 if check.run is not None:
                     for d in check_cache_binding(check.run):
                         r.fail(d)

@@ -41,6 +41,9 @@ class BundleReport:
     seqs: list[int] = field(default_factory=list)
     #: Shards the run read that no recorded ingest vouches for (``qa.cache_checked``).
     unrecorded_shards: list[str] = field(default_factory=list)
+    #: A cache hit's served run (``served_from_run_id``): its answer, label and DAG root
+    #: are that run's, which the bundle does not hold, so nothing here checked them.
+    served_from: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -112,6 +115,7 @@ class BundleReport:
             "version_skew": [s.to_dict() for s in self.deep.version_skew],
             "not_reexecuted": [n.to_dict() for n in self.deep.not_reexecuted],
             "unrecorded_shards": list(self.unrecorded_shards),
+            "served_from": self.served_from,
         }
 
 

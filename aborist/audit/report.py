@@ -145,6 +145,7 @@ class _Page:
             try:
                 self.source = load_run(self.ledger, served)
             except Exception:  # a report must still render what is there
+                self.problems.append("the run it served from is not in the ledger")
                 self.add('<p class="bad">The served run is not in the ledger.</p>')
         failed = r.payload(RunFailed)
         if failed is not None:
@@ -298,6 +299,17 @@ class _Page:
                 f"<code>{_e(self.source.run_id)}</code>, which this hit served: its events "
                 "are listed and checked with the hit's own.</p>"
             )
+            served = self.source
+            if served.broken is not None or served.status != "completed":
+                why = (f"its events from seq {served.broken.seq} on break the run grammar "
+                       f"({served.broken.rule})" if served.broken is not None
+                       else f"its status is {served.status}")  # fmt: skip
+                self.problems.append(f"the run it served from does not hold: {why}")
+                self.add(
+                    f'<p class="bad" id="served-history">Run <code>{_e(served.run_id)}</code> '
+                    f"is no completed run whose answer this hit could serve: {_e(why)}; run "
+                    "<code>aborist-ledger replay</code>.</p>"
+                )
         broken = self.run.broken
         if broken is not None:
             self.problems.append(f"events from seq {broken.seq} on break the run grammar")

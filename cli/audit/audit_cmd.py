@@ -17,6 +17,7 @@ import click
 
 from aborist.audit.bundle import BundleReport, export_run
 from aborist.audit.bundle import verify_bundle as verify_run_bundle
+from aborist.audit.findings import clip
 from aborist.audit.report import report_result
 from aborist.errors import AboristError
 from cli.audit.trust_args import TrustArgs, bundle_prover, trust_options
@@ -118,8 +119,16 @@ def _print_bundle(report: BundleReport) -> None:
             "verify-bundle: everything held, but the run is incomplete: the bundle cannot "
             f"show whether its stream has later events; {vouched}"
         )
-    elif first is None and (report.deep.skewed_runs or report.unrecorded_shards):
+    elif first is None and (
+        report.deep.skewed_runs or report.unrecorded_shards or report.served_from
+    ):
         left = []
+        if report.served_from:  # a hit: its answer, label and DAG root are another run's
+            served = clip(report.served_from)
+            left.append(
+                f"the answer it served, its label and DAG root are run {served}'s, "
+                "which this bundle does not hold (export and verify that run)"
+            )
         if report.deep.skewed_runs:
             left.append("the run was not re-executed in full (version skew)")
         if report.unrecorded_shards:  # no ingest vouches for the evidence it read
