@@ -28,7 +28,13 @@ from aborist.verify.rules.bindings import bound_support
 from aborist.verify.rules.compare import claim_comparison, compare_alternatives
 from aborist.verify.rules.compete import competing_candidate
 from aborist.verify.rules.coref import support_context
-from aborist.verify.rules.cutoff import cuts_list, has_symbol_words, symbols_agree, unit_pattern
+from aborist.verify.rules.cutoff import (
+    cuts_list,
+    has_symbol_words,
+    inside_identifier,
+    symbols_agree,
+    unit_pattern,
+)
 from aborist.verify.rules.frames import (
     named_elsewhere,
     outside_list,
@@ -221,6 +227,8 @@ def verbatim_passages(
                 continue  # the same tokens, another sign or symbol: not verbatim
             if pattern is not None and cuts_list(text, joined, pattern):
                 continue  # it stops inside its sentence's list (§19.15)
+            if inside_identifier(text, joined):
+                continue  # "max" of config_max: another name than the unit's (§19.15)
             if prose and any(s.negated for s in sents):
                 ok = not negated_outside([t for s in sents for t in s.toks], toks)
             found.append(Located(ev, first, last, ok))

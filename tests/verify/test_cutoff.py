@@ -63,3 +63,26 @@ def test_no_prefix_that_ends_inside_the_list_is_strict(items: list[str], joiner:
     for k in range(1, len(items) - 1):
         cut = "The tool may only be run in a folder that holds " + ", ".join(items[:k]) + "."
         assert label(cut, [sentence]) != "VERIFIED"
+
+
+def test_a_piece_of_an_identifier_is_no_occurrence() -> None:
+    from aborist.verify.rules.cutoff import inside_identifier
+
+    sentence = "The value sits in the config_max variable, and max is never read."
+    assert not inside_identifier("max", sentence)  # a whole word "max" stands there too
+    only = "The value sits in the config_max variable."
+    assert inside_identifier("max", only)
+    assert not inside_identifier("config_max", only)
+    assert inside_identifier("init", "Define __init_subclass__ on the base.")
+    assert not inside_identifier("__init__", "Define __init__ on the class.")
+    assert not inside_identifier("max", "No identifier here: max.")
+
+
+def test_a_bare_span_inside_an_identifier_is_not_verbatim() -> None:
+    from aborist.verify.evidence import build_evidence
+    from aborist.verify.verify import verify_answer
+
+    ev = build_evidence(["Listing 6-6 matches on an Option<u8> value in the config_max variable."])
+    q = "What is the name of the variable Listing 6-6 matches on?"
+    assert verify_answer("max", ev, question=q).label == "UNSUPPORTED"  # 2.5.0: VERIFIED
+    assert verify_answer("config_max", ev, question=q).label == "VERIFIED"

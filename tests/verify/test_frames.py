@@ -296,3 +296,18 @@ def test_a_list_the_question_restates_whole_or_not_by_name_is_no_list_asked() ->
     # one name twice is one name
     ev3 = "It stands in Wichita, Kansas, Sedgwick County, Kansas, United States."
     assert outside_list("Which building in Kansas?", "Wichita", [ev3]) == ""
+
+
+def test_a_type_word_before_a_name_types_the_whole_name() -> None:
+    from aborist.verify.rules.frames import typed_elsewhere
+
+    sentence = (
+        "On September 6, Stuyvesant sent lawyer Johannes de Decker and five other "
+        "delegates to sign the official Articles of Capitulation."
+    )
+    q = "Which lawyer was sent to sign the Articles of Capitulation?"
+    assert typed_elsewhere(q, "Stuyvesant", [sentence]) == "Johannes"  # 2.5.0: ""
+    assert typed_elsewhere(q, "Johannes de Decker", [sentence]) == ""
+    # a list after the type word types its first item only
+    listed = "The option adds the respective prefix '0b', '0o', or '0x' to the value."
+    assert typed_elsewhere("Which prefix does it add?", "'0o'", [listed]) == "0b"

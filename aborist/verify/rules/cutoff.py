@@ -28,6 +28,7 @@ __all__ = [
     "EXCLUSIVE",
     "cuts_list",
     "has_symbol_words",
+    "inside_identifier",
     "occurrence_spans",
     "symbols_agree",
     "unit_pattern",
@@ -82,6 +83,28 @@ def occurrence_spans(
     if pattern is None:
         return []
     return [(m.start(), m.end()) for m in pattern.finditer(canonicalize(text))]
+
+
+def inside_identifier(unit_text: str, sentence_text: str) -> bool:
+    """Does every occurrence of the unit's tokens in the sentence stand inside a longer
+    identifier, joined to it by an underscore ("max" in ``config_max``, "init" in
+    ``__init_subclass__``)? The underscore is no token, so the tokens match; the word the
+    sentence writes is another name. A unit that writes the whole identifier itself
+    (``__init__`` for ``__init__``) is not inside one. False when the tokens do not occur."""
+    canon = canonicalize(sentence_text)
+    if "_" not in canon:
+        return False
+    spans = occurrence_spans(tokens(unit_text), sentence_text)
+    unit = canonicalize(unit_text).casefold()
+    for start, end in spans:
+        a, b = start, end
+        while a > 0 and (canon[a - 1].isalnum() or canon[a - 1] == "_"):
+            a -= 1
+        while b < len(canon) and (canon[b].isalnum() or canon[b] == "_"):
+            b += 1
+        if (a, b) == (start, end) or canon[a:b].casefold() in unit:
+            return False
+    return bool(spans)
 
 
 def symbols_agree(unit_text: str, sentence_text: str) -> bool:

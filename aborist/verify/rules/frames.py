@@ -133,6 +133,10 @@ def _is_type(word: str, noun: str) -> bool:
     return bare in (noun, noun + "s", noun + "es")
 
 
+#: Small words inside a name after a type word ("Johannes *de* Decker", "Bank *of* England").
+_NAME_JOINS = frozenset(["de", "van", "von", "der", "da", "di", "du", "le", "la", "of"])
+
+
 def typed_elsewhere(question: str, span: str, sentences: Sequence[str]) -> str:
     """The token of ``sentences`` (the span's own) that the question's type word
     (:func:`asked_type`) directly types when it never types the span, or ``""``. A token
@@ -165,19 +169,28 @@ def typed_elsewhere(question: str, span: str, sentences: Sequence[str]) -> str:
                 )
                 if not plain and not _namelike(words[j], j == 0):
                     continue
-                if not _code(words[j]) and (j == i + 1 or j == 0 or words[j - 1] != "the"):
+                if not _code(words[j]) and j == i - 1 and (j == 0 or words[j - 1] != "the"):
                     continue  # "a British film director": a modifier, not the thing's name
+                # a name right after the type word is the thing it types, a title before a
+                # name ("sent *lawyer* Johannes de Decker"; 2.5.1)
                 if j == i - 1 and words[j][-1:] in ",;:.!?)":
                     continue  # "… Termination, trait" is no compound
                 if j == i + 1 and w[-1:] in ",;:.":
                     continue
-                lo = j  # the list that runs up to the type word ("A, B and C traits")
+                lo = hi = j  # the list that runs up to the type word ("A, B and C traits")
                 while j == i - 1 and lo > 0:
                     prev = words[lo - 1]
                     if prev.lower() not in ("and", "or") and not _namelike(prev, lo == 1):
                         break
                     lo -= 1
-                run = " ".join(words[lo : j + 1])
+                # … or the whole name after it: "lawyer Johannes de Decker" (not a list
+                # after it: "the prefix '0b', '0o' …" types its first item only)
+                while j == i + 1 and hi + 1 < len(words) and words[hi][-1:] not in ".,;:!?":
+                    nxt = words[hi + 1]
+                    if nxt.lower() not in _NAME_JOINS and not _namelike(nxt, False):
+                        break
+                    hi += 1
+                run = " ".join(words[lo : hi + 1])
                 if span_form in _form(run) or _form(words[j]) in span_form:
                     span_typed = True
                     continue
