@@ -66,6 +66,7 @@ class VerifierPolicy(BaseModel):
     code_names: bool = True
     answer_directions: bool = True
     answer_type_words: bool = True
+    answer_qualifiers: bool = True
     answer_frames: bool = True
     answer_initials: bool = True
     answer_agents: bool = True

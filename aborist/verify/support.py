@@ -38,6 +38,7 @@ from aborist.verify.rules.cutoff import (
 from aborist.verify.rules.frames import (
     named_elsewhere,
     outside_list,
+    qualified_elsewhere,
     reversed_direction,
     same_frame,
     typed_elsewhere,
@@ -414,15 +415,22 @@ def _rivals(
     found = rival_clause(
         text, question, anchors, sents, mine, others, policy.answer_initials, policy.answer_agents
     )
+    own = [s.text for s in sents[loc.first : loc.last + 1]]
     if not found and policy.answer_type_words:
-        typed = typed_elsewhere(question, text, [s.text for s in sents[loc.first : loc.last + 1]])
+        typed = typed_elsewhere(question, text, own)
         if typed:
             found = f"type: its sentence gives the question's type word to {typed!r} (§19.17)"
         nxt = [s.text for s in sents[loc.last + 1 : loc.last + 3]]
-        own = [s.text for s in sents[loc.first : loc.last + 1]]
         name = "" if found else named_elsewhere(question, text, own, nxt)
         if name:
             found = f"name: the evidence calls what the question describes {name!r} (§19.17)"
+    if not found and policy.answer_qualifiers:
+        said = qualified_elsewhere(question, text, own)
+        if said:
+            found = (
+                f"qualifier: its sentence says it {said[0]!r}, and gives another value "
+                f"{said[1]!r}, as the question asks (§19.17)"
+            )
     if not found and policy.answer_frames:
         found = same_frame(text, question, anchors, sents, mine, others)
     if not found and policy.answer_lists and not is_polar_question(question):

@@ -311,3 +311,47 @@ def test_a_type_word_before_a_name_types_the_whole_name() -> None:
     # a list after the type word types its first item only
     listed = "The option adds the respective prefix '0b', '0o', or '0x' to the value."
     assert typed_elsewhere("Which prefix does it add?", "'0o'", [listed]) == "0b"
+
+
+RELEASE = (
+    "Both models were announced for a simultaneous worldwide release: November 11, 2006, "
+    "for Japan and November 17, 2006, for North America and Europe."
+)
+BLOOD = (
+    "The RNA was readily detected in the blood (6 of 57 patients) and the anal swabs (11 of "
+    "28 patients)."
+)
+
+
+def test_a_value_said_of_something_else_does_not_answer() -> None:
+    from aborist.verify.rules.frames import qualified_elsewhere
+
+    q = "When was the PS3 released in North America?"
+    assert qualified_elsewhere(q, "November 11, 2006", [RELEASE]) == (
+        "for japan",
+        "november 17 2006 for north america",
+    )
+    assert qualified_elsewhere(q, "November 17, 2006", [RELEASE]) is None
+    assert (
+        qualified_elsewhere("When was it released in Japan?", "November 11, 2006", [RELEASE])
+        is None
+    )
+    counts = "In how many of the 57 patients was viral RNA found in the blood?"
+    assert qualified_elsewhere(counts, "11", [BLOOD]) == ("of 28 patients", "6 of 57 patients")
+    assert qualified_elsewhere(counts, "6", [BLOOD]) is None
+    # a span with no qualifier of its own is not judged
+    assert (
+        qualified_elsewhere(
+            "Where was she born?", "Svelvik", ["She was born in Svelvik, Vestfold."]
+        )
+        is None
+    )
+
+
+def test_the_qualifier_rule_takes_the_rung_and_can_be_switched_off() -> None:
+    ev = build_evidence([RELEASE])
+    q = "When was the PS3 released in North America?"
+    assert verify_answer("November 11, 2006", ev, question=q).label == "PARTIAL"
+    assert verify_answer("November 17, 2006", ev, question=q).label == "VERIFIED"
+    off = VerifierPolicy(answer_qualifiers=False)
+    assert verify_answer("November 11, 2006", ev, off, question=q).label == "VERIFIED"

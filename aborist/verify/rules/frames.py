@@ -47,7 +47,7 @@ from aborist.verify.rules.rival import (
     kind_fillers,
     span_kind,
 )
-from aborist.verify.text.textcanon import STOPWORDS, canonicalize, tokens
+from aborist.verify.text.textcanon import STOPWORDS, canonicalize, token_spans, tokens
 
 __all__ = [
     "asked_type",
@@ -343,3 +343,86 @@ def _ends_named(item: str, q_form: str) -> bool:
 def stretch_names(stretch: str) -> list[str]:
     """The items of a list stretch that are names (:func:`span_kind` ``"name"``)."""
     return [x.strip() for x in _ITEM_BREAK.split(stretch) if span_kind(x.strip()) == "name"]
+
+
+#: Prepositions that attach a qualifier to the value right before them ("November 11,
+#: 2006, *for* Japan", "6 *of* 57 patients", "$499 *in* the US").
+_QUALIFYING = frozenset(["for", "in", "of", "on", "at"])
+_MONTH_WORDS = frozenset(
+    "january february march april may june july august september october november december".split()  # noqa: SIM905
+)
+
+
+def _runs(kind: str, canon: str) -> list[tuple[int, int]]:
+    """``(first, end)`` token ranges of the candidates of ``kind`` in ``canon``: runs of
+    numbers and month names for a number or date, of capitalized words (not the first
+    word) for a name."""
+    spans = token_spans(canon)
+    out: list[tuple[int, int]] = []
+    start = -1
+    for k, (tok, a, _b) in enumerate([*spans, ("", len(canon), len(canon))]):
+        if kind == "number":
+            member = bool(tok) and (tok[0].isdigit() or tok in _MONTH_WORDS)
+        else:
+            member = bool(tok) and k > 0 and canon[a].isupper() and tok not in STOPWORDS
+        if member and start < 0:
+            start = k
+        elif not member and start >= 0:
+            out.append((start, k))
+            start = -1
+    return out
+
+
+def _qualifier(toks: Sequence[str], end: int, starts: frozenset[int]) -> list[str]:
+    """The words a qualifying preposition right after a candidate (ending at token ``end``)
+    attaches to it: up to three, stopping at ``and``/``or``/``but`` or another candidate
+    (its first token in ``starts``)."""
+    if end >= len(toks) or toks[end] not in _QUALIFYING:
+        return []
+    out: list[str] = []
+    for k in range(end + 1, min(len(toks), end + 4)):
+        if toks[k] in ("and", "or", "but") or (k in starts and out):
+            break
+        out.append(toks[k])
+    return out
+
+
+def qualified_elsewhere(
+    question: str, span: str, sentences: Sequence[str]
+) -> tuple[str, str] | None:
+    """A value's own qualifier (2.5.1): in a sentence that gives values of the span's kind
+    each with a qualifier right after it ("November 11, 2006, for Japan and November 17,
+    2006, for North America"; "(6 of 57 patients) … (11 of 28 patients)"), the span's
+    qualifier names something the question does not, and another value's qualifier holds
+    a question term the span's lacks: the sentence says the span of something else.
+    Returns the span's qualifier and the other value with its own, or ``None``. Names and
+    numbers only; a value the question names is no rival."""
+    kind = span_kind(span)
+    if kind not in ("number", "name"):
+        return None
+    want = [t for t in tokens(span) if t not in STOPWORDS]
+    asked = {stem(t) for t in tokens(question) if t not in STOPWORDS} - {stem(t) for t in want}
+    for text in sentences:
+        canon = canonicalize(text)
+        toks = [t for t, _a, _b in token_spans(canon)]
+        runs = _runs(kind, canon)
+        starts = frozenset(a for a, _b in runs)
+        mine: list[tuple[frozenset[str], str]] = []
+        others: list[tuple[frozenset[str], str]] = []
+        for a, b in runs:
+            run = [t for t in toks[a:b] if t not in STOPWORDS]
+            words = _qualifier(toks, b, starts)
+            qual = frozenset(stem(t) for t in words if t not in STOPWORDS)
+            said = " ".join([toks[b], *words]) if words else ""
+            if run == want:
+                mine.append((qual, said))
+            elif not {stem(t) for t in run} <= asked and qual:
+                others.append((qual, " ".join([*toks[a:b], said])))
+        # every occurrence of the span is said of something the question does not name,
+        # and another value is said of a question term the span's qualifier lacks
+        if not mine or not all(q - asked for q, _ in mine):
+            continue
+        for qual, value in others:
+            if all((qual & asked) - q for q, _ in mine):
+                return mine[0][1], value
+    return None
