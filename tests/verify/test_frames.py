@@ -355,3 +355,21 @@ def test_the_qualifier_rule_takes_the_rung_and_can_be_switched_off() -> None:
     assert verify_answer("November 17, 2006", ev, question=q).label == "VERIFIED"
     off = VerifierPolicy(answer_qualifiers=False)
     assert verify_answer("November 11, 2006", ev, off, question=q).label == "VERIFIED"
+
+
+def test_a_rust_macro_is_a_code_token_the_type_word_can_type() -> None:
+    from aborist.verify.rules.frames import typed_elsewhere
+    from aborist.verify.rules.rival import span_kind
+
+    assert span_kind("println!") == "code"  # 2.5.0: "" (no rival test ran at all)
+    sentence = (
+        "The standard library provides the eprintln! macro that prints to the standard "
+        "error stream, so let's change the two places we were calling println! to use "
+        "eprintln! instead."
+    )
+    q = "Which macro prints to the standard error stream?"
+    assert typed_elsewhere(q, "println!", [sentence]) == "eprintln!"
+    assert typed_elsewhere(q, "eprintln!", [sentence]) == ""
+    ev = build_evidence([sentence])
+    assert verify_answer("println!", ev, question=q).label == "PARTIAL"
+    assert verify_answer("eprintln!", ev, question=q).label == "VERIFIED"

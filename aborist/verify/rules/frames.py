@@ -117,15 +117,25 @@ def _namelike(word: str, first: bool) -> bool:
     bare = word.strip(_STRIP)
     if not bare or bare.lower() in STOPWORDS:
         return False
-    if word[:1] in "\"“'‘" or "::" in bare or _CODE.fullmatch(bare):
+    if word[:1] in "\"“'‘" or "::" in bare or _CODE.fullmatch(bare) or _code(word):
         return True
     return not first and bare[:1].isupper()
 
 
+def _macro(word: str) -> bool:
+    """A Rust macro's name with its ``!`` (``eprintln!``), not a word ending a sentence."""
+    return word.endswith("!") and bool(_CODE.fullmatch(word.strip(_STRIP) + "!"))
+
+
 def _code(word: str) -> bool:
-    """A quoted word or a code-like token."""
+    """A quoted word or a code-like token (a Rust macro keeps its ``!``: ``eprintln!``)."""
     bare = word.strip(_STRIP)
-    return bool(bare) and (word[:1] in "\"“'‘`" or "::" in bare or bool(_CODE.fullmatch(bare)))
+    return bool(bare) and (
+        word[:1] in "\"“'‘`"
+        or "::" in bare
+        or bool(_CODE.fullmatch(bare))
+        or _macro(word.strip(_STRIP.replace("!", "")))
+    )
 
 
 def _is_type(word: str, noun: str) -> bool:
@@ -173,7 +183,7 @@ def typed_elsewhere(question: str, span: str, sentences: Sequence[str]) -> str:
                     continue  # "a British film director": a modifier, not the thing's name
                 # a name right after the type word is the thing it types, a title before a
                 # name ("sent *lawyer* Johannes de Decker"; 2.5.1)
-                if j == i - 1 and words[j][-1:] in ",;:.!?)":
+                if j == i - 1 and words[j][-1:] in ",;:.!?)" and not _macro(words[j]):
                     continue  # "… Termination, trait" is no compound
                 if j == i + 1 and w[-1:] in ",;:.":
                     continue
@@ -194,7 +204,7 @@ def typed_elsewhere(question: str, span: str, sentences: Sequence[str]) -> str:
                 if span_form in _form(run) or _form(words[j]) in span_form:
                     span_typed = True
                     continue
-                tok = words[j].strip(_STRIP)
+                tok = words[j].strip(_STRIP) + ("!" if _macro(words[j].rstrip(",;:.?)")) else "")
                 if set(tokens(tok)) <= q_toks:
                     continue  # the question's own subject
                 typed.append(tok)

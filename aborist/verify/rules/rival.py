@@ -70,6 +70,7 @@ _SERIES_KINDS = ("o:", "x:")
 _CODE = re.compile(
     r"(?<![A-Za-z_])(?<![A-Za-z_][\w.:])(?<![A-Za-z_][\w.:]{2})"
     r"[A-Za-z_][\w.:]*(?:\(\)|<[^<>\s]*>)|\b\w*_\w+\b|--[\w-]+|\"[^\"\s]+\"|\b[A-Za-z]+\d+\b"
+    r"|\b[a-z_][a-z0-9_]*!(?![\w=])"  # a Rust macro: println!, eprintln!, vec!
 )
 #: A capitalized word, with the number that names it if one follows ("PEP 448").
 _NAME = re.compile(r"(?<![\w.])[A-Z][\w'’-]*(?:\s+\d[\d.]*\b)?")
