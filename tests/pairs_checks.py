@@ -127,6 +127,15 @@ SETS = (
             "pairs_holdout7.jsonl", "pairs_holdout8.jsonl",
         ),
     ),
+    HoldoutSet(
+        "holdout10", "build_pairs_holdout10", ("rust-book", "covidqa", "clapnq"), 130,
+        every_corruption=True, both_modes=True, faithful_claims=True,
+        earlier_optional=(
+            "pairs.jsonl", "pairs_holdout.jsonl", "pairs_holdout2.jsonl", "pairs_holdout3.jsonl",
+            "pairs_holdout4.jsonl", "pairs_holdout5.jsonl", "pairs_holdout6.jsonl",
+            "pairs_holdout7.jsonl", "pairs_holdout8.jsonl", "pairs_holdout9.jsonl",
+        ),
+    ),
 )  # fmt: skip
 
 
