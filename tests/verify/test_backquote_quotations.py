@@ -30,3 +30,11 @@ def test_a_quotation_that_ends_a_sentence_ends_it() -> None:
     sentences = split_sentences(PASSAGE)
     assert sentences[-1] == "Benvolio urges Romeo to go ."
     assert len(sentences) == 3
+
+
+def test_a_soft_wrap_inside_the_quotation_changes_nothing() -> None:
+    q = "Which song's recording jammed on stage?"
+    wrapped = PASSAGE.replace("Girl You Know", "Girl You\nKnow")
+    for text in (PASSAGE, wrapped):
+        v = verify_answer('"Girl You Know"', build_evidence([text]), question=q)
+        assert (v.audit_mode, v.label) == ("UNGROUNDED", "UNSUPPORTED")

@@ -144,10 +144,13 @@ def _canonicalize(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
         text = _TYPOGRAPHIC_RE.sub(lambda m: _TYPOGRAPHIC[m.group()], text)
-    text = " ".join(text.split())
-    if "``" in text:
-        text = _PTB_QUOTE.sub(r'"\1"', text)
-    return text
+    return " ".join(_backquote_quotations(text).split())
+
+
+def _backquote_quotations(text: str) -> str:
+    """Step 5: a quotation written `` like this '' reads "like this" (the marks may stand
+    on two lines: a soft wrap changes nothing)."""
+    return _PTB_QUOTE.sub(r'"\1"', text) if "``" in text else text
 
 
 #: A quotation written the tokenized-corpus way, two backquotes and two apostrophes each
@@ -155,7 +158,9 @@ def _canonicalize(text: str) -> str:
 #: LaTeX). It is read as the quotation "Girl You Know It 's True" (step 5 of
 #: docs/verifier.md §1). Bounded to 400 characters, no backquote pair or apostrophe pair
 #: inside; a Markdown fence (```) or a Python empty string ('') is no such word.
-_PTB_QUOTE = re.compile(r"(?<![^ (\[])`` ((?:(?!``|'').){1,400}?) ''(?![^ .,;:!?)\]])")
+_PTB_QUOTE = re.compile(
+    r"(?<![^\s(\[])``\s+((?:(?!``|'').){1,400}?)\s+''(?![^\s.,;:!?)\]])", re.DOTALL
+)
 
 
 def canonical_lines(text: str) -> str:
@@ -166,6 +171,7 @@ def canonical_lines(text: str) -> str:
     zero-width characters is blank. ``canonicalize(canonical_lines(t)) == canonicalize(t)``."""
     if _LINE_BREAK.search(text) is None:
         return canonicalize(text)
+    text = _backquote_quotations(text)  # a quotation may run over a line break
     return "\n".join(_canonicalize(line) for line in text.splitlines())
 
 
