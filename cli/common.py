@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -34,6 +35,7 @@ __all__ = [
     "SQL_INT_MAX",
     "AboristGroup",
     "PathArg",
+    "Seconds",
     "clean_errors",
     "db_option",
     "embedded_ledger",
@@ -58,6 +60,19 @@ SQL_INT_MAX = 2**63 - 1
 def seq_range(min: int = 0) -> click.IntRange:
     """An integer option or argument that is bound into SQL: ``min`` up to :data:`SQL_INT_MAX`."""
     return click.IntRange(min=min, max=SQL_INT_MAX)
+
+
+class Seconds(click.FloatRange):
+    """A number of seconds in a range, and finite: click's bounds compare false for NaN,
+    so ``--llm-timeout nan`` passed ``0 < x <= 86400`` and ended the query in a
+    ``ValueError`` traceback from the socket (``serve --header-timeout nan`` answered
+    every slow head 408 at once)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number of seconds.", param, ctx)
+        return rv
 
 
 DB_HELP = "Ledger database URL (default: $ABORIST_DB_URL, else SQLite in the data home)."

@@ -1,0 +1,50 @@
+"""Break-it session 11: hostile input that still got past the commands' guards."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from cli.audit.ledger_cli import cli as ledger_cli
+from cli.main import cli
+
+
+def _refused_as_usage(args: list[str], group: object = cli) -> str:
+    """Exit 2 with click's usage error (the usual refusal of a bad option value), no
+    traceback, nothing run."""
+    result = CliRunner().invoke(group, args)  # type: ignore[arg-type]
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result.stderr
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "-nan", "inf"])
+def test_query_llm_timeout_refuses_nan_and_infinity(value: str) -> None:
+    """`--llm-timeout nan` passed click's `0 < x <= 86400` (NaN compares false) and the
+    query ended in a socket ValueError traceback once a server accepted the connection."""
+    err = _refused_as_usage(
+        ["query", "--model", "openai", "--base-url", "http://127.0.0.1:9/v1",
+         "--llm-model", "x", "--llm-timeout", value, "borrow checker"]
+    )  # fmt: skip
+    assert "--llm-timeout" in err
+
+
+@pytest.mark.parametrize(
+    "option", ["--llm-timeout", "--header-timeout", "--body-timeout", "--send-timeout",
+               "--keep-alive"]
+)  # fmt: skip
+def test_serve_timeouts_refuse_nan(option: str) -> None:
+    """`serve --header-timeout nan` started, and answered every slow head "408 ... within
+    nan s" at once."""
+    err = _refused_as_usage(["serve", option, "nan"])
+    assert option in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_witness_cosign_timeout_refuses_nan_and_infinity(value: str) -> None:
+    err = _refused_as_usage(
+        ["witness", "cosign", "--timeout", value, "--witness", "http://127.0.0.1:9", "x.note"],
+        ledger_cli,
+    )
+    assert "--timeout" in err
