@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import create_engine, text
 
 from cli.audit.ledger_cli import cli as ledger_cli
 from cli.main import cli
+from ledger.errors import NotMigratedError
+from ledger.store import Ledger
 
 
 def _refused_as_usage(args: list[str], group: object = cli) -> str:
@@ -48,3 +51,31 @@ def test_witness_cosign_timeout_refuses_nan_and_infinity(value: str) -> None:
         ledger_cli,
     )
     assert "--timeout" in err
+
+
+@pytest.mark.parametrize("table", ["runs", "checkpoints"])
+def test_replay_on_a_dropped_table_is_one_line(ledger_url: str, table: str) -> None:
+    """A table an insider dropped from a migrated ledger: the rows read through a raw
+    driver cursor raised the driver's own error (``sqlite3.OperationalError`` /
+    ``psycopg.errors.UndefinedTable``), which no error translation caught, and `replay`
+    ended in a traceback."""
+    engine = create_engine(ledger_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text(f"DROP TABLE {table}"))
+    finally:
+        engine.dispose()
+    result = CliRunner().invoke(ledger_cli, ["replay", "--db", ledger_url])
+    assert result.exit_code == 1, (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert "no ledger schema" in lines[0]
+
+
+def test_raw_cursor_driver_error_becomes_a_ledger_error(ledger_url: str) -> None:
+    with Ledger.open(ledger_url) as lg:
+        with lg.engine.begin() as conn:
+            conn.execute(text("DROP TABLE checkpoints"))
+        with pytest.raises(NotMigratedError):
+            lg.checkpoints()
