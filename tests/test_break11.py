@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine, text
@@ -79,3 +81,21 @@ def test_raw_cursor_driver_error_becomes_a_ledger_error(ledger_url: str) -> None
             conn.execute(text("DROP TABLE checkpoints"))
         with pytest.raises(NotMigratedError):
             lg.checkpoints()
+
+
+def test_ingest_records_into_the_ledger_named_by_db(ledger_url: str, tmp_path: Path) -> None:
+    """The README's PostgreSQL section names `--db URL` first, and `query`, `runs` and the
+    ledger commands take it; `ingest` refused it ("No such option"), so a newcomer's
+    shard was recorded in the default SQLite ledger and `query --db URL` then refused
+    it as never recorded by an ingest."""
+    doc = tmp_path / "rivers.md"
+    doc.write_text("# Rivers\n\nThe Silverrun River is 312 km long.\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["ingest", str(doc), "--shard", "geo", "--db", ledger_url])
+    assert result.exit_code == 0, (result.output, result.exception)
+    with Ledger.open(ledger_url) as lg:
+        types = [e.type for e in lg.iter_events()]
+    assert "corpus.shard_ingested" in types
+    result = CliRunner().invoke(
+        cli, ["query", "How long is the Silverrun River?", "--shard", "geo", "--db", ledger_url]
+    )
+    assert result.exit_code == 0, (result.output, result.exception)
