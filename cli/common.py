@@ -45,6 +45,7 @@ __all__ = [
     "json_option",
     "pipeline_ledger",
     "read_json_object",
+    "read_text_capped",
     "seq_range",
     "write_text",
 ]
@@ -315,6 +316,19 @@ def emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False))
 
 
+def read_text_capped(
+    path: Path, what: str, error: type[click.ClickException] = click.ClickException
+) -> str:
+    """The UTF-8 text of ``path``, read up to :data:`MAX_FILE_BYTES`; more raises ``error``.
+    A pipe or a device has no size to check first (``/dev/stdin`` fed by a stream,
+    ``/dev/zero``): read whole, it took memory until the process was killed."""
+    with path.open("rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise error(f"{path}: a {what} file is at most {MAX_FILE_BYTES:,} bytes")
+    return data.decode("utf-8")
+
+
 def read_json_object(
     path: Path, what: str, *, error: type[click.ClickException] = click.ClickException
 ) -> dict[str, Any]:
@@ -323,7 +337,7 @@ def read_json_object(
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise error(f"{path}: a {what} file is at most {MAX_FILE_BYTES:,} bytes")
-        data = parse_json(path.read_text(encoding="utf-8"), what=f"the {what} file")
+        data = parse_json(read_text_capped(path, what, error), what=f"the {what} file")
     except (OSError, UnicodeDecodeError) as e:
         raise error(f"{path}: not a {what} JSON file ({e})") from e
     except JSONRefusedError as e:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -99,3 +102,40 @@ def test_ingest_records_into_the_ledger_named_by_db(ledger_url: str, tmp_path: P
         cli, ["query", "How long is the Silverrun River?", "--shard", "geo", "--db", ledger_url]
     )
     assert result.exit_code == 0, (result.output, result.exception)
+
+
+def _fifo_fed(path: Path, data: bytes) -> threading.Thread:
+    """A named pipe at ``path`` a thread writes ``data`` into (what `<(…)` or a pipe into
+    /dev/stdin gives a command: a file with no size to check before reading)."""
+    os.mkfifo(path)
+
+    def feed() -> None:
+        with contextlib.suppress(BrokenPipeError), open(path, "wb") as f:
+            f.write(data)
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize(
+    "args", [["verify-bundle", "{f}"], ["replay", "--checkpoint", "{f}", "--db", "{db}"]]
+)  # fmt: skip
+def test_a_pipe_is_read_only_up_to_the_file_limit(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The size check was the file's `st_size`, 0 for a pipe or a device: `verify-bundle
+    /dev/zero` ran until killed and `replay --checkpoint /dev/zero` was killed by the
+    kernel for its memory. Here the limit is 1 MiB and the pipe holds 2 MiB of JSON
+    whitespace, which the old read took whole and parsed."""
+    import cli.common
+
+    monkeypatch.setattr(cli.common, "MAX_FILE_BYTES", 1 << 20)
+    fifo = tmp_path / "stream.json"
+    feeder = _fifo_fed(fifo, b"{" + b" " * (2 << 20) + b"}")
+    argv = [a.format(f=fifo, db=f"sqlite:///{tmp_path / 'l.db'}") for a in args]
+    result = CliRunner().invoke(ledger_cli, argv)
+    feeder.join(timeout=10)
+    assert result.exit_code in (1, 2), (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert "is at most 1,048,576 bytes" in result.stderr, result.stderr
