@@ -139,3 +139,46 @@ def test_a_pipe_is_read_only_up_to_the_file_limit(
     assert result.exit_code in (1, 2), (result.output, result.exception)
     assert isinstance(result.exception, SystemExit), result.exception
     assert "is at most 1,048,576 bytes" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["checkpoint", "--sign", "{f}", "--db", "{db}"], "longer than 65,536 characters"),
+        (["verify-checkpoint", "{note}", "--key", "{f}", "--db", "{db}"],
+         "is at most 1,048,576 bytes"),
+        (["verify-checkpoint", "{note}", "--key", "{pub}", "--state", "{f}", "--db", "{db}"],
+         "larger than 1,048,576 bytes"),
+        (["witness", "cosign", "{f}", "--witness", "http://127.0.0.1:9", "--db", "{db}"],
+         "is at most 1,048,576 bytes"),
+    ],
+)  # fmt: skip
+def test_key_state_and_note_files_are_read_bounded(
+    args: list[str], needle: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key, state or note file that is a pipe or a device (`--sign /dev/zero`, `--key
+    /dev/zero`, `--state /dev/zero`, `witness cosign /dev/zero`) was read whole: a
+    MemoryError traceback, or the kernel's kill. Here the file limit is 1 MiB and the
+    pipe holds 2 MiB, which the old reads took whole."""
+    import cli.common
+    import ledger.jsonsafe
+
+    monkeypatch.setattr(cli.common, "MAX_FILE_BYTES", 1 << 20)
+    monkeypatch.setattr(ledger.jsonsafe, "MAX_FILE_BYTES", 1 << 20)
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    assert CliRunner().invoke(ledger_cli, ["migrate", "--db", db]).exit_code == 0
+    key = tmp_path / "log.key"
+    keygen = ["keygen", "example.com/log", "--out", str(key)]
+    assert CliRunner().invoke(ledger_cli, keygen).exit_code == 0
+    signed = CliRunner().invoke(ledger_cli, ["checkpoint", "--sign", str(key), "--db", db])
+    assert signed.exit_code == 0, signed.output
+    note = tmp_path / "cp.note"
+    note.write_text(signed.stdout, encoding="utf-8")
+    fifo = tmp_path / "stream"
+    feeder = _fifo_fed(fifo, b"a" * (2 << 20))
+    subst = {"f": fifo, "db": db, "note": note, "pub": f"{key}.pub"}
+    result = CliRunner().invoke(ledger_cli, [a.format(**subst) for a in args])
+    feeder.join(timeout=10)
+    assert result.exit_code in (1, 2), (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert needle in result.stderr, result.stderr

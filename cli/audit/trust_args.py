@@ -54,7 +54,11 @@ def read_keys(paths: Sequence[str], what: str) -> list[Verifier]:
         if not path.exists() and p.count("+") < 2:
             raise click.BadParameter(f"no {what} file {p}")
         try:
-            lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else [p]
+            lines = (
+                read_text_capped(path, what, click.BadParameter).splitlines()
+                if path.exists()
+                else [p]
+            )
         except (OSError, UnicodeDecodeError) as e:
             raise click.BadParameter(f"cannot read {what} {p}: {e}") from e
         lines = [ln.strip() for ln in lines if ln.strip()]
