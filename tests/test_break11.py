@@ -104,14 +104,16 @@ def test_ingest_records_into_the_ledger_named_by_db(ledger_url: str, tmp_path: P
     assert result.exit_code == 0, (result.output, result.exception)
 
 
-def _fifo_fed(path: Path, data: bytes) -> threading.Thread:
-    """A named pipe at ``path`` a thread writes ``data`` into (what `<(…)` or a pipe into
-    /dev/stdin gives a command: a file with no size to check before reading)."""
+def _fifo_fed(path: Path, data: bytes, times: int = 1) -> threading.Thread:
+    """A named pipe at ``path`` a thread writes ``data`` into, for each of ``times``
+    readers (what `<(…)` or a pipe into /dev/stdin gives a command: a file with no size
+    to check before reading)."""
     os.mkfifo(path)
 
     def feed() -> None:
-        with contextlib.suppress(BrokenPipeError), open(path, "wb") as f:
-            f.write(data)
+        for _ in range(times):
+            with contextlib.suppress(BrokenPipeError), open(path, "wb") as f:
+                f.write(data)
 
     t = threading.Thread(target=feed, daemon=True)
     t.start()
@@ -182,3 +184,16 @@ def test_key_state_and_note_files_are_read_bounded(
     assert result.exit_code in (1, 2), (result.output, result.exception)
     assert isinstance(result.exception, SystemExit), result.exception
     assert needle in result.stderr, result.stderr
+
+
+def test_config_file_is_read_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ABORIST_CONFIG=/dev/zero aborist config` read the device whole: a MemoryError
+    traceback. Here the pipe holds a 2 MiB TOML comment, valid TOML the old read took."""
+    fifo = tmp_path / "config.toml"
+    _fifo_fed(fifo, b"#" + b" " * (2 << 20) + b"\n", times=10)  # the file is read twice
+    monkeypatch.setenv("ABORIST_CONFIG", str(fifo))
+    result = CliRunner().invoke(cli, ["config"])
+    assert result.exit_code == 1, (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "larger than 1,048,576 bytes" in lines[0], result.stderr
