@@ -175,12 +175,24 @@ def _from_env(env: Mapping[str, str]) -> dict[str, tuple[object, str]]:
     return out
 
 
+#: A config file's largest size (a few settings; a pipe or a device, `ABORIST_CONFIG=/dev/zero`,
+#: was read whole, to a MemoryError traceback).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _from_file(path: Path, *, explicit: bool = False) -> dict[str, tuple[object, str]]:
     """The config file's settings. A missing file at the default location is no config;
     a missing file named by ``$ABORIST_CONFIG`` (``explicit``) is a :class:`ConfigError`,
     as is one that cannot be read or is not valid TOML, wherever it is."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"the config file {path} is larger than {MAX_CONFIG_BYTES:,} bytes; "
+                "it is not a config file"
+            )
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         if explicit:
             raise ConfigError(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -34,6 +35,7 @@ __all__ = [
     "SQL_INT_MAX",
     "AboristGroup",
     "PathArg",
+    "Seconds",
     "clean_errors",
     "db_option",
     "embedded_ledger",
@@ -43,6 +45,7 @@ __all__ = [
     "json_option",
     "pipeline_ledger",
     "read_json_object",
+    "read_text_capped",
     "seq_range",
     "write_text",
 ]
@@ -58,6 +61,19 @@ SQL_INT_MAX = 2**63 - 1
 def seq_range(min: int = 0) -> click.IntRange:
     """An integer option or argument that is bound into SQL: ``min`` up to :data:`SQL_INT_MAX`."""
     return click.IntRange(min=min, max=SQL_INT_MAX)
+
+
+class Seconds(click.FloatRange):
+    """A number of seconds in a range, and finite: click's bounds compare false for NaN,
+    so ``--llm-timeout nan`` passed ``0 < x <= 86400`` and ended the query in a
+    ``ValueError`` traceback from the socket (``serve --header-timeout nan`` answered
+    every slow head 408 at once)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number of seconds.", param, ctx)
+        return rv
 
 
 DB_HELP = "Ledger database URL (default: $ABORIST_DB_URL, else SQLite in the data home)."
@@ -300,6 +316,19 @@ def emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False))
 
 
+def read_text_capped(
+    path: Path, what: str, error: type[click.ClickException] = click.ClickException
+) -> str:
+    """The UTF-8 text of ``path``, read up to :data:`MAX_FILE_BYTES`; more raises ``error``.
+    A pipe or a device has no size to check first (``/dev/stdin`` fed by a stream,
+    ``/dev/zero``): read whole, it took memory until the process was killed."""
+    with path.open("rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise error(f"{path}: a {what} file is at most {MAX_FILE_BYTES:,} bytes")
+    return data.decode("utf-8")
+
+
 def read_json_object(
     path: Path, what: str, *, error: type[click.ClickException] = click.ClickException
 ) -> dict[str, Any]:
@@ -308,7 +337,7 @@ def read_json_object(
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise error(f"{path}: a {what} file is at most {MAX_FILE_BYTES:,} bytes")
-        data = parse_json(path.read_text(encoding="utf-8"), what=f"the {what} file")
+        data = parse_json(read_text_capped(path, what, error), what=f"the {what} file")
     except (OSError, UnicodeDecodeError) as e:
         raise error(f"{path}: not a {what} JSON file ({e})") from e
     except JSONRefusedError as e:

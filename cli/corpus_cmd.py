@@ -33,7 +33,7 @@ from aborist.retrieval.records import RetrievalResult
 from aborist.retrieval.retriever import DEFAULT_BUDGET_BYTES
 from aborist.retrieval.retriever import retrieve as retrieve_context
 from aborist.settings import load_settings
-from cli.common import PathArg, embedded_ledger
+from cli.common import PathArg, db_option, embedded_ledger
 from cli.term import printable
 from ledger.errors import LedgerError
 
@@ -149,6 +149,7 @@ class _IngestBar:
     help="Do not record corpus.shard_ingested (aborist query then refuses the shard unless "
     "--allow-unrecorded-shards, and replay flags such runs).",
 )
+@db_option
 @click.option("--json", "as_json", is_flag=True, help="Print the ingest report as JSON.")
 def ingest(
     paths: tuple[Path, ...],
@@ -157,6 +158,7 @@ def ingest(
     replace: bool,
     prune: bool,
     no_ledger: bool,
+    db_url: str | None,
     as_json: bool,
 ) -> None:
     """Ingest .txt, .md, .rst, .html, .pdf and .docx files (directories recursively).
@@ -177,7 +179,7 @@ def ingest(
     """
     if not paths and not prune:
         raise click.UsageError("give at least one PATH (or --prune to only drop gone files)")
-    settings = load_settings()
+    settings = load_settings(db_url=db_url)
     bar = _IngestBar(sys.stderr.isatty() and not as_json)
     options: dict[str, Any] = {
         "shards_dir": settings.shards_path(),

@@ -21,7 +21,7 @@ from aborist.pipeline.question import check_question
 from aborist.pipeline.run import Governance
 from aborist.settings import Settings, load_settings
 from aborist.verify.ladder import AUDIT_MODES, LADDER
-from cli.common import PathArg, clean_errors, embedded_ledger, pipeline_ledger
+from cli.common import PathArg, Seconds, clean_errors, embedded_ledger, pipeline_ledger
 from cli.query_view import (
     BatchProgress,
     print_outcome,
@@ -62,7 +62,7 @@ def answer_options(f: F) -> F:
         ),
         click.option(
             "--llm-timeout",
-            type=click.FloatRange(min=0, min_open=True, max=86_400),
+            type=Seconds(min=0, min_open=True, max=86_400),
             metavar="SECONDS",
             help="Wait at most this long for each model answer, per attempt: connecting, "
             "sending and the whole response, however slowly it arrives (ABORIST_LLM_TIMEOUT; "

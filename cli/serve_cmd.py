@@ -31,7 +31,7 @@ from aborist.server.config import (
     check_bind,
 )
 from aborist.settings import load_settings
-from cli.common import PathArg, clean_errors, db_option, pipeline_ledger
+from cli.common import PathArg, Seconds, clean_errors, db_option, pipeline_ledger
 
 __all__ = ["serve"]
 
@@ -48,29 +48,29 @@ __all__ = ["serve"]
 @click.option("--model", "model_kind", type=click.Choice(MODEL_KINDS), default=None,
               help="Answerer (default: openai when ABORIST_LLM_BASE_URL is set, else "
                    "extractive).")  # fmt: skip
-@click.option("--llm-timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True, max=86_400),
+@click.option("--llm-timeout", "timeout_s", type=Seconds(min=0, min_open=True, max=86_400),
               metavar="SECONDS", help="Wait at most this long for each model answer, "
               "per attempt, the whole response included (ABORIST_LLM_TIMEOUT; default "
               "120).")  # fmt: skip
 @click.option("--max-body", "max_body", type=click.IntRange(1024, 64 * 1024 * 1024),
               default=DEFAULT_MAX_BODY_BYTES, show_default=True, metavar="BYTES",
               help="Refuse request bodies larger than this (413).")  # fmt: skip
-@click.option("--header-timeout", "header_timeout", type=click.FloatRange(0.1, 3600),
+@click.option("--header-timeout", "header_timeout", type=Seconds(0.1, 3600),
               default=DEFAULT_HEADER_TIMEOUT_S, show_default=True, metavar="SECONDS",
               help="Close a connection whose request head has not arrived in full by then "
               "(408 if part of it had).")  # fmt: skip
-@click.option("--body-timeout", "body_timeout", type=click.FloatRange(0.1, 3600),
+@click.option("--body-timeout", "body_timeout", type=Seconds(0.1, 3600),
               default=DEFAULT_BODY_TIMEOUT_S, show_default=True, metavar="SECONDS",
               help="Refuse a request body still arriving after this (408).")  # fmt: skip
 @click.option("--max-head", "max_head", type=click.IntRange(1024, 1024 * 1024),
               default=DEFAULT_MAX_HEAD_BYTES, show_default=True, metavar="BYTES",
               help="Refuse a request head (request line and headers) larger than this "
               "(431).")  # fmt: skip
-@click.option("--send-timeout", "send_timeout", type=click.FloatRange(0.1, 3600),
+@click.option("--send-timeout", "send_timeout", type=Seconds(0.1, 3600),
               default=DEFAULT_SEND_TIMEOUT_S, show_default=True, metavar="SECONDS",
               help="Close a connection whose unsent response has not shrunk for this "
               "long (a client that stopped reading).")  # fmt: skip
-@click.option("--keep-alive", "keep_alive", type=click.FloatRange(0.1, 3600),
+@click.option("--keep-alive", "keep_alive", type=Seconds(0.1, 3600),
               default=DEFAULT_KEEP_ALIVE_S, show_default=True, metavar="SECONDS",
               help="Close an idle keep-alive connection after this.")  # fmt: skip
 @click.option("--max-connections", "max_connections", type=click.IntRange(1, 65536),

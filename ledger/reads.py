@@ -11,6 +11,8 @@ reading the store and appending to it (``ledger/store.py``).
 
 from __future__ import annotations
 
+import sqlite3
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -80,10 +82,29 @@ class Checkpoint:
 
 
 @contextmanager
+def _driver_errors_wrapped() -> Iterator[None]:
+    """A driver's own error (from a raw DBAPI cursor, as :func:`~ledger.rawtext.fetch_rows`
+    uses) raised as SQLAlchemy's wrapper of it: such an error bypassed every branch of
+    :func:`translate_errors`, so a projection table an insider dropped ended ``replay``
+    in a ``sqlite3.OperationalError: no such table: runs`` traceback."""
+    try:
+        yield
+    except Exception as e:
+        base: type[Exception] | None = sqlite3.Error if isinstance(e, sqlite3.Error) else None
+        psycopg = sys.modules.get("psycopg")  # not imported: none of its errors can arise
+        if base is None and psycopg is not None and isinstance(e, psycopg.Error):
+            base = psycopg.Error
+        if base is None:
+            raise
+        raise DBAPIError.instance(None, None, e, base) from e
+
+
+@contextmanager
 def translate_errors(where: str) -> Iterator[None]:
     """Map driver errors to :class:`LedgerError` subclasses; ``where`` names the database."""
     try:
-        yield
+        with _driver_errors_wrapped():
+            yield
     except LedgerError:
         raise
     except IntegrityError as e:

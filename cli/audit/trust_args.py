@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
+from cli.common import read_text_capped
 from ledger.errors import LedgerError, NoteError
 from ledger.jsonsafe import parse_json
 from ledger.tlog.checkpoint_note import SignedCheckpoint, open_checkpoint
@@ -53,7 +54,11 @@ def read_keys(paths: Sequence[str], what: str) -> list[Verifier]:
         if not path.exists() and p.count("+") < 2:
             raise click.BadParameter(f"no {what} file {p}")
         try:
-            lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else [p]
+            lines = (
+                read_text_capped(path, what, click.BadParameter).splitlines()
+                if path.exists()
+                else [p]
+            )
         except (OSError, UnicodeDecodeError) as e:
             raise click.BadParameter(f"cannot read {what} {p}: {e}") from e
         lines = [ln.strip() for ln in lines if ln.strip()]
@@ -100,7 +105,7 @@ class TrustArgs:
                 raise click.UsageError("--key and --witness-key need --checkpoint NOTE")
             return self._from_state()
         try:
-            text = checkpoint_file.read_text(encoding="utf-8")
+            text = read_text_capped(checkpoint_file, "checkpoint", click.BadParameter)
         except (OSError, UnicodeDecodeError) as e:
             raise click.BadParameter(f"cannot read {checkpoint_file}: {e}") from e
         if not self.keys and not text.lstrip().startswith("{") and "\n\n— " not in text:

@@ -20,7 +20,8 @@ import click
 
 from cli.audit.tlog_cmd import read_signer
 from cli.audit.trust_args import read_keys
-from cli.common import clean_errors, db_option, seq_range
+from cli.common import Seconds, clean_errors, db_option, seq_range
+from ledger import jsonsafe
 from ledger.errors import LedgerError
 from ledger.tlog.note import ALG_COSIGNATURE_V1, ALG_ED25519, Verifier
 from ledger.tlog.witness import Witness, add_cosignatures, build_request, request_cosignature
@@ -44,10 +45,18 @@ REASONS = {
 
 
 def _read(path: Path, what: str) -> bytes:
+    limit = jsonsafe.MAX_FILE_BYTES  # a pipe or a device has no size to check first
     try:
-        return sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+        if str(path) == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with path.open("rb") as f:
+                data = f.read(limit + 1)
     except OSError as e:
         raise click.BadParameter(f"cannot read {what} {path}: {e.strerror}") from e
+    if len(data) > limit:
+        raise click.BadParameter(f"{path}: a {what} is at most {limit:,} bytes")
+    return data
 
 
 def _text(path: Path, what: str) -> str:
@@ -204,7 +213,7 @@ def merge(note_file: Path, replies: tuple[Path, ...]) -> None:
     metavar="URL",
     help="A witness's submission prefix (POST URL/add-checkpoint). Repeatable.",
 )
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+@click.option("--timeout", type=Seconds(min=0.1), default=10.0, show_default=True,
               help="Seconds to wait for each witness.")  # fmt: skip
 @db_option
 def cosign(note_file: Path, urls: tuple[str, ...], timeout: float, db_url: str | None) -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ledger import jsonsafe
 from ledger.errors import CheckpointError, NoteError
 from ledger.jsonsafe import parse_json
 from ledger.tlog import merkle
@@ -102,12 +103,16 @@ class ClientState:
         self._load()
 
     def _load(self) -> None:
+        limit = jsonsafe.MAX_FILE_BYTES  # a pipe or device has no size: read it bounded
         try:
-            raw = self.path.read_bytes()
+            with self.path.open("rb") as f:
+                raw = f.read(limit + 1)
         except FileNotFoundError:
             return
         except OSError as e:
             raise StateFileError(f"cannot read state file {self.path}: {e.strerror}") from e
+        if len(raw) > limit:
+            raise StateFileError(f"state file {self.path} is larger than {limit:,} bytes")
         try:
             data = parse_json(raw.decode("utf-8"), what="state file")
         except (UnicodeDecodeError, ValueError) as e:
