@@ -179,10 +179,11 @@ def typed_elsewhere(question: str, span: str, sentences: Sequence[str]) -> str:
                 )
                 if not plain and not _namelike(words[j], j == 0):
                     continue
+                # before the type word, a name is its thing only after "the" ("a British
+                # film director": a modifier); right after it, a name is the thing it types,
+                # a title before a name ("sent *lawyer* Johannes de Decker"; 2.5.1)
                 if not _code(words[j]) and j == i - 1 and (j == 0 or words[j - 1] != "the"):
-                    continue  # "a British film director": a modifier, not the thing's name
-                # a name right after the type word is the thing it types, a title before a
-                # name ("sent *lawyer* Johannes de Decker"; 2.5.1)
+                    continue
                 if j == i - 1 and words[j][-1:] in ",;:.!?)" and not _macro(words[j]):
                     continue  # "… Termination, trait" is no compound
                 if j == i + 1 and w[-1:] in ",;:.":
