@@ -101,6 +101,8 @@ def test_token_spans_point_into_the_text() -> None:
         ("```rust\nfn main() {}\n```", "```rust fn main() {} ```"),
         ("split('', 2) and '' is empty", "split('', 2) and '' is empty"),
         ("x `` never closed", "x `` never closed"),
+        # nested ones are read from the inside out (one pass read only the inner pair)
+        ("`` `` a '' ''", '""a""'),
         ("inside``word'' stays", "inside``word'' stays"),
     ],
 )

@@ -149,8 +149,15 @@ def _canonicalize(text: str) -> str:
 
 def _backquote_quotations(text: str) -> str:
     """Step 5: a quotation written `` like this '' reads "like this" (the marks may stand
-    on two lines: a soft wrap changes nothing)."""
-    return _PTB_QUOTE.sub(r'"\1"', text) if "``" in text else text
+    on two lines: a soft wrap changes nothing). Nested ones are read from the inside out,
+    until none is left, so the canonical form is stable: the 400-character bound allows
+    at most about 70 levels, so at most that many passes."""
+    while "``" in text:
+        read = _PTB_QUOTE.sub(r'"\1"', text)
+        if read == text:
+            break
+        text = read
+    return text
 
 
 #: A quotation written the tokenized-corpus way, two backquotes and two apostrophes each
