@@ -34,7 +34,7 @@ import stat
 import tomllib
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,7 @@ __all__ = [
     "load_settings",
     "prepare_home",
     "resolve_settings",
+    "source_name",
     "use_flags",
 ]
 
@@ -84,13 +85,18 @@ class Settings:
     llm_timeout: str | None = None
     shards: tuple[str, ...] = ()
     log_origin: str | None = None
+    #: Where each value came from, as :class:`Resolved` has it (not a setting; filled by
+    #: :func:`resolve_settings` and :meth:`from_env`), so a message about a bad value
+    #: can name its source (:func:`source_name`).
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``ABORIST_*`` variables alone (``os.environ`` unless given)."""
         env = os.environ if environ is None else environ
-        values: dict[str, Any] = {k: v for k, (v, _) in _from_env(env).items()}
-        return cls(**values)
+        found = _from_env(env)
+        values: dict[str, Any] = {k: v for k, (v, _) in found.items()}
+        return cls(**values, origins={k: origin for k, (_, origin) in found.items()})
 
     def data_home(self) -> Path:
         """The directory holding the ledger and the shards."""
@@ -107,7 +113,7 @@ class Settings:
         return self.shard_dir if self.shard_dir is not None else self.data_home() / "shards"
 
 
-KEYS = tuple(f.name for f in fields(Settings))
+KEYS = tuple(f.name for f in fields(Settings) if f.name != "origins")
 _FLAGS: ContextVar[Mapping[str, object] | None] = ContextVar("aborist_flags", default=None)
 
 
@@ -259,7 +265,21 @@ def resolve_settings(
     for key in KEYS:
         origins.setdefault(key, "default")
     _check_directories(values, origins)
-    return Resolved(Settings(**values), origins, cfg)
+    return Resolved(Settings(**values, origins=dict(origins)), origins, cfg)
+
+
+def source_name(settings: Settings, key: str) -> str:
+    """How a message names where ``settings``' value of ``key`` came from: the flag
+    (``--base-url``), the variable (``ABORIST_LLM_TIMEOUT``), or the key and the config
+    file (``llm_timeout in the config file PATH``). The variable when the origin is not
+    known (a :class:`Settings` built directly)."""
+    kind, _, name = settings.origins.get(key, "").partition(" (")
+    name = name.removesuffix(")")
+    if kind == "config file" and name:
+        return f"{key} in the config file {name}"
+    if kind in ("flag", "environment") and name:
+        return name
+    return ENV_PREFIX + key.upper()
 
 
 _DIRECTORY_NAMES = {"home": "data home", "shard_dir": "shard directory"}

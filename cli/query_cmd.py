@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from aborist.clients.base import ChatClient
-from aborist.clients.select import MODEL_KINDS, llm_timeout, select_client
+from aborist.clients.select import MODEL_KINDS, select_client, settings_timeout
 from aborist.errors import InputError
 from aborist.events import (
     MODES,
@@ -121,7 +121,7 @@ def _run_batch_command(
     for problem in problems:
         click.echo(printable(f"{path}: {problem}"), err=True)
     with clean_errors():  # the variable is checked here, once, not in every worker
-        timeout = opts["llm_timeout"] or llm_timeout(settings.llm_timeout)
+        timeout = opts["llm_timeout"] or settings_timeout(settings)
     spec = ClientSpec(
         opts["model_kind"], opts["base_url"], opts["llm_model"], opts["api_key"], timeout=timeout
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from aborist.clients.select import MODEL_KINDS, llm_timeout
+from aborist.clients.select import MODEL_KINDS, settings_timeout
 from aborist.server.config import (
     DEFAULT_BODY_TIMEOUT_S,
     DEFAULT_HEADER_TIMEOUT_S,
@@ -137,7 +137,7 @@ def serve(
         seq = lg.head()[0]
     keys = TlogKeys(log_key, witness_key, witness_logs, witness_state_dir)
     with clean_errors():
-        timeout = timeout_s or llm_timeout(settings.llm_timeout)
+        timeout = timeout_s or settings_timeout(settings)
         factory = client_factory(settings, model_kind, timeout)
         signing, witness = keys.load(settings.log_origin)  # a bad key stops it here
     _check_listen(host, port)  # before the banner, which says it is serving

@@ -76,6 +76,8 @@ class AnthropicClient(HTTPChatClient):
             raise ModelError("no model name configured: set ABORIST_LLM_MODEL (a Claude model)")
         if not api_key:
             raise ModelError(f"no API key configured: set {ENV_ANTHROPIC_API_KEY}")
+        if given.get("base_url"):
+            given.setdefault("base_url_source", "--base-url")
         return cls(model, api_key, **given)
 
     def _auth_headers(self, api_key: str) -> dict[str, str]:

@@ -157,10 +157,11 @@ class HTTPChatClient(ChatClient):
         sleep: Callable[[float], None] = time.sleep,
         temperature: float = 0.0,
         max_tokens: int | None = None,
+        base_url_source: str | None = None,
     ) -> None:
         super().__init__(temperature=temperature, max_tokens=max_tokens)
         self._api_key = api_key or None
-        base = self._parse_base_url(base_url)
+        base = self._parse_base_url(base_url, base_url_source or self.env_base_url)
         if not isinstance(model, str) or not model.strip():
             raise ModelError(f"the model name is empty: set {self.env_model}")
         if max_attempts < 1:
@@ -209,15 +210,18 @@ class HTTPChatClient(ChatClient):
 
     # --- the shared machinery -------------------------------------------------------------
 
-    def _parse_base_url(self, base_url: str) -> httpx.URL:
+    @staticmethod
+    def _parse_base_url(base_url: str, source: str) -> httpx.URL:
+        """``base_url`` as a URL; ``source`` names where it came from (a flag, a variable
+        or a config file's key) in the message when it is not an http(s) URL."""
         try:
             url = httpx.URL(base_url.strip().rstrip("/"))
         except (httpx.InvalidURL, TypeError, AttributeError) as e:
             shown = redact_urls(str(base_url))
-            raise ModelError(f"{self.env_base_url} is not a URL ({e}): {shown!r}") from e
+            raise ModelError(f"{source} is not a URL ({e}): {shown!r}") from e
         if url.scheme not in ("http", "https") or not url.host:
             shown = str(public_url(url)) if url.host else redact_urls(base_url)
-            raise ModelError(f"{self.env_base_url} must be an http(s) URL; found {shown!r}")
+            raise ModelError(f"{source} must be an http(s) URL; found {shown!r}")
         return url
 
     def _profile(self) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from aborist.clients.http import (
     redact_urls,
 )
 from aborist.errors import ModelError
-from aborist.settings import Settings, load_settings
+from aborist.settings import Settings, load_settings, source_name
 
 __all__ = [
     "DEFAULT_BACKOFF_BASE",
@@ -70,7 +70,9 @@ class OpenAICompatibleClient(HTTPChatClient):
         """
         given = {k: v for k, v in overrides.items() if v is not None}
         s = settings if settings is not None else load_settings()
-        base_url = given.pop("base_url", None) or s.llm_base_url
+        flag_url = given.pop("base_url", None)
+        base_url = flag_url or s.llm_base_url
+        source = "--base-url" if flag_url else source_name(s, "llm_base_url")
         model = given.pop("model", None) or s.llm_model
         api_key = given.pop("api_key", None) or s.llm_api_key or os.environ.get(ENV_OPENAI_API_KEY)
         if not base_url:
@@ -83,7 +85,7 @@ class OpenAICompatibleClient(HTTPChatClient):
                 f"no model name configured: set {ENV_MODEL} to a model the server at "
                 f"{redact_urls(base_url)} serves"
             )
-        return cls(base_url, model, api_key or None, **given)
+        return cls(base_url, model, api_key or None, base_url_source=source, **given)
 
     def _auth_headers(self, api_key: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {api_key}"}

@@ -15,15 +15,16 @@ import math
 from aborist.clients.base import ChatClient
 from aborist.clients.extractive import ExtractiveClient
 from aborist.errors import InputError
-from aborist.settings import Settings
+from aborist.settings import Settings, source_name
 
-__all__ = ["MODEL_KINDS", "llm_timeout", "select_client"]
+__all__ = ["MODEL_KINDS", "llm_timeout", "select_client", "settings_timeout"]
 
 MODEL_KINDS = ("extractive", "openai", "anthropic")
 
 
-def llm_timeout(value: str | None) -> float | None:
-    """``ABORIST_LLM_TIMEOUT`` as seconds to wait for each model answer (None: unset)."""
+def llm_timeout(value: str | None, source: str = "ABORIST_LLM_TIMEOUT") -> float | None:
+    """``ABORIST_LLM_TIMEOUT`` as seconds to wait for each model answer (None: unset);
+    ``source`` names where the value came from (:func:`aborist.settings.source_name`)."""
     if not value:
         return None
     try:
@@ -31,8 +32,13 @@ def llm_timeout(value: str | None) -> float | None:
     except ValueError:
         seconds = math.nan
     if not (math.isfinite(seconds) and seconds > 0):
-        raise InputError(f"ABORIST_LLM_TIMEOUT must be a positive number of seconds, not {value!r}")
+        raise InputError(f"{source} must be a positive number of seconds, not {value!r}")
     return seconds
+
+
+def settings_timeout(settings: Settings) -> float | None:
+    """:func:`llm_timeout` of ``settings.llm_timeout``, a bad value named by its source."""
+    return llm_timeout(settings.llm_timeout, source_name(settings, "llm_timeout"))
 
 
 def select_client(
@@ -56,13 +62,13 @@ def select_client(
 
         return OpenAICompatibleClient.from_settings(
             settings, base_url=base_url, model=model, api_key=api_key,
-            timeout=timeout if timeout is not None else llm_timeout(settings.llm_timeout),
+            timeout=timeout if timeout is not None else settings_timeout(settings),
         )  # fmt: skip
     if kind == "anthropic":
         from aborist.clients.anthropic import AnthropicClient
 
         return AnthropicClient.from_settings(
             settings, base_url=base_url, model=model, api_key=api_key,
-            timeout=timeout if timeout is not None else llm_timeout(settings.llm_timeout),
+            timeout=timeout if timeout is not None else settings_timeout(settings),
         )  # fmt: skip
     raise InputError(f"model must be one of {', '.join(MODEL_KINDS)}, not {kind!r}")

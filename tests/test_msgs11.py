@@ -1,0 +1,62 @@
+"""Messages that name the right cause (msgs11): each test fails without its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+
+
+def _config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("ABORIST_CONFIG", str(path))
+    return path
+
+
+def _error_line(args: list[str]) -> str:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+# --- 1. a bad base URL or timeout is named by where it came from -------------------------
+
+
+def test_bad_base_url_and_timeout_name_their_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ask = ["query", "How long is the Silverrun River?", "--model", "openai"]
+    cfg = _config(tmp_path, monkeypatch, 'llm_base_url = "not a url"\nllm_model = "m"\n')
+    assert _error_line(ask) == (
+        f"Error: llm_base_url in the config file {cfg} must be an http(s) URL; found 'not a url'"
+    )
+    assert _error_line([*ask, "--base-url", "still not"]) == (
+        "Error: --base-url must be an http(s) URL; found 'still not'"
+    )
+    monkeypatch.setenv("ABORIST_LLM_BASE_URL", "ftp://host")
+    assert _error_line(ask) == (
+        "Error: ABORIST_LLM_BASE_URL must be an http(s) URL; found 'ftp://host/'"
+    )
+    cfg = _config(
+        tmp_path, monkeypatch, 'llm_timeout = nan\nllm_base_url = "http://127.0.0.1:9/v1"\n'
+    )
+    assert _error_line([*ask, "--llm-model", "m"]) == (
+        f"Error: llm_timeout in the config file {cfg} must be a positive number of "
+        "seconds, not 'nan'"
+    )
+    monkeypatch.setenv("ABORIST_LLM_TIMEOUT", "soon")
+    assert _error_line([*ask, "--llm-model", "m"]) == (
+        "Error: ABORIST_LLM_TIMEOUT must be a positive number of seconds, not 'soon'"
+    )
+    monkeypatch.delenv("ABORIST_LLM_TIMEOUT")
+    _config(tmp_path, monkeypatch, "")
+    assert _error_line(["query", "x", "--model", "anthropic", "--base-url", "zz",
+                        "--llm-model", "m", "--api-key", "k"]) == (
+        "Error: --base-url must be an http(s) URL; found 'zz'"
+    )  # fmt: skip
