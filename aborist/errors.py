@@ -32,6 +32,7 @@ __all__ = [
     "RunDagError",
     "RunGrammarError",
     "has_question",
+    "json_kind",
     "require_question",
 ]
 
@@ -83,6 +84,21 @@ class CacheKeyError(AboristError, ValueError):
 def has_question(question: object) -> TypeGuard[str]:
     """Whether ``question`` is a question at all: a string with something besides spaces."""
     return isinstance(question, str) and bool(question.strip())
+
+
+def json_kind(value: object) -> str:
+    """What a value read from JSON is, for a message: "a number", "an array", "null"."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
 
 
 def require_question(question: object) -> str:

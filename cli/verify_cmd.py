@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from aborist.errors import AboristError, InputError
+from aborist.errors import AboristError, InputError, json_kind
 from aborist.verify.evidence import EvidenceObject, build_evidence
 from aborist.verify.inspect import InspectReport, inspect_answer
 from aborist.verify.ladder import LADDER
@@ -97,15 +97,17 @@ def verify_batch_line(line: str, default_mode: str) -> dict[str, Any]:
         raise InputError("expected a JSON object")
     if "id" not in record:
         raise InputError("missing 'id'")
-    answer = record.get("answer")
+    if "answer" not in record:
+        raise InputError("missing 'answer'")
+    answer = record["answer"]
     if not isinstance(answer, str):
-        raise InputError("'answer' must be a string")
+        raise InputError(f"'answer' must be a string; found {json_kind(answer)}")
     items = record.get("evidence")
     if not isinstance(items, list) or not items:
         raise InputError("'evidence' must be a non-empty list of texts or objects")
     question = record.get("question")
     if question is not None and not isinstance(question, str):
-        raise InputError("'question' must be a string")
+        raise InputError(f"'question' must be a string; found {json_kind(question)}")
     mode = record.get("mode", default_mode)
     if mode not in MODES:
         raise InputError(f"'mode' must be one of {', '.join(MODES)}; found {mode!r}")

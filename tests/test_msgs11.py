@@ -60,3 +60,36 @@ def test_bad_base_url_and_timeout_name_their_source(
                         "--llm-model", "m", "--api-key", "k"]) == (
         "Error: --base-url must be an http(s) URL; found 'zz'"
     )  # fmt: skip
+
+
+# --- 2. a batch line says a field is missing, or what it holds instead of a string --------
+
+
+def test_batch_question_that_is_not_a_string_says_so() -> None:
+    from aborist.pipeline.batch import parse_questions
+
+    lines = ['{"question": 5}', '{"question": ["Why?"]}', '{"question": null}', "{}"]
+    _, problems = parse_questions(lines)
+    assert [str(p) for p in problems] == [
+        "line 1: the question must be a string; found a number; skipped",
+        "line 2: the question must be a string; found an array; skipped",
+        "line 3: the question must be a string; found null; skipped",
+        "line 4: missing or empty question; skipped",
+    ]
+
+
+def test_verify_batch_says_a_missing_answer_is_missing(tmp_path: Path) -> None:
+    batch = tmp_path / "in.jsonl"
+    batch.write_text(
+        '{"id": "a", "evidence": ["x"]}\n{"id": "b", "answer": 5, "evidence": ["x"]}\n'
+        '{"id": "c", "answer": "x", "question": true, "evidence": ["x"]}\n',
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["verify", "--batch", str(batch)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    lines = result.stderr.splitlines()
+    assert lines[:3] == [
+        "line 1: missing 'answer'",
+        "line 2: 'answer' must be a string; found a number",
+        "line 3: 'question' must be a string; found a boolean",
+    ]

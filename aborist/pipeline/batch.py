@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from aborist.clients.base import ChatClient
-from aborist.errors import AboristError, InputError, has_question
+from aborist.errors import AboristError, InputError, has_question, json_kind
 from aborist.events import RunFailed, run_stream
 from aborist.pipeline.query import ShardSource
 from aborist.pipeline.run import Governance, execute_run
@@ -89,9 +89,9 @@ def _not_json(reason: str) -> str:
 
 def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LineProblem]]:
     """Items from JSON lines ``{"id": "...", "question": "..."}``; blank lines are ignored,
-    and a malformed line (bad JSON, no question, an id that is not a string, a repeated
-    id, a lone surrogate escape) becomes a :class:`LineProblem` instead of an item. An
-    absent id is the line number."""
+    and a malformed line (bad JSON, no question or one that is not a string, an id that
+    is not a string, a repeated id, a lone surrogate escape) becomes a :class:`LineProblem`
+    instead of an item. An absent id is the line number."""
     items: list[BatchItem] = []
     problems: list[LineProblem] = []
     seen: dict[str, int] = {}
@@ -107,6 +107,10 @@ def parse_questions(lines: Iterable[str]) -> tuple[list[BatchItem], list[LinePro
             problems.append(LineProblem(line_no, "expected a JSON object with a question"))
             continue
         question = obj.get("question")
+        if "question" in obj and not isinstance(question, str):
+            problems.append(LineProblem(line_no, "the question must be a string; found "
+                                                 f"{json_kind(question)}"))  # fmt: skip
+            continue
         if not has_question(question):
             problems.append(LineProblem(line_no, "missing or empty question"))
             continue

@@ -43,7 +43,7 @@ def write_jsonl(path: Path, lines: list[Any]) -> Path:
         ('["a list"]', "expected a JSON object"),
         ('{"id": "x"}', "missing or empty question"),
         ('{"id": "x", "question": "   "}', "missing or empty question"),
-        ('{"id": "x", "question": 7}', "missing or empty question"),
+        ('{"id": "x", "question": 7}', "the question must be a string; found a number"),
         ('{"id": 7, "question": "Why?"}', "id must be a non-empty string"),
         ('{"id": "", "question": "Why?"}', "id must be a non-empty string"),
         ('{"id": "x", "question": "a\\u0000b"}', "NUL"),
