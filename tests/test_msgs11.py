@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -93,3 +94,69 @@ def test_verify_batch_says_a_missing_answer_is_missing(tmp_path: Path) -> None:
         "line 2: 'answer' must be a string; found a number",
         "line 3: 'question' must be a string; found a boolean",
     ]
+
+
+# --- 3. a DOCX without a main document part says so, without a Python exception name -----
+
+
+def _docx_with(types: bytes | None = None, drop: str | None = None) -> bytes:
+    import io
+    import zipfile
+
+    from tests.corpus.documents import make_docx
+
+    base = zipfile.ZipFile(io.BytesIO(make_docx([("p", "Hello.")])))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for name in base.namelist():
+            if name == drop:
+                continue
+            body = base.read(name)
+            if name == "[Content_Types].xml" and types is not None:
+                body = types
+            package.writestr(name, body)
+    return out.getvalue()
+
+
+_OPC = b"http://schemas.openxmlformats.org/package/2006/content-types"
+
+
+@pytest.mark.parametrize(
+    ("package", "reason"),
+    [
+        (
+            {"drop": "[Content_Types].xml"},
+            "malformed DOCX: no main document part (the package has no [Content_Types].xml)",
+        ),
+        (
+            {"types": b"<Types/>"},
+            "malformed DOCX: no main document part ([Content_Types].xml is not a list of "
+            "content types: its root element is 'Types' (in no namespace), not OPC's Types)",
+        ),
+        (
+            {"types": b'<Types xmlns="%s"><Default Extension="xml" ContentType="application'
+             b'/xml"/><Default Extension="jpeg" ContentType="image/jpeg"/><Default '
+             b'Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+             b'relationships+xml"/></Types>' % _OPC},
+            "malformed DOCX: no main document part ([Content_Types].xml gives "
+            "'/word/document.xml' the type 'application/xml', not a Word document's)",
+        ),
+        (
+            {"types": b"not xml"},
+            "malformed DOCX: no main document part ([Content_Types].xml is not XML: Start "
+            "tag expected, '<' not found, line 1, column 1 (<string>, line 1))",
+        ),
+        (
+            {"drop": "_rels/.rels"},
+            "malformed DOCX: no main document part (_rels/.rels has no officeDocument "
+            "relationship)",
+        ),
+    ],
+)  # fmt: skip
+def test_docx_without_a_main_document_part_says_so(package: dict[str, Any], reason: str) -> None:
+    from aborist.corpus.readers import SourceFileSkipped, extract_source
+
+    with pytest.raises(SourceFileSkipped) as caught:
+        extract_source(_docx_with(**package), "docx")
+    assert caught.value.reason == reason
+    assert "Error" not in reason and "KeyError" not in reason

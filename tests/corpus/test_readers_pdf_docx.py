@@ -209,7 +209,9 @@ def test_malformed_docx_files_are_skipped(monkeypatch: pytest.MonkeyPatch) -> No
     empty = io.BytesIO()
     with zipfile.ZipFile(empty, "w") as z:
         z.writestr("hello.txt", "no document part")
-    assert _skip_reason(empty.getvalue(), "docx").startswith("malformed DOCX (")
+    assert _skip_reason(empty.getvalue(), "docx") == (
+        "malformed DOCX: no main document part (the package has no [Content_Types].xml)"
+    )
     monkeypatch.setattr(docx_reader, "MAX_UNPACKED_BYTES", 1000)
     assert "more than the 0 MiB limit" in _skip_reason(make_docx([("p", "x" * 5000)]), "docx")
 

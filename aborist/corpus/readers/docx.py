@@ -35,6 +35,7 @@ from aborist.corpus.readers.docx_package import (
     MAX_PARTS,
     MAX_UNPACKED_BYTES,
     MAX_XML_BYTES,
+    TYPES_PART,
     Clock,
     repacked,
 )
@@ -348,16 +349,91 @@ def _note_items(document: Any, reading: _Reading) -> list[dict[str, Any]]:
     return items
 
 
+#: What zipfile says of a part a relationship names and the package does not hold, and
+#: what python-docx says of a part [Content_Types].xml gives no type.
+_NO_ITEM = re.compile(r"There is no item named '(?P<name>[^']*)' in the archive")
+_NO_TYPE = re.compile(r"no content type for partname '(?P<name>[^']*)'")
+_TYPES_ROOT = "{http://schemas.openxmlformats.org/package/2006/content-types}Types"
+
+
+def _check_types(package: bytes) -> None:
+    """[Content_Types].xml is XML whose root is ``Types`` in the OPC namespace: python-docx
+    read any other root as a list of types, to an AttributeError, and named XML errors
+    by the parser's class alone."""
+    import zipfile
+
+    from docx.oxml import parse_xml
+
+    try:
+        root = parse_xml(zipfile.ZipFile(io.BytesIO(package)).read(TYPES_PART))
+    except Exception as e:
+        raise SourceFileSkipped(
+            f"malformed DOCX: no main document part ({TYPES_PART} is not XML: {e})"[:300]
+        ) from e
+    if root.tag != _TYPES_ROOT:
+        tag = str(root.tag)
+        shown = f"{tag!r}" if tag.startswith("{") else f"{tag!r} (in no namespace)"
+        raise SourceFileSkipped(
+            f"malformed DOCX: no main document part ({TYPES_PART} is not a list of content "
+            f"types: its root element is {shown}, not OPC's Types)"[:300]
+        )
+
+
+def _named_part_problem(e: KeyError) -> str | None:
+    """A plain reason for python-docx's KeyError naming a part, else None."""
+    if missing := _NO_ITEM.search(str(e)):
+        return f"a relationship names the part {missing['name']!r}, which the package does not hold"
+    if untyped := _NO_TYPE.search(str(e)):
+        return f"{TYPES_PART} gives the part {untyped['name']!r} no content type"
+    return None
+
+
+def _main_document(package: bytes) -> Any:
+    """python-docx's document of the repacked ``package``, or :class:`SourceFileSkipped`
+    with a plain reason when the package has no main document part (no officeDocument
+    relationship, a relationship to a part the package does not hold, a main part
+    ``[Content_Types].xml`` does not declare a Word document), or cannot be read."""
+    try:
+        from docx.opc.constants import CONTENT_TYPE as CT
+        from docx.package import Package
+
+        _check_types(package)
+        opc = Package.open(io.BytesIO(package))
+    except SourceFileSkipped:
+        raise
+    except KeyError as e:
+        problem = _named_part_problem(e)
+        if problem is None:
+            raise SourceFileSkipped(f"malformed DOCX ({type(e).__name__}: {e})"[:300]) from e
+        raise SourceFileSkipped(f"malformed DOCX: {problem}"[:300]) from e
+    except Exception as e:
+        raise SourceFileSkipped(f"malformed DOCX ({type(e).__name__}: {e})"[:300]) from e
+    try:
+        part = opc.main_document_part
+    except KeyError:
+        raise SourceFileSkipped(
+            "malformed DOCX: no main document part (_rels/.rels has no officeDocument relationship)"
+        ) from None
+    if part.content_type != CT.WML_DOCUMENT_MAIN:
+        raise SourceFileSkipped(
+            f"malformed DOCX: no main document part ([Content_Types].xml gives "
+            f"{str(part.partname)!r} the type {part.content_type!r}, not a Word "
+            "document's)"[:300]
+        )
+    try:
+        return part.document
+    except Exception as e:
+        raise SourceFileSkipped(f"malformed DOCX ({type(e).__name__}: {e})"[:300]) from e
+
+
 def extract_docx(data: bytes) -> str:
     """The extraction of a DOCX file as canonical JSON; raises
     :class:`SourceFileSkipped` naming why a file cannot be read."""
     clock = Clock()  # from the first byte: unpacking counts to the limit too
     package = repacked(data, clock)
     reading = _Reading(clock)
+    document = _main_document(package)
     try:
-        import docx
-
-        document = docx.Document(io.BytesIO(package))
         items = _block_items(document.element.body, document._body, "body", reading)
         items.extend(_note_items(document, reading))
         seen: set[str] = set()

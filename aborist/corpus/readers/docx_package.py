@@ -8,7 +8,8 @@ segment, a leading ``/``, a backslash, an empty segment) or names the same part 
 another (part names compare case-insensitively, §9.1.1.1: a reader taking the first and
 another the last would read two documents), when its parts declare more than
 :data:`MAX_UNPACKED_BYTES` (:data:`MAX_XML_BYTES` for XML), when a part is compressed
-other than stored or deflated, or when it cannot be unpacked. Directory items (a name
+other than stored or deflated, when it has no ``[Content_Types].xml`` (so no main
+document part), or when it cannot be unpacked. Directory items (a name
 ending in ``/``, which some ZIP tools add) hold no part and are left out.
 """
 
@@ -27,6 +28,7 @@ __all__ = [
     "MAX_PARTS",
     "MAX_UNPACKED_BYTES",
     "MAX_XML_BYTES",
+    "TYPES_PART",
     "Clock",
     "repacked",
 ]
@@ -45,6 +47,8 @@ DOCX_SECONDS = 60.0
 """Wall-clock limit on reading one DOCX: unpacking its parts (checked at every part and
 every MiB inflated) and reading its text (at every paragraph, table row and note); a
 real document takes well under a second."""
+#: The part that gives every other part its content type: without it nothing is a document.
+TYPES_PART = "[Content_Types].xml"
 _CHUNK = 1024 * 1024
 _METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 _UNPACK_ERRORS = (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, zlib.error)
@@ -82,6 +86,10 @@ def repacked(data: bytes, clock: Clock) -> bytes:
     try:
         with package, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
             infos = _parts(package.infolist())
+            if not any(i.filename == TYPES_PART for i in infos):
+                raise SourceFileSkipped(
+                    f"malformed DOCX: no main document part (the package has no {TYPES_PART})"
+                )
             _check_sizes(package, infos)
             for info in infos:
                 clock.check()
