@@ -160,3 +160,24 @@ def test_docx_without_a_main_document_part_says_so(package: dict[str, Any], reas
         extract_source(_docx_with(**package), "docx")
     assert caught.value.reason == reason
     assert "Error" not in reason and "KeyError" not in reason
+
+
+# --- 4. a port out of range is an invalid port, not "connection refused" ------------------
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "70000"])
+def test_base_url_with_an_invalid_port_says_so(port: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aborist.clients.openai import OpenAICompatibleClient
+    from aborist.errors import ModelError
+
+    with pytest.raises(ModelError) as caught:
+        OpenAICompatibleClient(f"http://127.0.0.1:{port}/v1", "m")
+    assert str(caught.value) == (
+        f"ABORIST_LLM_BASE_URL has an invalid port {port} (a port is 1 to 65535); "
+        f"found 'http://127.0.0.1:{port}/v1'"
+    )
+    monkeypatch.setenv("ABORIST_LLM_BASE_URL", f"http://user:pw@127.0.0.1:{port}/v1?key=s")
+    assert _error_line(["query", "How long is the Silverrun River?", "--llm-model", "m"]) == (
+        f"Error: ABORIST_LLM_BASE_URL has an invalid port {port} (a port is 1 to 65535); "
+        f"found 'http://127.0.0.1:{port}/v1'"
+    )

@@ -72,6 +72,7 @@ MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 _FRAMING = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 _DETAIL_CHARS = 160
+_MAX_PORT = 65535
 
 
 def public_url(url: httpx.URL) -> httpx.URL:
@@ -222,6 +223,12 @@ class HTTPChatClient(ChatClient):
         if url.scheme not in ("http", "https") or not url.host:
             shown = str(public_url(url)) if url.host else redact_urls(base_url)
             raise ModelError(f"{source} must be an http(s) URL; found {shown!r}")
+        if url.port is not None and not 1 <= url.port <= _MAX_PORT:
+            # httpx keeps any number; the connection then failed as "connection refused"
+            raise ModelError(
+                f"{source} has an invalid port {url.port} (a port is 1 to {_MAX_PORT}); "
+                f"found {str(public_url(url))!r}"
+            )
         return url
 
     def _profile(self) -> dict[str, Any]:
