@@ -181,3 +181,32 @@ def test_base_url_with_an_invalid_port_says_so(port: str, monkeypatch: pytest.Mo
         f"Error: ABORIST_LLM_BASE_URL has an invalid port {port} (a port is 1 to 65535); "
         f"found 'http://127.0.0.1:{port}/v1'"
     )
+
+
+# --- 5. a Markdown file over its own limit is skipped before it is parsed -----------------
+
+
+def test_markdown_over_its_limit_is_skipped_with_the_limit_named(
+    ledger_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table of narrow rows takes about 700 times its size to read; the file is
+    refused before it is read whole, on SQLite and PostgreSQL alike."""
+    import json
+
+    from aborist.corpus.readers.source import MAX_MARKDOWN_BYTES
+
+    monkeypatch.setenv("ABORIST_DB_URL", ledger_url)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "rivers.md").write_text("# Rivers\n\nThe Silverrun River is 412 km long.\n")
+    row = "| a | b |\n"
+    big = "| x | y |\n|---|---|\n" + row * (MAX_MARKDOWN_BYTES // len(row))
+    (docs / "table.md").write_text(big, encoding="utf-8")
+    assert len(big) > MAX_MARKDOWN_BYTES == 2 * 1024 * 1024
+    result = CliRunner().invoke(cli, ["ingest", str(docs), "--shard", "md", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    found = json.dumps(report)
+    assert "rivers.md" in found
+    reason = f"larger than the 2 MiB limit for one Markdown file ({len(big)} bytes)"
+    assert f'"reason": "{reason}"' in found

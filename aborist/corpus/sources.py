@@ -37,7 +37,7 @@ from aborist.corpus.readers import (
     parse_document,
     read_source_bytes,
 )
-from aborist.corpus.readers.source import DIRECTORY_FLAGS, fd_path
+from aborist.corpus.readers.source import DIRECTORY_FLAGS, MAX_MARKDOWN_BYTES, fd_path
 from aborist.corpus.shard_build import BuiltDocument
 from aborist.errors import InputError
 
@@ -288,7 +288,12 @@ def _read(
     assert fmt is not None
     name = _shown(path)
     try:
-        data = read_source_bytes(path, limit=limit, tree=tree)
+        if fmt == "markdown" and limit > MAX_MARKDOWN_BYTES:
+            data = read_source_bytes(
+                path, limit=MAX_MARKDOWN_BYTES, tree=tree, kind="Markdown file"
+            )
+        else:
+            data = read_source_bytes(path, limit=limit, tree=tree)
     except SourceFileSkipped as e:
         skipped.append(SkippedFile(name, e.reason))
         return None

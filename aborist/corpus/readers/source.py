@@ -13,6 +13,7 @@ from dataclasses import dataclass
 __all__ = [
     "DIRECTORY_FLAGS",
     "MAX_FILE_BYTES",
+    "MAX_MARKDOWN_BYTES",
     "SourceFileSkipped",
     "TreeFile",
     "WalkedRoot",
@@ -25,6 +26,12 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 (bytes, decoded text, canonical text, chunks) and its raw text is stored in the shard, so
 an unbounded read lets one stray log file or ``/dev/zero`` exhaust the machine; 64 MiB is
 far above any document a person writes (the longest COVID-QA paper is under 1 MiB)."""
+
+MAX_MARKDOWN_BYTES = 2 * 1024 * 1024
+"""Markdown files larger than this are skipped: markdown-it's tokens, the HTML they render
+to and the HTML reader's tree take 100 to 750 times the file's size in memory (a 1 MB
+table of narrow cells: 700 MB and 8 s; a 2.2 MB one of 100,000 rows: 590 MB), so a 64 MiB
+file could take 40 GB. 2 MiB is fifty times the longest chapter of the shared Rust book (40 KB)."""
 
 _KINDS = (
     (stat.S_ISDIR, "directory"),
@@ -95,7 +102,11 @@ def fd_path(fd: int, fallback: str | os.PathLike[str]) -> str:
 
 
 def read_source_bytes(
-    path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES, tree: TreeFile | None = None
+    path: str | os.PathLike[str],
+    *,
+    limit: int = MAX_FILE_BYTES,
+    tree: TreeFile | None = None,
+    kind: str = "file",
 ) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed), or
     :class:`SourceFileSkipped` saying why not.
@@ -113,8 +124,11 @@ def read_source_bytes(
     the tree after the walk leads nowhere; and the file opened must lie in the root,
     judged on the open descriptor (``/proc/self/fd``), so a file swapped for such a link
     is not read either.
+
+    ``kind`` names the file in the message of one too large ("Markdown file" for the
+    limit of that format).
     """
-    too_large = f"larger than the {_size_text(limit)} limit for one file"
+    too_large = f"larger than the {_size_text(limit)} limit for one {kind}"
     fd = _open_file(path, tree)
     try:
         with os.fdopen(fd, "rb") as fh:
