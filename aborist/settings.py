@@ -230,8 +230,12 @@ class Resolved:
     (ABORIST_HOME)", "project (...)", "config file (...)", "default")."""
 
     settings: Settings
-    origins: dict[str, str]
     config_file: Path
+
+    @property
+    def origins(self) -> Mapping[str, str]:
+        """Where each value came from: the settings carry it (:func:`source_name`)."""
+        return self.settings.origins
 
 
 def resolve_settings(
@@ -265,7 +269,7 @@ def resolve_settings(
     for key in KEYS:
         origins.setdefault(key, "default")
     _check_directories(values, origins)
-    return Resolved(Settings(**values, origins=dict(origins)), origins, cfg)
+    return Resolved(Settings(**values, origins=origins), cfg)
 
 
 def source_name(settings: Settings, key: str) -> str:
