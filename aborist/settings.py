@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from aborist.errors import InputError
+from ledger.jsonsafe import read_bounded
 
 __all__ = [
     "CONFIG_ENV",
@@ -192,8 +193,8 @@ def _from_file(path: Path, *, explicit: bool = False) -> dict[str, tuple[object,
     as is one that cannot be read or is not valid TOML, wherever it is."""
     try:
         with path.open("rb") as f:
-            raw = f.read(MAX_CONFIG_BYTES + 1)
-        if len(raw) > MAX_CONFIG_BYTES:
+            raw = read_bounded(f, MAX_CONFIG_BYTES)
+        if raw is None:
             raise ConfigError(
                 f"the config file {path} is larger than {MAX_CONFIG_BYTES:,} bytes; "
                 "it is not a config file"

@@ -28,7 +28,7 @@ from aborist.settings import (
 )
 from cli.term import printable
 from ledger.errors import LedgerError
-from ledger.jsonsafe import MAX_FILE_BYTES, JSONRefusedError, parse_json
+from ledger.jsonsafe import MAX_FILE_BYTES, JSONRefusedError, parse_json, read_bounded
 from ledger.store import Ledger
 
 __all__ = [
@@ -323,8 +323,8 @@ def read_text_capped(
     A pipe or a device has no size to check first (``/dev/stdin`` fed by a stream,
     ``/dev/zero``): read whole, it took memory until the process was killed."""
     with path.open("rb") as f:
-        data = f.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
+        data = read_bounded(f, MAX_FILE_BYTES)
+    if data is None:
         raise error(f"{path}: a {what} file is at most {MAX_FILE_BYTES:,} bytes")
     return data.decode("utf-8")
 

@@ -25,7 +25,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 import rfc8785
@@ -42,6 +42,7 @@ __all__ = [
     "check_bounds",
     "parse_canonical",
     "parse_json",
+    "read_bounded",
 ]
 
 #: Deepest nesting of arrays and objects accepted anywhere (pipeline payloads nest < 10).
@@ -50,6 +51,15 @@ MAX_DEPTH = 64
 MAX_PAYLOAD_BYTES = 8 * 1024 * 1024
 #: Largest JSON file read (a bundle carries its run's blobs, base64-encoded).
 MAX_FILE_BYTES = 1024 * 1024 * 1024
+
+
+def read_bounded(f: BinaryIO, limit: int) -> bytes | None:
+    """At most ``limit`` bytes of the open binary file ``f``, or ``None`` when it holds
+    more. A pipe or a device (``/dev/zero``) has no size to check before reading, so a
+    file named on a command line is read this way, never whole."""
+    data = f.read(limit + 1)
+    return None if len(data) > limit else data
+
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")

@@ -45,16 +45,16 @@ REASONS = {
 
 
 def _read(path: Path, what: str) -> bytes:
-    limit = jsonsafe.MAX_FILE_BYTES  # a pipe or a device has no size to check first
+    limit = jsonsafe.MAX_FILE_BYTES
     try:
         if str(path) == "-":
-            data = sys.stdin.buffer.read(limit + 1)
+            data = jsonsafe.read_bounded(sys.stdin.buffer, limit)
         else:
             with path.open("rb") as f:
-                data = f.read(limit + 1)
+                data = jsonsafe.read_bounded(f, limit)
     except OSError as e:
         raise click.BadParameter(f"cannot read {what} {path}: {e.strerror}") from e
-    if len(data) > limit:
+    if data is None:
         raise click.BadParameter(f"{path}: a {what} is at most {limit:,} bytes")
     return data
 

@@ -103,15 +103,15 @@ class ClientState:
         self._load()
 
     def _load(self) -> None:
-        limit = jsonsafe.MAX_FILE_BYTES  # a pipe or device has no size: read it bounded
+        limit = jsonsafe.MAX_FILE_BYTES
         try:
             with self.path.open("rb") as f:
-                raw = f.read(limit + 1)
+                raw = jsonsafe.read_bounded(f, limit)
         except FileNotFoundError:
             return
         except OSError as e:
             raise StateFileError(f"cannot read state file {self.path}: {e.strerror}") from e
-        if len(raw) > limit:
+        if raw is None:
             raise StateFileError(f"state file {self.path} is larger than {limit:,} bytes")
         try:
             data = parse_json(raw.decode("utf-8"), what="state file")

@@ -42,6 +42,7 @@ from ledger.errors import (
     NoteError,
     UnverifiedNoteError,
 )
+from ledger.jsonsafe import read_bounded
 
 __all__ = [
     "ALG_COSIGNATURE_V1",
@@ -65,10 +66,10 @@ ALG_ED25519 = 0x01
 ALG_COSIGNATURE_V1 = 0x04
 SIG_PREFIX = "— "
 MAX_SIGNATURES = 100
-#: A signer key file's longest text (a key is one line of about 100 characters): a pipe
-#: or a device (``--sign /dev/zero``) was read whole, until a MemoryError traceback.
-MAX_KEY_FILE_CHARS = 64 * 1024
 """Signature lines parsed at most (the spec asks for at least 16; Go's limit is 100)."""
+#: A signer key file's largest size (a key is one line of about 100 characters): a pipe
+#: or a device (``--sign /dev/zero``) was read whole, until a MemoryError traceback.
+MAX_KEY_FILE_BYTES = 64 * 1024
 MAX_TIMESTAMP = (1 << 63) - 1
 COSIGNATURE_HEADER = "cosignature/v1\n"
 
@@ -191,16 +192,17 @@ def read_signer_file(path: str | os.PathLike[str], *, alg: int | None = None) ->
     """The signer key in the file at ``path`` (:func:`parse_signer_key`). Every failure
     is one :class:`KeyFormatError` line naming the file, never the key."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(MAX_KEY_FILE_CHARS + 1)
+        with open(path, "rb") as f:
+            raw = read_bounded(f, MAX_KEY_FILE_BYTES)
+        if raw is None:
+            raise KeyFormatError(
+                f"{os.fspath(path)} is not a key file: larger than {MAX_KEY_FILE_BYTES:,} bytes"
+            )
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise KeyFormatError(f"no key file {os.fspath(path)}") from None
     except (OSError, UnicodeDecodeError) as e:
         raise KeyFormatError(f"cannot read key file {os.fspath(path)}: {e}") from None
-    if len(text) > MAX_KEY_FILE_CHARS:
-        raise KeyFormatError(
-            f"{os.fspath(path)} is not a key file: longer than {MAX_KEY_FILE_CHARS:,} characters"
-        )
     try:
         return parse_signer_key(text, alg=alg)
     except NoteError as e:
