@@ -179,11 +179,12 @@ def _contexts(
     own: Sequence[Sentence],
     reached: Sequence[Sentence],
     cited: Sequence[Sentence],
-) -> tuple[frozenset[str], list[tuple[str, frozenset[str]]]]:
-    """The stems of the span's context, and ``(clause, context stems)`` for every clause
-    that may offer a rival: the other clauses of the span's sentence, and every clause of
-    a cited sentence not read with it. A clause's context adds its sentence's first
-    clause."""
+) -> tuple[frozenset[str], list[tuple[str, frozenset[str]]], list[Sentence]]:
+    """The stems of the span's context, ``(clause, context stems)`` for every clause
+    that may offer a rival (the other clauses of the span's sentence, and every clause of
+    a cited sentence not read with it; a clause's context adds its sentence's first
+    clause), and the sentences read with the span (its own, those its test reached, and
+    those linked to it)."""
     span_form = match_form(span_toks)
     linked = _linked(span_toks, question, own, cited)
     mine: set[str] = set()
@@ -204,7 +205,7 @@ def _contexts(
             pieces = clause_pieces(s.text)
             head = _stems(pieces[0]) if pieces else frozenset()
             rivals.extend((c, _stems(c) | head) for c in pieces)
-    return frozenset(mine), rivals
+    return frozenset(mine), rivals, [*own, *reached, *linked]
 
 
 def competing_candidate(
@@ -236,11 +237,9 @@ def competing_candidate(
         got = frozenset(a for a in weights if a in stems)
         return sum(weights[a] for a in sorted(got)), got  # a fixed order: the same float every run
 
-    mine, rivals = _contexts(span_toks, question, own, reached, cited)
+    mine, rivals, read_with = _contexts(span_toks, question, own, reached, cited)
     have, held = score(mine)
-    held -= _loose_type(
-        span_toks, question, [*own, *reached, *_linked(span_toks, question, own, cited)]
-    )
+    held -= _loose_type(span_toks, question, read_with)
     for clause, stems in rivals:
         got, terms = score(stems)
         # a rival competes for the same slot: it holds every term the span's context does,
