@@ -428,8 +428,8 @@ def _rivals(
         said = qualified_elsewhere(question, text, own)
         if said:
             found = (
-                f"qualifier: its sentence says it {said[0]!r}, and gives another value "
-                f"{said[1]!r}, as the question asks (§19.17)"
+                f"qualifier: its sentence says it {said[0]!r}, and says another value "
+                f"of a term of the question: {said[1]!r} (§19.17)"
             )
     if not found and policy.answer_frames:
         found = same_frame(text, question, anchors, sents, mine, others)
