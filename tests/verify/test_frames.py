@@ -306,7 +306,7 @@ def test_a_type_word_before_a_name_types_the_whole_name() -> None:
         "delegates to sign the official Articles of Capitulation."
     )
     q = "Which lawyer was sent to sign the Articles of Capitulation?"
-    assert typed_elsewhere(q, "Stuyvesant", [sentence]) == "Johannes"  # 2.5.0: ""
+    assert typed_elsewhere(q, "Stuyvesant", [sentence]) == "Johannes de Decker"  # 2.5.0: ""
     assert typed_elsewhere(q, "Johannes de Decker", [sentence]) == ""
     # a list after the type word types its first item only
     listed = "The option adds the respective prefix '0b', '0o', or '0x' to the value."

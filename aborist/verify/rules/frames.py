@@ -206,6 +206,8 @@ def typed_elsewhere(question: str, span: str, sentences: Sequence[str]) -> str:
                     span_typed = True
                     continue
                 tok = words[j].strip(_STRIP) + ("!" if _macro(words[j].rstrip(",;:.?)")) else "")
+                if hi > j:  # the whole name after the type word
+                    tok = " ".join(words[j : hi + 1]).strip(_STRIP)
                 if set(tokens(tok)) <= q_toks:
                     continue  # the question's own subject
                 typed.append(tok)
