@@ -146,7 +146,7 @@ def test_a_pipe_is_read_only_up_to_the_file_limit(
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["checkpoint", "--sign", "{f}", "--db", "{db}"], "longer than 65,536 characters"),
+        (["checkpoint", "--sign", "{f}", "--db", "{db}"], "larger than 65,536 bytes"),
         (["verify-checkpoint", "{note}", "--key", "{f}", "--db", "{db}"],
          "is at most 1,048,576 bytes"),
         (["verify-checkpoint", "{note}", "--key", "{pub}", "--state", "{f}", "--db", "{db}"],
