@@ -282,7 +282,12 @@ def test_checkpoint_file_with_a_repeated_key_is_refused(built: Built, tmp_path: 
         assert "duplicate key 'tree_size'" in result.output
 
 
-@pytest.mark.parametrize("forged", ["'ab' || substr(root, 3)", "CAST(X'FF' || root AS TEXT)"])
+#: A root that differs from the true one whatever it is: "'ab' || substr(root, 3)" left it
+#: unchanged for the one run in 256 whose root began with "ab" (a test that failed by chance).
+_OTHER_ROOT = "CASE WHEN substr(root, 1, 2) = 'ab' THEN 'cd' ELSE 'ab' END || substr(root, 3)"
+
+
+@pytest.mark.parametrize("forged", [_OTHER_ROOT, "CAST(X'FF' || root AS TEXT)"])
 def test_a_forged_recorded_root_is_never_printed_or_signed(
     built: Built, tmp_path: Path, forged: str
 ) -> None:
